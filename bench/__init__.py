@@ -1,0 +1,1 @@
+"""Benchmarks: reports, not tests. Run with ``make bench``."""

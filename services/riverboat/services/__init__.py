@@ -1,0 +1,1 @@
+"""Riverboat's gRPC services (lobby, table, dealer, settlement)."""
