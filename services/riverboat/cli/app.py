@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 
+from riverboat.cli import engine_cmd
+
 
 def build_parser() -> argparse.ArgumentParser:
+    """The whole command tree."""
     parser = argparse.ArgumentParser(prog="riverboat", description="Riverboat card room")
-    parser.add_subparsers(dest="group", required=True)
+    groups = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
+    engine_cmd.register(groups)
     return parser
 
 
 def run(argv: list[str]) -> int:
+    """Parse ``argv`` and run the chosen command; returns the exit status."""
     args = build_parser().parse_args(argv)
-    del args
-    return 0
+    status: int = args.handler(args)
+    return status

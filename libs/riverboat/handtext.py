@@ -1,0 +1,97 @@
+"""Readable text of a hand's events, for the demo, logs and people.
+
+This rendering is omniscient (it prints every card); it is for the operator's demo and the
+auditor, never for a player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from riverboat.engine.cards import card_str, cards_str
+from riverboat.engine.events import (
+    ActionTaken,
+    AntePosted,
+    BettingRoundStarted,
+    CardDealt,
+    CommunityCardDealt,
+    Event,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    PotAwarded,
+    RakeTaken,
+    UncalledBetReturned,
+)
+
+_STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
+
+
+def money(cents: int) -> str:
+    """``1234`` -> ``"$12.34"``."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}${dollars}.{rest:02d}"
+
+
+def render(events: Iterable[Event]) -> list[str]:
+    """One line per notable event; dealt cards are grouped per street."""
+    lines: list[str] = []
+    names: dict[int, str] = {}
+    dealt: dict[int, list[str]] = {}
+
+    def flush_deal() -> None:
+        for seat, cards in dealt.items():
+            lines.append(f"  seat {seat} {names[seat]:<8} {' '.join(cards)}")
+        dealt.clear()
+
+    for e in events:
+        if not isinstance(e, CardDealt):
+            flush_deal()
+        match e:
+            case HandStarted():
+                names = {s.seat: s.player for s in e.seats}
+                stacks = ", ".join(f"{s.player} {money(s.stack)}" for s in e.seats)
+                lines.append(f"Hand {e.hand_id} ({e.variant}), button seat {e.button}: {stacks}")
+            case AntePosted():
+                lines.append(f"  {names[e.seat]} antes {money(e.amount)}")
+            case CardDealt():
+                text = card_str(e.card) if e.face_up else f"[{card_str(e.card)}]"
+                dealt.setdefault(e.seat, []).append(text)
+            case CommunityCardDealt():
+                lines.append(f"  community card {card_str(e.card)}")
+            case BettingRoundStarted():
+                who = "nobody can bet (all in)" if e.first_to_act is None else (
+                    f"{names[e.first_to_act]} to act"
+                )
+                lines.append(f"*** {_STREETS.get(e.street, e.street)} *** ({who})")
+            case ActionTaken():
+                verb = {
+                    "bring_in": "brings in for",
+                    "complete": "completes to",
+                    "bet": "bets",
+                    "raise": "raises to",
+                    "call": "calls",
+                    "check": "checks",
+                    "fold": "folds",
+                }[e.action]
+                amount = "" if e.action in ("check", "fold") else f" {money(e.to)}"
+                tail = " and is all in" if e.all_in else ""
+                lines.append(f"  {names[e.seat]} {verb}{amount}{tail}")
+            case UncalledBetReturned():
+                lines.append(f"  uncalled {money(e.amount)} returned to {names[e.seat]}")
+            case HandShown():
+                low = f"; low {e.low_text}" if e.low_text else "; no low"
+                lines.append(f"  {names[e.seat]} shows {cards_str(e.cards)}: {e.high_text}{low}")
+            case RakeTaken():
+                if e.amount:
+                    lines.append(f"  rake {money(e.amount)}")
+            case PotAwarded():
+                label = "main pot" if e.pot == 0 else f"side pot {e.pot}"
+                shares = ", ".join(f"{names[s]} {money(v)}" for s, v in e.shares)
+                lines.append(f"  {label} {money(e.amount)}: {shares}")
+            case HandEnded():
+                stacks = ", ".join(f"{names[s]} {money(v)}" for s, v in e.stacks)
+                lines.append(f"  stacks: {stacks}")
+    flush_deal()
+    return lines
