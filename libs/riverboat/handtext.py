@@ -61,8 +61,10 @@ def render(events: Iterable[Event]) -> list[str]:
             case CommunityCardDealt():
                 lines.append(f"  community card {card_str(e.card)}")
             case BettingRoundStarted():
-                who = "nobody can bet (all in)" if e.first_to_act is None else (
-                    f"{names[e.first_to_act]} to act"
+                who = (
+                    "nobody can bet (all in)"
+                    if e.first_to_act is None
+                    else (f"{names[e.first_to_act]} to act")
                 )
                 lines.append(f"*** {_STREETS.get(e.street, e.street)} *** ({who})")
             case ActionTaken():

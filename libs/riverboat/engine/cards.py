@@ -60,7 +60,7 @@ def card_str(card: Card) -> str:
 
 
 def parse_card(text: str) -> Card:
-    """Parse ``"Ah"``-style text (rank ``23456789TJQKA``, suit ``cdhs``; case of the rank is free)."""
+    """Parse ``"Ah"``-style text: rank ``23456789TJQKA`` (any case), suit ``cdhs``."""
     if not isinstance(text, str) or len(text) != 2:
         raise CardError(f"a card is two characters, rank then suit (like 'Ah'); got {text!r}")
     card = _PARSE.get(text[0].upper() + text[1].lower())

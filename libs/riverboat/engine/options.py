@@ -30,6 +30,9 @@ AnteMode = Literal["per_player", "dealer"]
 PACIFIC_RAKE_CAPS: Final[tuple[tuple[int, int], ...]] = ((2, 100), (4, 200), (6, 300))
 
 
+_DEFAULT_SMALL_BET: Final = 100
+
+
 def pacific_ante(small_bet: int) -> int:
     """Pacific's ante: half the lower limit, rounded down to whole dollars (100 cents)."""
     return (small_bet // 2) // 100 * 100
@@ -42,7 +45,7 @@ class TableOptions:
     Attributes are documented in ``docs/engine.md`` with their defaults and sources.
     """
 
-    small_bet: int = 100
+    small_bet: int = _DEFAULT_SMALL_BET
     big_bet: int = 200
     ante: int = 0
     ante_mode: AnteMode = "per_player"
@@ -99,7 +102,9 @@ class TableOptions:
                 break
             previous = entry[0]
         if self.odd_chip_order not in ("card_by_suit", "seat"):
-            out.append(f"odd_chip_order must be 'card_by_suit' or 'seat', not {self.odd_chip_order!r}")
+            out.append(
+                f"odd_chip_order must be 'card_by_suit' or 'seat', not {self.odd_chip_order!r}"
+            )
         if not (
             _is_int(self.min_players)
             and _is_int(self.max_players)
@@ -148,13 +153,15 @@ class TableOptions:
             elif _is_int(cap) and cap >= 0:
                 data["rake_caps"] = ((1, cap),)
             else:
-                raise InvalidOptions(f"rake_cap must be a whole number of cents or null, got {cap!r}")
+                raise InvalidOptions(
+                    f"rake_cap must be a whole number of cents or null, got {cap!r}"
+                )
         if "rake_caps" in data:
             try:
                 data["rake_caps"] = tuple(tuple(pair) for pair in data["rake_caps"])
             except TypeError:
                 raise InvalidOptions("rake_caps must be a list of [players, cap] pairs") from None
-        small = data.get("small_bet", cls.small_bet)
+        small = data.get("small_bet", _DEFAULT_SMALL_BET)
         if _is_int(small):
             data.setdefault("bring_in", small // 2)
             data.setdefault("ante", pacific_ante(small))

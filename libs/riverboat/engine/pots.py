@@ -39,7 +39,9 @@ def build_pots(committed: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     for level in levels:
         amount = sum(min(c, level) - min(c, previous) for c in committed)
         eligible = tuple(
-            i for i, (c, f) in enumerate(zip(committed, folded, strict=True)) if not f and c >= level
+            i
+            for i, (c, f) in enumerate(zip(committed, folded, strict=True))
+            if not f and c >= level
         )
         if pots and pots[-1].eligible == eligible:
             pots[-1] = Pot(pots[-1].amount + amount, eligible)

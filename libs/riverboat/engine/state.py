@@ -239,9 +239,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
                 and not event.all_in
             ):
                 big_round = True
-            increment = (
-                state.options.big_bet if big_round or state.street >= 5 else state.bet_size
-            )
+            increment = state.options.big_bet if big_round or state.street >= 5 else state.bet_size
             # A bet or raise of half a bet or more counts as a full one (short all-in rule).
             full = 2 * (event.to - last_full) >= increment
         level = event.to

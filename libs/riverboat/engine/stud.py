@@ -11,7 +11,13 @@ from riverboat.engine.betting import find_legal, legal_actions
 from riverboat.engine.cards import ACE, CardError, rank_of, suit_of, validate_deck
 from riverboat.engine.commands import ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
-from riverboat.engine.evaluation import board_value, describe_high, describe_low, high_value, low_value
+from riverboat.engine.evaluation import (
+    board_value,
+    describe_high,
+    describe_low,
+    high_value,
+    low_value,
+)
 from riverboat.engine.events import (
     ActionTaken,
     AntePosted,
@@ -145,9 +151,7 @@ def _validate_start(command: StartHand) -> None:
 def _deal(rec: _Recorder, seat: int, face_up: bool) -> None:
     s = rec.s
     if s.deck_pos >= len(s.deck):
-        raise InvalidCommand(
-            f"the deck ran out after {len(s.deck)} cards", rule="deck_exhausted"
-        )
+        raise InvalidCommand(f"the deck ran out after {len(s.deck)} cards", rule="deck_exhausted")
     rec.emit(CardDealt(seat, s.deck[s.deck_pos], face_up))
 
 
@@ -301,15 +305,16 @@ def _pay(rec: _Recorder, *, showdown: bool) -> None:
     opts = s.options
     rake = 0
     if opts.rake_basis_points and not (opts.no_rake_on_third_street and s.street <= 3):
-        rake = rake_amount(sum(p.amount for p in pots), opts.rake_basis_points,
-                           opts.rake_cap(s.player_count))
+        rake = rake_amount(
+            sum(p.amount for p in pots), opts.rake_basis_points, opts.rake_cap(s.player_count)
+        )
     taken = take_rake([p.amount for p in pots], rake)
     rec.emit(RakeTaken(rake, tuple(taken)))
     for k, (pot, cut) in enumerate(zip(pots, taken, strict=True)):
         amount = pot.amount - cut
         eligible = list(pot.eligible)
         if not showdown or len(eligible) == 1:
-            high_w, low_w = eligible, []
+            high_w, low_w = eligible, list[int]()
         else:
             top = max(highs[i] for i in eligible)
             high_w = [i for i in eligible if highs[i] == top]
