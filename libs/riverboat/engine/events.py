@@ -29,13 +29,17 @@ class SeatEntry:
 
 @dataclass(frozen=True, slots=True)
 class HandStarted:
-    """A hand begins: who plays, the button, the rules and the deck the dealer supplied."""
+    """A hand begins: who plays, the button, the rules and the size of the dealer's deck.
+
+    The deck itself is not here: undealt cards stay with the dealer, and only dealt cards
+    enter the log (``CardDealt``), so reading the log mid-hand reveals no future card.
+    """
 
     hand_id: str
     variant: str
     button: int
     seats: tuple[SeatEntry, ...]
-    deck: tuple[int, ...]
+    deck_size: int
     options: dict[str, Any]
 
 
@@ -164,7 +168,7 @@ EVENT_TYPES: Final[dict[str, type[Any]]] = {
 
 # Fields holding cards: written as text in the JSON form so people and other tools can read them.
 _CARD_FIELDS: Final = frozenset({"card"})
-_CARDS_FIELDS: Final = frozenset({"cards", "deck"})
+_CARDS_FIELDS: Final = frozenset({"cards"})
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

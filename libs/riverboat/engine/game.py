@@ -7,13 +7,23 @@
 >>> cmd = StartHand("h1", "seven_card_stud_hi_lo", pacific_options(), 1,
 ...                 (SeatEntry(1, "ann", 1000), SeatEntry(2, "bob", 1000)), deck)
 >>> state = fold(decide(None, cmd))
->>> state.seats[state.to_act]   # bob's door card 8c is lower than ann's Qs: bob brings in
-2
+>>> state.seats  # dealing order starts left of the button (seat 1): seat 2, then seat 1
+(2, 1)
+>>> state.seats[state.to_act]  # door cards: seat 2 shows 7s, seat 1 3h; the lower brings in
+1
 >>> [a.action for a in legal_actions(state)]
 ['bring_in', 'complete']
+>>> state = fold(decide(state, Act(1, "bring_in"), deck), state)
+>>> [(a.action, a.to) for a in legal_actions(state)]
+[('fold', (0,)), ('call', (50,)), ('complete', (100,))]
+>>> hand = Hand.start(cmd)
+>>> hand.act(1, "complete").act(2, "call").state.street
+4
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from riverboat.engine import stud
 from riverboat.engine.betting import LegalAction, legal_actions
@@ -26,6 +36,7 @@ VARIANTS = (stud.VARIANT,)
 
 __all__ = [
     "VARIANTS",
+    "Hand",
     "LegalAction",
     "apply",
     "decide",
@@ -34,9 +45,13 @@ __all__ = [
 ]
 
 
-def decide(state: HandState | None, command: Command) -> list[Event]:
+def decide(
+    state: HandState | None, command: Command, deck: Sequence[int] | None = None
+) -> list[Event]:
     """Validate ``command`` against ``state`` and return the events it causes.
 
+    ``deck`` is the dealer's deck for the hand in progress (``StartHand`` carries its own);
+    it is an input, not part of the state, so undealt cards never enter the event log.
     Raises an :class:`~riverboat.engine.errors.EngineError` naming the broken rule when the
     command is refused; ``state`` is never modified (it is immutable).
     """
@@ -47,8 +62,47 @@ def decide(state: HandState | None, command: Command) -> list[Event]:
     if isinstance(command, Act | TimeOut):
         if state is None:
             raise IllegalAction("no hand is in progress", rule="no_hand")
-        return stud.act(state, command)
+        if deck is None:
+            raise InvalidCommand("the dealer's deck for this hand is needed", rule="bad_deck")
+        return stud.act(state, command, deck)
     raise InvalidCommand(f"unknown command {type(command).__name__}")
+
+
+class Hand:
+    """Convenience for callers that hold one hand: its deck, state and events together.
+
+    ``Hand.start(command)`` deals; ``hand.act(seat, action)`` decides and folds. Refused
+    commands raise and leave the hand as it was.
+    """
+
+    __slots__ = ("deck", "events", "state")
+
+    def __init__(self, state: HandState, deck: Sequence[int], events: list[Event]) -> None:
+        self.state = state
+        self.deck = tuple(deck)
+        self.events = events
+
+    @classmethod
+    def start(cls, command: StartHand) -> Hand:
+        """Deal a new hand."""
+        events = decide(None, command)
+        return cls(fold(events), command.deck, events)
+
+    def apply_command(self, command: Act | TimeOut) -> list[Event]:
+        """Decide ``command``, fold its events in, and return them."""
+        new = decide(self.state, command, self.deck)
+        self.state = fold(new, self.state)
+        self.events.extend(new)
+        return new
+
+    def act(self, seat: int, action: str, amount: int | None = None) -> Hand:
+        """A player's action; returns the hand, so calls can be chained."""
+        self.apply_command(Act(seat, action, amount))
+        return self
+
+    def legal(self) -> list[LegalAction]:
+        """What the player to act may do."""
+        return legal_actions(self.state)
 
 
 def fold(events: list[Event], state: HandState | None = None) -> HandState:

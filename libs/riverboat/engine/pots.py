@@ -6,8 +6,8 @@
 2
 >>> round_half_even(35, 10)   # 3.5 -> 4
 4
->>> take_rake([350, 400], 500)
-[0, 250]
+>>> take_rake([350, 400], 42)   # the main pot first
+[42, 0]
 >>> split_evenly(101, [4, 2])
 {4: 51, 2: 50}
 """

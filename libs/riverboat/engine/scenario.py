@@ -45,7 +45,7 @@ def run(scenario: Mapping[str, Any]) -> dict[str, Any]:
     for index, raw in enumerate(actions):
         try:
             command = _parse_action(raw)
-            new = decide(state, command)
+            new = decide(state, command, start.deck)
         except (ScenarioError, EngineError) as exc:
             return _error(index, raw, str(exc), getattr(exc, "rule", "invalid_scenario"))
         events.extend(new)

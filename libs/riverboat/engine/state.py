@@ -45,7 +45,7 @@ class HandState:
     players: tuple[str, ...]
     starting_stacks: tuple[int, ...]
     stacks: tuple[int, ...]
-    deck: tuple[int, ...]
+    deck_size: int
     committed: tuple[int, ...]
     street_bets: tuple[int, ...]
     folded: tuple[bool, ...]
@@ -122,7 +122,7 @@ def initial_state(event: HandStarted) -> HandState:
         players=tuple(e.player for e in entries),
         starting_stacks=tuple(e.stack for e in entries),
         stacks=tuple(e.stack for e in entries),
-        deck=event.deck,
+        deck_size=event.deck_size,
         committed=(0,) * n,
         street_bets=(0,) * n,
         folded=(False,) * n,

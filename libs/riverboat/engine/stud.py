@@ -7,6 +7,8 @@ round, returning an uncalled bet, dealing the next street, the showdown and the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from riverboat.engine.betting import find_legal, legal_actions
 from riverboat.engine.cards import ACE, CardError, rank_of, suit_of, validate_deck
 from riverboat.engine.commands import ACTIONS, Act, StartHand, TimeOut
@@ -42,8 +44,9 @@ MAX_SEAT = 10
 class _Recorder:
     """Collects events while folding them, so later decisions see their effect."""
 
-    def __init__(self, state: HandState | None) -> None:
+    def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
         self.state = state
+        self.deck = deck
         self.events: list[Event] = []
 
     @property
@@ -65,14 +68,14 @@ class _Recorder:
 def start(command: StartHand) -> list[Event]:
     """Validate ``StartHand`` and deal 3rd street (antes, two down, one up, the bring-in)."""
     _validate_start(command)
-    rec = _Recorder(None)
+    rec = _Recorder(None, command.deck)
     rec.emit(
         HandStarted(
             hand_id=command.hand_id,
             variant=command.variant,
             button=command.button,
             seats=tuple(sorted(command.seats, key=lambda s: s.seat)),
-            deck=command.deck,
+            deck_size=len(command.deck),
             options=command.options.to_dict(),
         )
     )
@@ -150,9 +153,9 @@ def _validate_start(command: StartHand) -> None:
 
 def _deal(rec: _Recorder, seat: int, face_up: bool) -> None:
     s = rec.s
-    if s.deck_pos >= len(s.deck):
-        raise InvalidCommand(f"the deck ran out after {len(s.deck)} cards", rule="deck_exhausted")
-    rec.emit(CardDealt(seat, s.deck[s.deck_pos], face_up))
+    if s.deck_pos >= len(rec.deck):
+        raise InvalidCommand(f"the deck ran out after {len(rec.deck)} cards", rule="deck_exhausted")
+    rec.emit(CardDealt(seat, rec.deck[s.deck_pos], face_up))
 
 
 def _first_able(s: HandState, start: int) -> int | None:
@@ -170,8 +173,16 @@ def _first_able(s: HandState, start: int) -> int | None:
 # --- player actions -------------------------------------------------------------------------
 
 
-def act(state: HandState, command: Act | TimeOut) -> list[Event]:
-    """Validate a player's action (or a clock expiry) and play out what follows."""
+def act(state: HandState, command: Act | TimeOut, deck: Sequence[int]) -> list[Event]:
+    """Validate a player's action (or a clock expiry) and play out what follows.
+
+    ``deck`` is the dealer's deck for this hand (the same one ``StartHand`` had); cards for
+    later streets are taken from it at the state's ``deck_pos``.
+    """
+    if len(deck) != state.deck_size:
+        raise InvalidCommand(
+            f"this hand's deck has {state.deck_size} cards, not {len(deck)}", rule="bad_deck"
+        )
     if state.finished:
         raise IllegalAction("the hand is over", rule="hand_over")
     i = state.index_of(command.seat)
@@ -202,7 +213,7 @@ def act(state: HandState, command: Act | TimeOut) -> list[Event]:
     legal = find_legal(state, action, amount)
     to = legal.amount if amount is None else amount
     added = to - state.street_bets[i]
-    rec = _Recorder(state)
+    rec = _Recorder(state, deck)
     rec.emit(
         ActionTaken(
             seat=command.seat,
@@ -242,12 +253,12 @@ def _advance(rec: _Recorder) -> None:
             return
         street = s.street + 1
         live = [s.seats[i] for i in s.in_hand()]
-        remaining = len(s.deck) - s.deck_pos
+        remaining = s.deck_size - s.deck_pos
         if street == 7 and remaining < len(live):
             # Not enough cards for everyone's 7th: one face-up community card for all.
             if remaining < 1:
                 raise InvalidCommand("the deck ran out before 7th street", rule="deck_exhausted")
-            rec.emit(CommunityCardDealt(s.deck[s.deck_pos]))
+            rec.emit(CommunityCardDealt(rec.deck[s.deck_pos]))
         else:
             for seat in live:
                 _deal(rec, seat, face_up=street != 7)

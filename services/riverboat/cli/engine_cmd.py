@@ -9,9 +9,9 @@ import sys
 from typing import Any
 
 from riverboat.bots import RandomBot, TightBot
-from riverboat.engine.commands import Act, StartHand
-from riverboat.engine.events import Event, SeatEntry
-from riverboat.engine.game import decide, fold, legal_actions
+from riverboat.engine.commands import StartHand
+from riverboat.engine.events import SeatEntry
+from riverboat.engine.game import Hand
 from riverboat.engine.options import pacific_options
 from riverboat.engine.scenario import run as run_scenario
 from riverboat.handtext import money, render
@@ -78,7 +78,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"{money(options.bring_in)} (seed {seed})\n"
     )
     button = players
-    for hand in range(1, args.hands + 1):
+    for number in range(1, args.hands + 1):
         playing = [n for n in names if stacks[n] > 0]
         if len(playing) < 2:
             print("Only one player has chips left.")
@@ -86,23 +86,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
         deck = list(range(52))
         rng.shuffle(deck)
         start = StartHand(
-            hand_id=f"demo-{hand}",
+            hand_id=f"demo-{number}",
             variant="seven_card_stud_hi_lo",
             options=options,
             button=button,
             seats=tuple(SeatEntry(seats[n], n, stacks[n]) for n in playing),
             deck=tuple(deck),
         )
-        events: list[Event] = decide(None, start)
-        state = fold(events)
-        while not state.finished:
+        hand = Hand.start(start)
+        while not hand.state.finished:
+            state = hand.state
             assert state.to_act is not None
-            name = state.players[state.to_act]
-            action, to = bots[name].choose(legal_actions(state))
-            new = decide(state, Act(state.seats[state.to_act], action, to))
-            events.extend(new)
-            state = fold(new, state)
-        for line in render(events):
+            action, to = bots[state.players[state.to_act]].choose(hand.legal())
+            hand.act(state.seats[state.to_act], action, to)
+        state = hand.state
+        for line in render(hand.events):
             print(line)
         print()
         stacks.update(zip(state.players, state.stacks, strict=True))

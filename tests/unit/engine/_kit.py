@@ -12,6 +12,14 @@ from riverboat.engine.options import pacific_options
 from riverboat.engine.state import HandState
 
 
+_DECKS: dict[str, tuple[int, ...]] = {}
+
+
+def deck_of(state: HandState) -> tuple[int, ...]:
+    """The deck a hand started by :func:`start` was dealt from."""
+    return _DECKS[state.hand_id]
+
+
 def stacked_deck(*hands: str, community: str = "") -> list[str]:
     """A deck that deals ``hands[k]`` (up to 7 cards, in dealing order) to the k-th player
     in dealing order (index 0 = first left of the button).
@@ -71,11 +79,17 @@ def start(
     button: int | None = None,
     **rules: Any,
 ) -> tuple[HandState, list[Event]]:
-    """Start a hand directly through the engine (players at seats 1..n)."""
+    """Start a hand directly through the engine (players at seats 1..n).
+
+    The deck is remembered under the hand id so that :func:`play` and :func:`auto` can
+    pass it to ``decide`` (every test hand gets a fresh id).
+    """
     n = len(hands)
     deck = tuple(parse_card(c) for c in stacked_deck(*hands))
+    hand_id = f"t{len(_DECKS)}"
+    _DECKS[hand_id] = deck
     command = StartHand(
-        "t",
+        hand_id,
         "seven_card_stud_hi_lo",
         pacific_options(**rules),
         button if button is not None else n,
@@ -93,7 +107,7 @@ def play(state: HandState, *actions: tuple[int, str] | tuple[int, str, int]) -> 
     """Apply actions in order (each must be legal)."""
     for a in actions:
         amount = a[2] if len(a) > 2 else None
-        state = fold(decide(state, Act(a[0], a[1], amount)), state)
+        state = fold(decide(state, Act(a[0], a[1], amount), deck_of(state)), state)
     return state
 
 
@@ -108,7 +122,7 @@ def auto(state: HandState, *moves: str | tuple[str, int]) -> HandState:
         name, amount = (move, None) if isinstance(move, str) else move
         seat = actor(state)
         assert seat is not None, f"nobody to act for {move!r}"
-        state = fold(decide(state, Act(seat, name, amount)), state)
+        state = fold(decide(state, Act(seat, name, amount), deck_of(state)), state)
     return state
 
 

@@ -78,7 +78,7 @@ def test_random_legal_play_keeps_every_invariant(case: tuple[StartHand, list[int
         for bad in _illegal_commands(state):
             before = state
             try:
-                decide(state, bad)
+                decide(state, bad, start.deck)
             except EngineError:
                 pass
             else:
@@ -87,7 +87,7 @@ def test_random_legal_play_keeps_every_invariant(case: tuple[StartHand, list[int
         options = legal_actions(state)
         pick = options[choice % len(options)]
         command = Act(state.seats[state.to_act or 0], pick.action, pick.to[choice % len(pick.to)])
-        new = decide(state, command)
+        new = decide(state, command, start.deck)
         assert new, "an accepted command causes at least one event"
         for event in new:
             state = apply(state, event)

@@ -8,7 +8,7 @@ from riverboat.engine.commands import Act, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.game import decide, fold, legal_actions
 from riverboat.engine.state import HandState
-from tests.unit.engine._kit import actor, auto, play, start
+from tests.unit.engine._kit import actor, auto, deck_of, play, start
 
 # Three players; door cards (3rd card) 2h, 2c, 5s: seat 2's 2c is the lowest card by suit.
 THREE = ["Ah Kd 2h 9c Tc Jc Qc", "As Ks 2c 9d Td Jd Qd", "Ac Kc 5s 9h Th Jh Qh"]
@@ -33,7 +33,7 @@ def test_bring_in_player_cannot_fold_or_check() -> None:
     state, _ = start(THREE)
     for action in ("fold", "check", "call", "bet", "raise"):
         with pytest.raises(IllegalAction) as err:
-            decide(state, Act(2, action))
+            decide(state, Act(2, action), deck_of(state))
         assert err.value.rule in (
             "bring_in_required",
             "wager_not_allowed",
@@ -70,7 +70,7 @@ def test_cap_is_one_bet_plus_three_raises_bring_in_not_counted() -> None:
     assert state.level == 400
     assert legal(state) == {"fold": (200,), "call": (400,)}
     with pytest.raises(IllegalAction) as err:
-        decide(state, Act(1, "raise"))
+        decide(state, Act(1, "raise"), deck_of(state))
     assert err.value.rule == "betting_capped"
 
 
@@ -129,7 +129,7 @@ def test_open_pair_option_off_keeps_the_small_bet() -> None:
     state = play(state, (2, "bring_in"), (3, "call"), (1, "call"))
     assert legal(state)["bet"] == (100,)
     with pytest.raises(IllegalAction) as err:
-        decide(state, Act(1, "bet", 200))
+        decide(state, Act(1, "bet", 200), deck_of(state))
     assert err.value.rule == "wrong_amount"
 
 
@@ -153,7 +153,7 @@ def test_short_all_in_under_half_a_bet_does_not_reopen() -> None:
     # Seat 1 already acted on the full bet: only call or fold the extra 50.
     assert legal(state) == {"fold": (200,), "call": (250,)}
     with pytest.raises(IllegalAction) as err:
-        decide(state, Act(1, "raise"))
+        decide(state, Act(1, "raise"), deck_of(state))
     assert err.value.rule == "short_all_in_does_not_reopen"
 
 
@@ -174,7 +174,7 @@ def test_out_of_turn_is_refused_and_changes_nothing() -> None:
     state, _ = start(THREE)
     before = state
     with pytest.raises(IllegalAction) as err:
-        decide(state, Act(1, "call"))
+        decide(state, Act(1, "call"), deck_of(state))
     assert err.value.rule == "out_of_turn"
     assert "seat 2" in str(err.value)
     assert state == before
@@ -183,27 +183,29 @@ def test_out_of_turn_is_refused_and_changes_nothing() -> None:
 def test_unknown_seat_and_action_are_invalid_commands() -> None:
     state, _ = start(THREE)
     with pytest.raises(InvalidCommand):
-        decide(state, Act(9, "call"))
+        decide(state, Act(9, "call"), deck_of(state))
     with pytest.raises(InvalidCommand):
-        decide(state, Act(2, "allin"))
+        decide(state, Act(2, "allin"), deck_of(state))
 
 
 def test_check_facing_a_bet_is_refused() -> None:
     state, _ = start(THREE)
     state = play(state, (2, "bring_in"))
     with pytest.raises(IllegalAction) as err:
-        decide(state, Act(3, "check"))
+        decide(state, Act(3, "check"), deck_of(state))
     assert err.value.rule == "cannot_check_facing_a_bet"
 
 
 def test_time_out_checks_when_it_can_else_folds() -> None:
     state, _ = start(THREE)
-    state = fold(decide(state, TimeOut(2)), state)  # the clock posts a forced bring-in
+    state = fold(
+        decide(state, TimeOut(2), deck_of(state)), state
+    )  # the clock posts a forced bring-in
     assert state.level == 50
-    state = fold(decide(state, TimeOut(3)), state)
+    state = fold(decide(state, TimeOut(3), deck_of(state)), state)
     assert state.folded[state.seats.index(3)]
     state = play(state, (1, "call"))
-    state = fold(decide(state, TimeOut(actor(state) or 0)), state)
+    state = fold(decide(state, TimeOut(actor(state) or 0), deck_of(state)), state)
     assert not any(state.folded[state.seats.index(s)] for s in (1, 2))
 
 

@@ -25,7 +25,7 @@ def _auto_run(hands: list[str], moves: list[str], **kw):  # type: ignore[no-unty
         assert state.to_act is not None
         seat = state.seats[state.to_act]
         actions.append({"seat": seat, "action": move})
-        state = fold(decide(state, Act(seat, move)), state)
+        state = fold(decide(state, Act(seat, move), start_cmd.deck), state)
     base["actions"] = actions
     return run(base)
 
