@@ -1,0 +1,33 @@
+"""Riverboat's event store: per-aggregate, append-only records with optimistic concurrency.
+
+One small port (:class:`EventStore`) with two adapters: :class:`InMemoryEventStore` for unit
+tests and :class:`JetStreamEventStore` for NATS JetStream. Both pass the same contract suite
+(``tests/integration/eventstore/test_contract.py``).
+"""
+
+from riverboat.eventstore.base import AppendResult, EventStore, StoredRecord
+from riverboat.eventstore.errors import (
+    ConcurrencyError,
+    CorruptHistoryError,
+    EventStoreError,
+    InvalidAggregateIdError,
+    InvalidRequestIdError,
+    StreamConfigError,
+)
+from riverboat.eventstore.jetstream import JetStreamEventStore, StreamSettings
+from riverboat.eventstore.memory import InMemoryEventStore
+
+__all__ = [
+    "AppendResult",
+    "ConcurrencyError",
+    "CorruptHistoryError",
+    "EventStore",
+    "EventStoreError",
+    "InMemoryEventStore",
+    "InvalidAggregateIdError",
+    "InvalidRequestIdError",
+    "JetStreamEventStore",
+    "StoredRecord",
+    "StreamConfigError",
+    "StreamSettings",
+]

@@ -1,0 +1,530 @@
+"""Event store on a NATS JetStream stream: one subject per aggregate.
+
+Layout
+    Stream ``settings.name`` (default ``RB_TABLES``) binds ``<prefix>.>``; aggregate ``t1``'s
+    records are the messages on subject ``<prefix>.t1``, one message per record, in order.
+    Each message carries headers ``Rb-Version`` (the aggregate version, 1-based),
+    ``Rb-Request-Id`` and ``Nats-Msg-Id: <aggregate_id>:<request_id>`` (request ids are scoped to
+    the aggregate, so a reused id on another aggregate is not mistaken for a repeat).
+
+Optimistic concurrency
+    JetStream's ``Nats-Expected-Last-Subject-Sequence`` compares against the *stream sequence* of
+    the subject's last message, not a per-aggregate count, so ``append`` must turn
+    ``expected_version`` into that sequence. Version 0 maps to sequence 0 ("subject must be
+    empty"). Otherwise the store keeps the last known ``(version, sequence)`` of recently written
+    or read aggregates in a bounded LRU, so the usual writer of a table appends in one round trip;
+    on a miss it asks the stream leader for the subject's last message. The cache cannot cause a
+    wrong write: the server accepts the append only if that sequence is still the subject's last
+    message, and that message's version is the cached one.
+    A rejection (``err_code`` 10071) turns into :class:`ConcurrencyError` unless the cached
+    sequence was merely stale, in which case the append is retried once with the fresh one.
+
+Idempotency
+    ``Nats-Msg-Id`` lets the server drop repeats inside the stream's duplicate window (default two
+    minutes); the server then acks with ``duplicate`` and the original sequence. But the server
+    checks the expected sequence first (observed on 2.15), and a retried command carries the same,
+    now stale, expectation — so every expected-sequence rejection also searches the aggregate's
+    history for the request id (first the records after ``expected_version``, where a retry's
+    original lands, then the older ones). That makes retries safe beyond the window too.
+    Remaining gap, documented rather than hidden: beyond the window, a request id that is
+    recorded at or below ``expected_version`` *and* comes with the correct current version is not
+    detected here; callers that re-read the aggregate before retrying see the request id on the
+    records they read and should stop there.
+
+Reading
+    ``iter_records`` asks the leader for the subject's last message (the read's upper bound and a
+    consistent end point), finds the stream sequence of ``from_version`` (version 1: start at
+    sequence 1 and let the server skip to the subject's first message; otherwise a binary search
+    over stream sequences with ``next_by_subj`` gets, O(log n) requests), then pages through the
+    subject with *batched direct gets* (``batch``/``up_to_seq``, server >= 2.11). Why that rather
+    than a consumer: it is stateless on the server (no ephemeral consumer to create, flow-control,
+    heartbeat-monitor and delete per replay — nats-py's ordered consumer is push-only and has open
+    heartbeat/stall issues), it is bounded by ``up_to_seq`` so a busy table cannot make a replay
+    chase new writes, memory stays at one page, and the server's per-subject index lets it skip
+    other aggregates' messages in a busy stream. Any replica may answer direct gets (no
+    read-your-writes), so the reader retries briefly if a replica trails the leader's bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+from nats.js.api import DiscardPolicy, RawStreamMsg, RetentionPolicy, StorageType, StreamConfig
+
+from riverboat.eventstore._direct import iter_subject
+from riverboat.eventstore.base import (
+    AppendResult,
+    EventStore,
+    StoredRecord,
+    validate_aggregate_id,
+    validate_expected_version,
+    validate_from_version,
+    validate_request_id,
+)
+from riverboat.eventstore.errors import (
+    ConcurrencyError,
+    CorruptHistoryError,
+    EventStoreError,
+    StreamConfigError,
+)
+
+__all__ = ["HEADER_REQUEST_ID", "HEADER_VERSION", "JetStreamEventStore", "StreamSettings"]
+
+HEADER_VERSION = "Rb-Version"
+HEADER_REQUEST_ID = "Rb-Request-Id"
+
+_ERR_WRONG_LAST_SEQUENCE = 10071  # JSStreamWrongLastSequenceErrF
+_ERR_WRONG_LAST_SEQUENCE_CONSTANT = 10164  # same check, constant-message variant
+_ERR_STREAM_NAME_IN_USE = 10058  # add_stream raced with another creator, different config
+_ERR_NO_MESSAGE_FOUND = 10037  # as opposed to 10059, stream not found
+_SUBJECT_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+_DEFAULT_API_PREFIX = "$JS.API"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSettings:
+    """Configuration of the stream behind a :class:`JetStreamEventStore`.
+
+    Attributes:
+        name: stream name.
+        subject_prefix: dot-separated tokens; the stream binds ``<subject_prefix>.>``.
+        duplicate_window: seconds within which the server itself drops a repeated
+            ``Nats-Msg-Id``. Repeats later than that are still caught on conflict (see module doc).
+        protect_history: create the stream with ``deny_delete`` and ``deny_purge`` so the server
+            refuses to remove records. Fixed at creation: the server cannot change it later.
+        replicas: stream replicas (3 in a production cluster).
+        max_msg_size: largest record in bytes, or ``-1`` for the server limit.
+        description: stream description.
+    """
+
+    name: str = "RB_TABLES"
+    subject_prefix: str = "rb.tables"
+    duplicate_window: float = 120.0
+    protect_history: bool = True
+    replicas: int = 1
+    max_msg_size: int = -1
+    description: str | None = "Riverboat table records (one subject per table)"
+
+    def __post_init__(self) -> None:
+        if _SUBJECT_PREFIX_RE.fullmatch(self.subject_prefix) is None:
+            raise ValueError(f"invalid subject prefix {self.subject_prefix!r}")
+        if not self.name or any(c in self.name for c in ".*> \t\r\n/\\"):
+            raise ValueError(f"invalid stream name {self.name!r}")
+        if self.duplicate_window <= 0:
+            raise ValueError("duplicate_window must be > 0 seconds")
+
+    def stream_config(self) -> StreamConfig:
+        """The JetStream configuration these settings describe."""
+        return StreamConfig(
+            name=self.name,
+            description=self.description,
+            subjects=[f"{self.subject_prefix}.>"],
+            # An event store keeps everything: limits retention without limits, file storage.
+            retention=RetentionPolicy.LIMITS,
+            discard=DiscardPolicy.OLD,
+            storage=StorageType.FILE,
+            num_replicas=self.replicas,
+            max_msg_size=self.max_msg_size,
+            duplicate_window=self.duplicate_window,
+            deny_delete=self.protect_history,
+            deny_purge=self.protect_history,
+            allow_rollup_hdrs=False,
+            allow_direct=True,
+        )
+
+
+class _Position(NamedTuple):
+    version: int
+    sequence: int
+
+
+class JetStreamEventStore(EventStore):
+    """:class:`EventStore` over one JetStream stream (see the module docstring for the design)."""
+
+    def __init__(
+        self,
+        nc: NATS,
+        settings: StreamSettings | None = None,
+        *,
+        api_prefix: str = _DEFAULT_API_PREFIX,
+        timeout: float = 5.0,
+        page_size: int = 256,
+        position_cache_size: int = 10_000,
+    ) -> None:
+        """Wrap a connected client. Call :meth:`ensure_stream` once before use.
+
+        Args:
+            nc: a connected nats-py client (the caller owns and closes it).
+            settings: stream settings; defaults to :class:`StreamSettings`'s.
+            api_prefix: JetStream API prefix (``$JS.<domain>.API`` for a domain).
+            timeout: seconds to wait for each server response.
+            page_size: records per direct-get request when reading.
+            position_cache_size: aggregates whose last (version, sequence) is remembered.
+        """
+        if page_size < 1:
+            raise ValueError("page_size must be >= 1")
+        self._nc = nc
+        self.settings = settings or StreamSettings()
+        self._api_prefix = api_prefix
+        self._timeout = timeout
+        self._page_size = page_size
+        self._js: JetStreamContext = nc.jetstream(prefix=api_prefix, timeout=timeout)
+        self._positions: OrderedDict[str, _Position] = OrderedDict()
+        self._position_cache_size = position_cache_size
+
+    @classmethod
+    async def open(
+        cls, nc: NATS, settings: StreamSettings | None = None, **kwargs: Any
+    ) -> JetStreamEventStore:
+        """Create a store and make sure its stream exists (see :meth:`ensure_stream`)."""
+        store = cls(nc, settings, **kwargs)
+        await store.ensure_stream()
+        return store
+
+    @property
+    def stream(self) -> str:
+        """The stream's name."""
+        return self.settings.name
+
+    def subject(self, aggregate_id: str) -> str:
+        """The subject holding ``aggregate_id``'s records."""
+        return f"{self.settings.subject_prefix}.{validate_aggregate_id(aggregate_id)}"
+
+    # -- stream management ------------------------------------------------------------------
+
+    async def ensure_stream(self) -> None:
+        """Create the stream, or bring an existing one in line with the settings; idempotent.
+
+        Only fields the settings own are updated, and only when they differ, so repeated calls
+        cost one ``STREAM.INFO`` request.
+
+        Raises:
+            StreamConfigError: the existing stream differs in something the server cannot change
+                (storage type, ``deny_delete``/``deny_purge``).
+        """
+        desired = self.settings.stream_config()
+        try:
+            try:
+                info = await self._js.stream_info(self.stream)
+            except nats.js.errors.NotFoundError:
+                try:
+                    await self._js.add_stream(desired)
+                    return
+                except nats.js.errors.APIError as exc:
+                    if exc.err_code != _ERR_STREAM_NAME_IN_USE:
+                        raise
+                    # Someone else created it meanwhile: reconcile with theirs below.
+                    info = await self._js.stream_info(self.stream)
+            current = info.config
+            fixed = ("storage", "deny_delete", "deny_purge")
+            clashes = [
+                f"{field}={getattr(current, field)!r} (want {getattr(desired, field)!r})"
+                for field in fixed
+                if getattr(current, field) != getattr(desired, field)
+            ]
+            if clashes:
+                raise StreamConfigError(
+                    f"stream {self.stream!r} exists with settings that cannot be changed in "
+                    f"place: {', '.join(clashes)}; migrate it to a new stream"
+                )
+            updated = replace(
+                current,
+                description=desired.description,
+                subjects=desired.subjects,
+                num_replicas=desired.num_replicas,
+                max_msg_size=desired.max_msg_size,
+                duplicate_window=desired.duplicate_window,
+                allow_direct=desired.allow_direct,
+                allow_rollup_hdrs=desired.allow_rollup_hdrs,
+            )
+            if _comparable(updated) != _comparable(current):
+                await self._js.update_stream(updated)
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"cannot ensure stream {self.stream!r}: {exc}") from exc
+
+    # -- EventStore -------------------------------------------------------------------------
+
+    async def append(
+        self,
+        aggregate_id: str,
+        payload: bytes,
+        *,
+        expected_version: int,
+        request_id: str,
+    ) -> AppendResult:
+        """See :meth:`EventStore.append` and the module docstring."""
+        subject = self.subject(aggregate_id)
+        validate_request_id(request_id)
+        validate_expected_version(expected_version)
+        try:
+            return await self._append(aggregate_id, subject, payload, expected_version, request_id)
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"append to {subject!r} failed: {exc}") from exc
+
+    async def iter_records(
+        self, aggregate_id: str, from_version: int = 1
+    ) -> AsyncGenerator[StoredRecord, None]:
+        """See :meth:`EventStore.iter_records`; reads up to the version current when it starts."""
+        subject = self.subject(aggregate_id)
+        validate_from_version(from_version)
+        try:
+            last = await self._last_position(aggregate_id)
+            if last.version < from_version:
+                return
+            start_seq = await self._sequence_of(aggregate_id, from_version, last)
+            expected = from_version
+            async for msg in iter_subject(
+                self._nc,
+                api_prefix=self._api_prefix,
+                stream=self.stream,
+                subject=subject,
+                start_seq=start_seq,
+                up_to_seq=last.sequence,
+                batch=self._page_size,
+                timeout=self._timeout,
+            ):
+                record = _record(aggregate_id, msg.headers or {}, msg.data)
+                if record.version != expected:
+                    raise CorruptHistoryError(
+                        f"{subject!r}: found version {record.version} at stream sequence "
+                        f"{record.stream_sequence}, expected {expected}"
+                    )
+                expected += 1
+                yield record
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"read of {subject!r} failed: {exc}") from exc
+
+    async def last_version(self, aggregate_id: str) -> int:
+        """See :meth:`EventStore.last_version`; answered by the stream leader."""
+        subject = self.subject(aggregate_id)
+        try:
+            return (await self._last_position(aggregate_id)).version
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"lookup of {subject!r} failed: {exc}") from exc
+
+    # -- append internals -------------------------------------------------------------------
+
+    async def _append(
+        self,
+        aggregate_id: str,
+        subject: str,
+        payload: bytes,
+        expected_version: int,
+        request_id: str,
+    ) -> AppendResult:
+        cached = self._positions.get(aggregate_id)
+        if expected_version == 0:
+            expected_seq = 0  # "no message on this subject yet"
+        elif cached is not None and cached.version == expected_version:
+            self._positions.move_to_end(aggregate_id)
+            expected_seq = cached.sequence
+        else:
+            last = await self._last_position(aggregate_id)
+            if last.version != expected_version:
+                return await self._resolve_conflict(
+                    aggregate_id, expected_version, request_id, last
+                )
+            expected_seq = last.sequence
+        headers = {
+            "Nats-Msg-Id": f"{aggregate_id}:{request_id}",
+            "Nats-Expected-Last-Subject-Sequence": str(expected_seq),
+            HEADER_VERSION: str(expected_version + 1),
+            HEADER_REQUEST_ID: request_id,
+        }
+        for attempt in range(2):
+            try:
+                ack = await self._js.publish(
+                    subject, payload, stream=self.stream, headers=dict(headers)
+                )
+            except nats.js.errors.APIError as exc:
+                if exc.err_code not in (
+                    _ERR_WRONG_LAST_SEQUENCE,
+                    _ERR_WRONG_LAST_SEQUENCE_CONSTANT,
+                ):
+                    raise
+                self._positions.pop(aggregate_id, None)
+                last = await self._last_position(aggregate_id)
+                if (
+                    attempt == 0
+                    and last.version == expected_version
+                    and last.sequence != expected_seq
+                ):
+                    # Only our cached sequence was stale (e.g. the stream was recreated).
+                    expected_seq = last.sequence
+                    headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_seq)
+                    continue
+                return await self._resolve_conflict(
+                    aggregate_id, expected_version, request_id, last
+                )
+            if ack.duplicate:
+                # The server recognised the Nats-Msg-Id: report the original record.
+                original = await self._js.get_msg(self.stream, seq=ack.seq)
+                return _result(_record_from_raw(aggregate_id, original), duplicate=True)
+            self._remember(aggregate_id, _Position(expected_version + 1, ack.seq))
+            return AppendResult(
+                aggregate_id=aggregate_id,
+                version=expected_version + 1,
+                stream_sequence=ack.seq,
+                request_id=request_id,
+            )
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _resolve_conflict(
+        self, aggregate_id: str, expected_version: int, request_id: str, last: _Position
+    ) -> AppendResult:
+        """On a version mismatch: the original result if ``request_id`` is recorded, else raise."""
+        found = await self._find_request(aggregate_id, request_id, expected_version, last)
+        if found is not None:
+            return _result(found, duplicate=True)
+        raise ConcurrencyError(aggregate_id, expected_version, last.version)
+
+    async def _find_request(
+        self, aggregate_id: str, request_id: str, expected_version: int, last: _Position
+    ) -> StoredRecord | None:
+        # A retry's original sits right after the version it expected, so look there first.
+        # aclosing(): stopping early must end the read's subscription now, not at GC time.
+        first_pass_from = min(expected_version + 1, last.version + 1)
+        async with aclosing(self.iter_records(aggregate_id, max(first_pass_from, 1))) as newer:
+            async for record in newer:
+                if record.request_id == request_id:
+                    return record
+        async with aclosing(self.iter_records(aggregate_id, 1)) as older:
+            async for record in older:
+                if record.version >= first_pass_from:
+                    break
+                if record.request_id == request_id:
+                    return record
+        return None
+
+    # -- positions --------------------------------------------------------------------------
+
+    async def _last_position(self, aggregate_id: str) -> _Position:
+        """The subject's last record per the stream leader (``(0, 0)`` when empty)."""
+        subject = self.subject(aggregate_id)
+        try:
+            # Not a direct get: a replica might not have our own latest write yet.
+            msg = await self._js.get_msg(self.stream, subject=subject)
+        except nats.js.errors.NotFoundError as exc:
+            if exc.err_code != _ERR_NO_MESSAGE_FOUND:
+                # A missing stream must not look like an empty aggregate.
+                raise EventStoreError(
+                    f"stream {self.stream!r} is not available ({exc.description}); "
+                    "was ensure_stream() called?"
+                ) from exc
+            self._positions.pop(aggregate_id, None)
+            return _Position(0, 0)
+        position = _Position(_header_int(msg.headers or {}, HEADER_VERSION), int(msg.seq or 0))
+        self._remember(aggregate_id, position)
+        return position
+
+    async def _sequence_of(self, aggregate_id: str, version: int, last: _Position) -> int:
+        """Stream sequence of the record with ``version`` (``1 <= version <= last.version``)."""
+        if version == last.version:
+            return last.sequence
+        if version == 1:
+            return 1  # next_by_subj from 1 lands on the subject's first message
+        subject = self.subject(aggregate_id)
+        # Versions grow with stream sequence on a subject: binary search on the sequence, each
+        # probe asking the leader for the subject's first message at or after `mid`.
+        low, high = 1, last.sequence
+        while low <= high:
+            mid = (low + high) // 2
+            probe = await self._js.get_msg(self.stream, seq=mid, subject=subject, next=True)
+            probe_version = _header_int(probe.headers or {}, HEADER_VERSION)
+            probe_seq = int(probe.seq or 0)
+            if probe_version == version:
+                return probe_seq
+            if probe_version < version:
+                low = probe_seq + 1
+            else:
+                high = mid - 1
+            await asyncio.sleep(0)
+        raise CorruptHistoryError(f"{subject!r}: no record with version {version}")
+
+    def _remember(self, aggregate_id: str, position: _Position) -> None:
+        cached = self._positions.get(aggregate_id)
+        # Concurrent tasks may report positions out of order; keep the newest.
+        if cached is not None and cached.sequence > position.sequence:
+            return
+        self._positions[aggregate_id] = position
+        self._positions.move_to_end(aggregate_id)
+        while len(self._positions) > self._position_cache_size:
+            self._positions.popitem(last=False)
+
+
+def _header_int(headers: Mapping[str, str], name: str) -> int:
+    value = headers.get(name)
+    if value is None or not value.isdigit():
+        raise CorruptHistoryError(f"message without a valid {name} header: {value!r}")
+    return int(value)
+
+
+def _parse_timestamp(value: str | None) -> datetime:
+    """Parse JetStream's RFC 3339 timestamp with nanoseconds (Python keeps microseconds)."""
+    if not value:
+        return datetime.fromtimestamp(0, UTC)
+    text = value.rstrip("Z")
+    if "." in text:
+        whole, fraction = text.split(".", 1)
+        text = f"{whole}.{fraction[:6].ljust(6, '0')}"
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def _record(aggregate_id: str, headers: Mapping[str, str], data: bytes | None) -> StoredRecord:
+    return StoredRecord(
+        aggregate_id=aggregate_id,
+        version=_header_int(headers, HEADER_VERSION),
+        payload=data or b"",
+        request_id=headers.get(HEADER_REQUEST_ID, ""),
+        stream_sequence=_header_int(headers, "Nats-Sequence"),
+        recorded_at=_parse_timestamp(headers.get("Nats-Time-Stamp")),
+    )
+
+
+def _record_from_raw(aggregate_id: str, msg: RawStreamMsg) -> StoredRecord:
+    """Convert a (non-direct) ``STREAM.MSG.GET`` answer, which carries seq/time as fields."""
+    headers = msg.headers or {}
+    return StoredRecord(
+        aggregate_id=aggregate_id,
+        version=_header_int(headers, HEADER_VERSION),
+        payload=msg.data or b"",
+        request_id=headers.get(HEADER_REQUEST_ID, ""),
+        stream_sequence=int(msg.seq or 0),
+        recorded_at=msg.time or datetime.fromtimestamp(0, UTC),
+    )
+
+
+def _result(record: StoredRecord, *, duplicate: bool) -> AppendResult:
+    return AppendResult(
+        aggregate_id=record.aggregate_id,
+        version=record.version,
+        stream_sequence=record.stream_sequence,
+        request_id=record.request_id,
+        duplicate=duplicate,
+    )
+
+
+def _comparable(config: StreamConfig) -> dict[str, object]:
+    data = config.as_dict()
+    # The server fills in defaults we never set; compare only what we manage.
+    keys = (
+        "description",
+        "subjects",
+        "num_replicas",
+        "max_msg_size",
+        "duplicate_window",
+        "allow_direct",
+        "allow_rollup_hdrs",
+    )
+    return {key: data.get(key) for key in keys}

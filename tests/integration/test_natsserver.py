@@ -1,0 +1,90 @@
+"""riverboat.natsserver against real processes: start, readiness, restart, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import stat
+from pathlib import Path
+
+import nats
+import pytest
+
+from riverboat.natsserver import NatsServer, NatsServerError
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def jetstream_answers(url: str) -> bool:
+    nc = await nats.connect(url, allow_reconnect=False)
+    try:
+        info = await nc.jetstream().account_info()
+        return info is not None
+    finally:
+        await nc.close()
+
+
+def test_session_server_is_ours(nats_server: NatsServer, nats_url: str) -> None:
+    assert nats_server.is_running
+    assert nats_server.port not in (0, 4222)
+    assert nats_url == f"nats://127.0.0.1:{nats_server.port}"
+    assert asyncio.run(jetstream_answers(nats_url))
+
+
+def test_start_kill_restart_stop(tmp_path: Path) -> None:
+    server = NatsServer(tmp_path / "store", port=0)
+    with server:
+        first_pid, port = server.pid, server.port
+        assert server.is_running and port != 0
+        assert (tmp_path / "store" / "jetstream").is_dir()
+
+        server.kill()
+        assert not server.is_running and server.pid is None
+
+        server.start()
+        assert server.port == port and server.pid != first_pid
+        assert asyncio.run(jetstream_answers(server.url))
+        assert "Server is ready" in server.log_tail()
+
+        server.stop()
+        assert not server.is_running
+    assert server.log_path is None  # close() removed the generated config and log
+
+
+def test_start_twice_is_an_error(tmp_path: Path) -> None:
+    with NatsServer(tmp_path, port=0) as server, pytest.raises(NatsServerError, match="already"):
+        server.start()
+
+
+def test_port_in_use_fails_with_the_log_tail(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        server = NatsServer(tmp_path, port=taken.getsockname()[1])
+
+        with pytest.raises(NatsServerError) as caught:
+            server.start()
+
+    assert "exited during startup" in str(caught.value)
+    assert "address already in use" in str(caught.value)
+    assert not server.is_running
+
+
+def test_unresponsive_server_times_out_and_is_killed(tmp_path: Path) -> None:
+    binary = tmp_path / "nats-server"
+    binary.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--version" ]; then echo "nats-server: v2.15.0"; exit 0; fi\n'
+        'echo "pretending to start"\n'
+        "exec sleep 30\n"
+    )
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    server = NatsServer(tmp_path / "store", port=0, binary=binary, startup_timeout=0.5)
+
+    with pytest.raises(NatsServerError) as caught:
+        server.start()
+
+    assert "did not become ready" in str(caught.value)
+    assert "pretending to start" in str(caught.value)
+    assert not server.is_running
+    server.close()
