@@ -1,0 +1,302 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class EventEnvelope(_message.Message):
+    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATE_ID_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SEATED_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_LEFT_FIELD_NUMBER: _ClassVar[int]
+    HAND_COMMITTED_FIELD_NUMBER: _ClassVar[int]
+    HAND_VOIDED_FIELD_NUMBER: _ClassVar[int]
+    HAND_STARTED_FIELD_NUMBER: _ClassVar[int]
+    ANTE_POSTED_FIELD_NUMBER: _ClassVar[int]
+    CARD_DEALT_FIELD_NUMBER: _ClassVar[int]
+    COMMUNITY_CARD_DEALT_FIELD_NUMBER: _ClassVar[int]
+    BETTING_ROUND_STARTED_FIELD_NUMBER: _ClassVar[int]
+    ACTION_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    UNCALLED_BET_RETURNED_FIELD_NUMBER: _ClassVar[int]
+    HAND_SHOWN_FIELD_NUMBER: _ClassVar[int]
+    RAKE_TAKEN_FIELD_NUMBER: _ClassVar[int]
+    POT_AWARDED_FIELD_NUMBER: _ClassVar[int]
+    HAND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    aggregate_id: str
+    aggregate_version: int
+    index: int
+    occurred_at: _timestamp_pb2.Timestamp
+    request_id: str
+    actor: str
+    table_created: TableCreated
+    player_seated: PlayerSeated
+    player_left: PlayerLeft
+    hand_committed: HandCommitted
+    hand_voided: HandVoided
+    hand_started: HandStarted
+    ante_posted: AntePosted
+    card_dealt: CardDealt
+    community_card_dealt: CommunityCardDealt
+    betting_round_started: BettingRoundStarted
+    action_taken: ActionTaken
+    uncalled_bet_returned: UncalledBetReturned
+    hand_shown: HandShown
+    rake_taken: RakeTaken
+    pot_awarded: PotAwarded
+    hand_ended: HandEnded
+    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
+
+class EventBatch(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[EventEnvelope]
+    def __init__(self, events: _Optional[_Iterable[_Union[EventEnvelope, _Mapping]]] = ...) -> None: ...
+
+class TableOptions(_message.Message):
+    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players")
+    SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    BIG_BET_FIELD_NUMBER: _ClassVar[int]
+    ANTE_FIELD_NUMBER: _ClassVar[int]
+    ANTE_MODE_FIELD_NUMBER: _ClassVar[int]
+    BRING_IN_FIELD_NUMBER: _ClassVar[int]
+    MAX_RAISES_FIELD_NUMBER: _ClassVar[int]
+    UNCAP_HEADS_UP_FIELD_NUMBER: _ClassVar[int]
+    OPEN_PAIR_DOUBLE_BET_FIELD_NUMBER: _ClassVar[int]
+    LOW_QUALIFIER_FIELD_NUMBER: _ClassVar[int]
+    RAKE_BASIS_POINTS_FIELD_NUMBER: _ClassVar[int]
+    RAKE_CAPS_FIELD_NUMBER: _ClassVar[int]
+    NO_RAKE_ON_THIRD_STREET_FIELD_NUMBER: _ClassVar[int]
+    ODD_CHIP_ORDER_FIELD_NUMBER: _ClassVar[int]
+    MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    small_bet: int
+    big_bet: int
+    ante: int
+    ante_mode: str
+    bring_in: int
+    max_raises: int
+    uncap_heads_up: bool
+    open_pair_double_bet: bool
+    low_qualifier: int
+    rake_basis_points: int
+    rake_caps: _containers.RepeatedCompositeFieldContainer[RakeCap]
+    no_rake_on_third_street: bool
+    odd_chip_order: str
+    min_players: int
+    max_players: int
+    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ...) -> None: ...
+
+class RakeCap(_message.Message):
+    __slots__ = ("min_players", "cap")
+    MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    CAP_FIELD_NUMBER: _ClassVar[int]
+    min_players: int
+    cap: int
+    def __init__(self, min_players: _Optional[int] = ..., cap: _Optional[int] = ...) -> None: ...
+
+class TableCreated(_message.Message):
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    name: str
+    variant: str
+    options: TableOptions
+    action_seconds: int
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
+
+class PlayerSeated(_message.Message):
+    __slots__ = ("seat", "player", "stack")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    stack: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class PlayerLeft(_message.Message):
+    __slots__ = ("seat", "player", "stack")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    stack: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class HandCommitted(_message.Message):
+    __slots__ = ("hand_id", "scheme", "commitment", "deck_size")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    SCHEME_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    scheme: str
+    commitment: bytes
+    deck_size: int
+    def __init__(self, hand_id: _Optional[str] = ..., scheme: _Optional[str] = ..., commitment: _Optional[bytes] = ..., deck_size: _Optional[int] = ...) -> None: ...
+
+class HandVoided(_message.Message):
+    __slots__ = ("hand_id", "reason", "refunds")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REFUNDS_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    reason: str
+    refunds: _containers.RepeatedCompositeFieldContainer[SeatAmount]
+    def __init__(self, hand_id: _Optional[str] = ..., reason: _Optional[str] = ..., refunds: _Optional[_Iterable[_Union[SeatAmount, _Mapping]]] = ...) -> None: ...
+
+class SeatEntry(_message.Message):
+    __slots__ = ("seat", "player", "stack")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    stack: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class SeatAmount(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class HandStarted(_message.Message):
+    __slots__ = ("hand_id", "variant", "button", "seats", "deck_size", "options")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    BUTTON_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    variant: str
+    button: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatEntry]
+    deck_size: int
+    options: TableOptions
+    def __init__(self, hand_id: _Optional[str] = ..., variant: _Optional[str] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatEntry, _Mapping]]] = ..., deck_size: _Optional[int] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ...) -> None: ...
+
+class AntePosted(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class CardDealt(_message.Message):
+    __slots__ = ("seat", "card", "face_up")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    FACE_UP_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    face_up: bool
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ..., face_up: _Optional[bool] = ...) -> None: ...
+
+class CommunityCardDealt(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class BettingRoundStarted(_message.Message):
+    __slots__ = ("street", "bet_size", "first_to_act", "forced_bring_in")
+    STREET_FIELD_NUMBER: _ClassVar[int]
+    BET_SIZE_FIELD_NUMBER: _ClassVar[int]
+    FIRST_TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    FORCED_BRING_IN_FIELD_NUMBER: _ClassVar[int]
+    street: int
+    bet_size: int
+    first_to_act: int
+    forced_bring_in: bool
+    def __init__(self, street: _Optional[int] = ..., bet_size: _Optional[int] = ..., first_to_act: _Optional[int] = ..., forced_bring_in: _Optional[bool] = ...) -> None: ...
+
+class ActionTaken(_message.Message):
+    __slots__ = ("seat", "action", "amount", "to", "all_in")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    ALL_IN_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    action: str
+    amount: int
+    to: int
+    all_in: bool
+    def __init__(self, seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., to: _Optional[int] = ..., all_in: _Optional[bool] = ...) -> None: ...
+
+class UncalledBetReturned(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class HandShown(_message.Message):
+    __slots__ = ("seat", "cards", "high", "low", "high_text", "low_text")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_TEXT_FIELD_NUMBER: _ClassVar[int]
+    LOW_TEXT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    high: int
+    low: int
+    high_text: str
+    low_text: str
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., high: _Optional[int] = ..., low: _Optional[int] = ..., high_text: _Optional[str] = ..., low_text: _Optional[str] = ...) -> None: ...
+
+class RakeTaken(_message.Message):
+    __slots__ = ("amount", "from_pots")
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    FROM_POTS_FIELD_NUMBER: _ClassVar[int]
+    amount: int
+    from_pots: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, amount: _Optional[int] = ..., from_pots: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class PotAwarded(_message.Message):
+    __slots__ = ("pot", "amount", "eligible", "high_winners", "low_winners", "shares")
+    POT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    ELIGIBLE_FIELD_NUMBER: _ClassVar[int]
+    HIGH_WINNERS_FIELD_NUMBER: _ClassVar[int]
+    LOW_WINNERS_FIELD_NUMBER: _ClassVar[int]
+    SHARES_FIELD_NUMBER: _ClassVar[int]
+    pot: int
+    amount: int
+    eligible: _containers.RepeatedScalarFieldContainer[int]
+    high_winners: _containers.RepeatedScalarFieldContainer[int]
+    low_winners: _containers.RepeatedScalarFieldContainer[int]
+    shares: _containers.RepeatedCompositeFieldContainer[SeatAmount]
+    def __init__(self, pot: _Optional[int] = ..., amount: _Optional[int] = ..., eligible: _Optional[_Iterable[int]] = ..., high_winners: _Optional[_Iterable[int]] = ..., low_winners: _Optional[_Iterable[int]] = ..., shares: _Optional[_Iterable[_Union[SeatAmount, _Mapping]]] = ...) -> None: ...
+
+class HandEnded(_message.Message):
+    __slots__ = ("stacks",)
+    STACKS_FIELD_NUMBER: _ClassVar[int]
+    stacks: _containers.RepeatedCompositeFieldContainer[SeatAmount]
+    def __init__(self, stacks: _Optional[_Iterable[_Union[SeatAmount, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,198 @@
+from riverboat.v1 import events_pb2 as _events_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateTableRequest(_message.Message):
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    name: str
+    variant: str
+    options: _events_pb2.TableOptions
+    action_seconds: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreateTableResponse(_message.Message):
+    __slots__ = ("table_id", "version")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    version: int
+    def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class SeatPlayerRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "player", "stack", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    player: str
+    stack: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SeatPlayerResponse(_message.Message):
+    __slots__ = ("version",)
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
+class UnseatPlayerRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class UnseatPlayerResponse(_message.Message):
+    __slots__ = ("version", "pending", "stack")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    pending: bool
+    stack: int
+    def __init__(self, version: _Optional[int] = ..., pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class ActRequest(_message.Message):
+    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_id: str
+    seat: int
+    action: str
+    amount: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ActResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class WatchRequest(_message.Message):
+    __slots__ = ("table_id", "after_version")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    after_version: int
+    def __init__(self, table_id: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class WatchResponse(_message.Message):
+    __slots__ = ("version", "events", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.EventEnvelope]
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class GetTableViewRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class GetTableViewResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: TableView
+    def __init__(self, view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class ViewCard(_message.Message):
+    __slots__ = ("card", "face_up")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    FACE_UP_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    face_up: bool
+    def __init__(self, card: _Optional[str] = ..., face_up: _Optional[bool] = ...) -> None: ...
+
+class SeatView(_message.Message):
+    __slots__ = ("seat", "player", "stack", "street_bet", "in_hand", "folded", "all_in", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    STREET_BET_FIELD_NUMBER: _ClassVar[int]
+    IN_HAND_FIELD_NUMBER: _ClassVar[int]
+    FOLDED_FIELD_NUMBER: _ClassVar[int]
+    ALL_IN_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    stack: int
+    street_bet: int
+    in_hand: bool
+    folded: bool
+    all_in: bool
+    cards: _containers.RepeatedCompositeFieldContainer[ViewCard]
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., street_bet: _Optional[int] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[ViewCard, _Mapping]]] = ...) -> None: ...
+
+class LegalAction(_message.Message):
+    __slots__ = ("action", "to")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    to: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class TableView(_message.Message):
+    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_IN_PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    STREET_FIELD_NUMBER: _ClassVar[int]
+    BUTTON_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    COMMUNITY_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    name: str
+    variant: str
+    version: int
+    hand_id: str
+    hand_in_progress: bool
+    street: int
+    button: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatView]
+    community: _containers.RepeatedScalarFieldContainer[str]
+    pot: int
+    to_act: int
+    viewer_seat: int
+    legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    options: _events_pb2.TableOptions
+    action_seconds: int
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
