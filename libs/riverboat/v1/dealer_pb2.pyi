@@ -25,12 +25,14 @@ class CommitHandResponse(_message.Message):
     def __init__(self, scheme: _Optional[str] = ..., commitment: _Optional[bytes] = ..., deck_size: _Optional[int] = ...) -> None: ...
 
 class GetDeckRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id")
+    __slots__ = ("table_id", "hand_id", "log_sequence")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    LOG_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ...) -> None: ...
+    log_sequence: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., log_sequence: _Optional[int] = ...) -> None: ...
 
 class GetDeckResponse(_message.Message):
     __slots__ = ("cards",)
