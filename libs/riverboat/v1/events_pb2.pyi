@@ -10,7 +10,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended")
+    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -23,6 +23,7 @@ class EventEnvelope(_message.Message):
     PLAYER_LEFT_FIELD_NUMBER: _ClassVar[int]
     HAND_COMMITTED_FIELD_NUMBER: _ClassVar[int]
     HAND_VOIDED_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     HAND_STARTED_FIELD_NUMBER: _ClassVar[int]
     ANTE_POSTED_FIELD_NUMBER: _ClassVar[int]
     CARD_DEALT_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +47,7 @@ class EventEnvelope(_message.Message):
     player_left: PlayerLeft
     hand_committed: HandCommitted
     hand_voided: HandVoided
+    leave_requested: LeaveRequested
     hand_started: HandStarted
     ante_posted: AntePosted
     card_dealt: CardDealt
@@ -57,7 +59,7 @@ class EventEnvelope(_message.Message):
     rake_taken: RakeTaken
     pot_awarded: PotAwarded
     hand_ended: HandEnded
-    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
+    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("events",)
@@ -141,17 +143,27 @@ class PlayerLeft(_message.Message):
     stack: int
     def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
 
+class LeaveRequested(_message.Message):
+    __slots__ = ("seat", "player")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
 class HandCommitted(_message.Message):
-    __slots__ = ("hand_id", "scheme", "commitment", "deck_size")
+    __slots__ = ("hand_id", "scheme", "commitment", "deck_size", "button")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SCHEME_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    BUTTON_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     scheme: str
     commitment: bytes
     deck_size: int
-    def __init__(self, hand_id: _Optional[str] = ..., scheme: _Optional[str] = ..., commitment: _Optional[bytes] = ..., deck_size: _Optional[int] = ...) -> None: ...
+    button: int
+    def __init__(self, hand_id: _Optional[str] = ..., scheme: _Optional[str] = ..., commitment: _Optional[bytes] = ..., deck_size: _Optional[int] = ..., button: _Optional[int] = ...) -> None: ...
 
 class HandVoided(_message.Message):
     __slots__ = ("hand_id", "reason", "refunds")
