@@ -1,0 +1,336 @@
+"""Engine and table events <-> protobuf (``riverboat.v1.EventEnvelope`` / ``EventBatch``).
+
+One mapping, used by the table service to write its log and by everyone who reads it. A card
+is two characters (``"Ah"``); a hidden card (``-1`` in a redacted event) is the empty string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from riverboat.engine import events as ev
+from riverboat.engine.cards import card_str, parse_card
+from riverboat.engine.options import TableOptions
+from riverboat.table import events as tev
+from riverboat.table.events import AnyEvent
+from riverboat.v1 import events_pb2 as pb
+
+
+class CodecError(ValueError):
+    """A stored message does not decode to known events."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventMeta:
+    """Where and why an event happened (the envelope around it)."""
+
+    aggregate_id: str
+    version: int
+    index: int
+    request_id: str
+    actor: str
+    occurred_at: datetime
+
+    @property
+    def event_id(self) -> str:
+        """Unique per event: the aggregate, its version and the position in the batch."""
+        return f"{self.aggregate_id}:{self.version}:{self.index}"
+
+
+def _card(card: int) -> str:
+    return "" if card < 0 else card_str(card)
+
+
+def _uncard(text: str) -> int:
+    return -1 if text == "" else parse_card(text)
+
+
+def options_to_pb(options: TableOptions) -> pb.TableOptions:
+    """Table options as protobuf."""
+    return pb.TableOptions(
+        small_bet=options.small_bet,
+        big_bet=options.big_bet,
+        ante=options.ante,
+        ante_mode=options.ante_mode,
+        bring_in=options.bring_in,
+        max_raises=options.max_raises,
+        uncap_heads_up=options.uncap_heads_up,
+        open_pair_double_bet=options.open_pair_double_bet,
+        low_qualifier=options.low_qualifier or 0,
+        rake_basis_points=options.rake_basis_points,
+        rake_caps=[pb.RakeCap(min_players=a, cap=b) for a, b in options.rake_caps],
+        no_rake_on_third_street=options.no_rake_on_third_street,
+        odd_chip_order=options.odd_chip_order,
+        min_players=options.min_players,
+        max_players=options.max_players,
+    )
+
+
+def options_from_pb(msg: pb.TableOptions) -> TableOptions:
+    """Table options from protobuf (validated)."""
+    return TableOptions.from_dict(
+        {
+            "small_bet": msg.small_bet,
+            "big_bet": msg.big_bet,
+            "ante": msg.ante,
+            "ante_mode": msg.ante_mode,
+            "bring_in": msg.bring_in,
+            "max_raises": msg.max_raises,
+            "uncap_heads_up": msg.uncap_heads_up,
+            "open_pair_double_bet": msg.open_pair_double_bet,
+            "low_qualifier": msg.low_qualifier or None,
+            "rake_basis_points": msg.rake_basis_points,
+            "rake_caps": [(c.min_players, c.cap) for c in msg.rake_caps],
+            "no_rake_on_third_street": msg.no_rake_on_third_street,
+            "odd_chip_order": msg.odd_chip_order,
+            "min_players": msg.min_players,
+            "max_players": msg.max_players,
+        }
+    )
+
+
+def _amounts(pairs: Sequence[tuple[int, int]]) -> list[pb.SeatAmount]:
+    return [pb.SeatAmount(seat=s, amount=a) for s, a in pairs]
+
+
+def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
+    """One event in its envelope."""
+    ts = Timestamp()
+    ts.FromDatetime(meta.occurred_at)
+    env = pb.EventEnvelope(
+        event_id=meta.event_id,
+        aggregate_id=meta.aggregate_id,
+        aggregate_version=meta.version,
+        index=meta.index,
+        occurred_at=ts,
+        request_id=meta.request_id,
+        actor=meta.actor,
+    )
+    match event:
+        case tev.TableCreated():
+            env.table_created.CopyFrom(
+                pb.TableCreated(
+                    table_id=event.table_id,
+                    name=event.name,
+                    variant=event.variant,
+                    options=options_to_pb(event.options),
+                    action_seconds=event.action_seconds,
+                )
+            )
+        case tev.PlayerSeated():
+            env.player_seated.CopyFrom(
+                pb.PlayerSeated(seat=event.seat, player=event.player, stack=event.stack)
+            )
+        case tev.LeaveRequested():
+            env.leave_requested.CopyFrom(pb.LeaveRequested(seat=event.seat, player=event.player))
+        case tev.PlayerLeft():
+            env.player_left.CopyFrom(
+                pb.PlayerLeft(seat=event.seat, player=event.player, stack=event.stack)
+            )
+        case tev.HandCommitted():
+            env.hand_committed.CopyFrom(
+                pb.HandCommitted(
+                    hand_id=event.hand_id,
+                    scheme=event.scheme,
+                    commitment=event.commitment,
+                    deck_size=event.deck_size,
+                    button=event.button,
+                )
+            )
+        case tev.HandVoided():
+            env.hand_voided.CopyFrom(
+                pb.HandVoided(
+                    hand_id=event.hand_id, reason=event.reason, refunds=_amounts(event.refunds)
+                )
+            )
+        case ev.HandStarted():
+            env.hand_started.CopyFrom(
+                pb.HandStarted(
+                    hand_id=event.hand_id,
+                    variant=event.variant,
+                    button=event.button,
+                    seats=[
+                        pb.SeatEntry(seat=s.seat, player=s.player, stack=s.stack)
+                        for s in event.seats
+                    ],
+                    deck_size=event.deck_size,
+                    options=options_to_pb(TableOptions.from_dict(event.options)),
+                )
+            )
+        case ev.AntePosted():
+            env.ante_posted.CopyFrom(pb.AntePosted(seat=event.seat, amount=event.amount))
+        case ev.CardDealt():
+            env.card_dealt.CopyFrom(
+                pb.CardDealt(seat=event.seat, card=_card(event.card), face_up=event.face_up)
+            )
+        case ev.CommunityCardDealt():
+            env.community_card_dealt.CopyFrom(pb.CommunityCardDealt(card=_card(event.card)))
+        case ev.BettingRoundStarted():
+            env.betting_round_started.CopyFrom(
+                pb.BettingRoundStarted(
+                    street=event.street,
+                    bet_size=event.bet_size,
+                    first_to_act=event.first_to_act or 0,
+                    forced_bring_in=event.forced_bring_in,
+                )
+            )
+        case ev.ActionTaken():
+            env.action_taken.CopyFrom(
+                pb.ActionTaken(
+                    seat=event.seat,
+                    action=event.action,
+                    amount=event.amount,
+                    to=event.to,
+                    all_in=event.all_in,
+                )
+            )
+        case ev.UncalledBetReturned():
+            env.uncalled_bet_returned.CopyFrom(
+                pb.UncalledBetReturned(seat=event.seat, amount=event.amount)
+            )
+        case ev.HandShown():
+            shown = pb.HandShown(
+                seat=event.seat,
+                cards=[_card(c) for c in event.cards],
+                high=event.high,
+                high_text=event.high_text,
+                low_text=event.low_text or "",
+            )
+            if event.low is not None:
+                shown.low = event.low
+            env.hand_shown.CopyFrom(shown)
+        case ev.RakeTaken():
+            env.rake_taken.CopyFrom(
+                pb.RakeTaken(amount=event.amount, from_pots=list(event.from_pots))
+            )
+        case ev.PotAwarded():
+            env.pot_awarded.CopyFrom(
+                pb.PotAwarded(
+                    pot=event.pot,
+                    amount=event.amount,
+                    eligible=list(event.eligible),
+                    high_winners=list(event.high_winners),
+                    low_winners=list(event.low_winners),
+                    shares=_amounts(event.shares),
+                )
+            )
+        case ev.HandEnded():
+            env.hand_ended.CopyFrom(pb.HandEnded(stacks=_amounts(event.stacks)))
+        case _:
+            raise CodecError(f"no protobuf mapping for {type(event).__name__}")
+    return env
+
+
+def _pairs(items: Sequence[pb.SeatAmount]) -> tuple[tuple[int, int], ...]:
+    return tuple((i.seat, i.amount) for i in items)
+
+
+def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
+    """The event and its envelope's metadata."""
+    meta = EventMeta(
+        aggregate_id=env.aggregate_id,
+        version=env.aggregate_version,
+        index=env.index,
+        request_id=env.request_id,
+        actor=env.actor,
+        occurred_at=env.occurred_at.ToDatetime(tzinfo=UTC),
+    )
+    kind = env.WhichOneof("payload")
+    m = getattr(env, kind) if kind else None
+    event: AnyEvent
+    match kind:
+        case "table_created":
+            event = tev.TableCreated(
+                m.table_id, m.name, m.variant, options_from_pb(m.options), m.action_seconds
+            )
+        case "player_seated":
+            event = tev.PlayerSeated(m.seat, m.player, m.stack)
+        case "leave_requested":
+            event = tev.LeaveRequested(m.seat, m.player)
+        case "player_left":
+            event = tev.PlayerLeft(m.seat, m.player, m.stack)
+        case "hand_committed":
+            event = tev.HandCommitted(m.hand_id, m.scheme, m.commitment, m.deck_size, m.button)
+        case "hand_voided":
+            event = tev.HandVoided(m.hand_id, m.reason, _pairs(m.refunds))
+        case "hand_started":
+            event = ev.HandStarted(
+                hand_id=m.hand_id,
+                variant=m.variant,
+                button=m.button,
+                seats=tuple(ev.SeatEntry(s.seat, s.player, s.stack) for s in m.seats),
+                deck_size=m.deck_size,
+                options=options_from_pb(m.options).to_dict(),
+            )
+        case "ante_posted":
+            event = ev.AntePosted(m.seat, m.amount)
+        case "card_dealt":
+            event = ev.CardDealt(m.seat, _uncard(m.card), m.face_up)
+        case "community_card_dealt":
+            event = ev.CommunityCardDealt(_uncard(m.card))
+        case "betting_round_started":
+            event = ev.BettingRoundStarted(
+                m.street, m.bet_size, m.first_to_act or None, m.forced_bring_in
+            )
+        case "action_taken":
+            event = ev.ActionTaken(m.seat, m.action, m.amount, m.to, m.all_in)
+        case "uncalled_bet_returned":
+            event = ev.UncalledBetReturned(m.seat, m.amount)
+        case "hand_shown":
+            event = ev.HandShown(
+                m.seat,
+                tuple(_uncard(c) for c in m.cards),
+                m.high,
+                m.low if m.HasField("low") else None,
+                m.high_text,
+                m.low_text or None,
+            )
+        case "rake_taken":
+            event = ev.RakeTaken(m.amount, tuple(m.from_pots))
+        case "pot_awarded":
+            event = ev.PotAwarded(
+                m.pot,
+                m.amount,
+                tuple(m.eligible),
+                tuple(m.high_winners),
+                tuple(m.low_winners),
+                _pairs(m.shares),
+            )
+        case "hand_ended":
+            event = ev.HandEnded(_pairs(m.stacks))
+        case _:
+            raise CodecError(f"unknown event payload {kind!r}")
+    return event, meta
+
+
+def encode_batch(
+    events: Sequence[AnyEvent],
+    *,
+    aggregate_id: str,
+    version: int,
+    request_id: str,
+    actor: str,
+    occurred_at: datetime,
+) -> bytes:
+    """The bytes of one log message: every event of one command."""
+    batch = pb.EventBatch(
+        events=[
+            event_to_pb(e, EventMeta(aggregate_id, version, i, request_id, actor, occurred_at))
+            for i, e in enumerate(events)
+        ]
+    )
+    return batch.SerializeToString()
+
+
+def decode_batch(data: bytes) -> list[tuple[AnyEvent, EventMeta]]:
+    """Every event of one log message, with metadata."""
+    batch = pb.EventBatch()
+    try:
+        batch.ParseFromString(data)
+    except Exception as exc:  # protobuf raises DecodeError, a bare Exception subclass
+        raise CodecError(f"not an EventBatch: {exc}") from None
+    return [event_from_pb(env) for env in batch.events]

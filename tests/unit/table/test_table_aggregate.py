@@ -1,0 +1,158 @@
+"""The table aggregate, the event codec and per-viewer views (pure, no I/O)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from riverboat.bots import RandomBot
+from riverboat.engine.cards import parse_cards
+from riverboat.engine.commands import Act, TimeOut
+from riverboat.engine.events import CardDealt, HandShown
+from riverboat.engine.options import pacific_options
+from riverboat.eventcodec import decode_batch, encode_batch
+from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableError, TableState
+from riverboat.table.events import AnyEvent, PlayerLeft
+from riverboat.table.views import redact, table_view
+
+
+def _table(players: int = 3) -> tuple[TableState, list[AnyEvent]]:
+    state = TableState("t1")
+    log: list[AnyEvent] = []
+
+    def do(events: list[AnyEvent]) -> None:
+        nonlocal state
+        log.extend(events)
+        state = table.fold(events, state)
+
+    do(table.create_table(state, name="Test", variant="seven_card_stud_hi_lo",
+                          options=pacific_options(ante=10), action_seconds=30))
+    for k in range(1, players + 1):
+        do(table.seat_player(state, seat=k * 2, player=f"p{k}", stack=1000))
+    return state, log
+
+
+def _play_hand(state: TableState, log: list[AnyEvent], seed: int) -> TableState:
+    rng = random.Random(seed)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    events = table.commit_hand(state, hand_id=f"h{seed}", scheme="RBS1", commitment=b"c" * 32,
+                               deck_size=52)
+    state = table.fold(events, state)
+    log.extend(events)
+    events = table.deal_hand(state, deck)
+    state = table.fold(events, state)
+    log.extend(events)
+    bot = RandomBot(rng)
+    while state.hand is not None and not state.hand.finished:
+        hand = state.hand
+        assert hand.to_act is not None
+        from riverboat.engine.betting import legal_actions
+
+        action, to = bot.choose(legal_actions(hand))
+        events = table.act(state, Act(hand.seats[hand.to_act], action, to), deck)
+        state = table.fold(events, state)
+        log.extend(events)
+    return state
+
+
+def test_hands_update_seat_stacks_and_conserve_chips() -> None:
+    state, log = _table()
+    for seed in range(5):
+        state = _play_hand(state, log, seed)
+        assert state.hand is not None and state.hand.finished
+        assert sum(s.stack for s in state.seats) + sum(
+            e.amount for e in log if type(e).__name__ == "RakeTaken"
+        ) == 3000
+    # Folding the whole log from scratch gives the same table.
+    assert table.fold(log, TableState("t1")) == state
+
+
+def test_button_moves_clockwise_between_hands() -> None:
+    state, log = _table()
+    buttons = []
+    for seed in range(4):
+        state = _play_hand(state, log, seed)
+        buttons.append(state.button)
+    assert buttons == [2, 4, 6, 2]
+
+
+def test_codec_round_trips_every_event() -> None:
+    state, log = _table()
+    for seed in range(3):
+        state = _play_hand(state, log, seed)
+    data = encode_batch(log, aggregate_id="t1", version=7, request_id="r-1", actor="p1",
+                        occurred_at=datetime(2026, 11, 30, tzinfo=UTC))
+    decoded = decode_batch(data)
+    assert [e for e, _ in decoded] == log
+    meta = decoded[3][1]
+    assert (meta.version, meta.index, meta.request_id, meta.actor) == (7, 3, "r-1", "p1")
+
+
+def test_commands_refused_with_kinds() -> None:
+    state, _ = _table()
+    with pytest.raises(TableError) as err:
+        table.create_table(state, name="x", variant="seven_card_stud_hi_lo",
+                           options=pacific_options(), action_seconds=30)
+    assert err.value.kind == "already_exists"
+    with pytest.raises(TableError) as err:
+        table.seat_player(state, seat=2, player="zed", stack=100)
+    assert err.value.kind == "precondition" and err.value.rule == "seat_taken"
+    with pytest.raises(TableError) as err:
+        table.seat_player(TableState("nope"), seat=1, player="zed", stack=100)
+    assert err.value.kind == "not_found"
+    with pytest.raises(TableError):
+        table.deal_hand(state, list(range(52)))
+
+
+def test_leaving_mid_hand_waits_for_the_hand_to_end() -> None:
+    state, log = _table()
+    deck = list(range(52))
+    for events in (
+        table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52),
+    ):
+        state = table.fold(events, state)
+    state = table.fold(table.deal_hand(state, deck), state)
+    state = table.fold(table.unseat_player(state, seat=4), state)
+    assert state.seat_at(4) is not None and state.seat_at(4).leaving  # type: ignore[union-attr]
+    while state.hand is not None and not state.hand.finished:
+        hand = state.hand
+        assert hand.to_act is not None
+        events = table.act(state, TimeOut(hand.seats[hand.to_act]), deck)
+        if hand.finished:
+            break
+        state = table.fold(events, state)
+        if any(isinstance(e, PlayerLeft) for e in events):
+            break
+    assert state.seat_at(4) is None
+
+
+def test_views_show_own_hole_cards_only() -> None:
+    state, log = _table()
+    deck = list(parse_cards("As Ks Qs Js Ts 9s 8s 7s 6s")) + [
+        c for c in range(52) if c not in parse_cards("As Ks Qs Js Ts 9s 8s 7s 6s")
+    ]
+    state = table.fold(
+        table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52), state
+    )
+    dealt = table.deal_hand(state, deck)
+    state = table.fold(dealt, state)
+    hidden = {c for e in dealt if isinstance(e, CardDealt) and not e.face_up for c in [e.card]}
+    for viewer, seat in ((None, 0), ("p1", 2), ("p2", 4)):
+        view = table_view(state, 2, viewer)
+        assert view.viewer_seat == seat
+        for s in view.seats:
+            for card, up in s.cards:
+                if not up:
+                    assert (card is not None) == (s.seat == seat)
+        seen = {card for s in view.seats for card, _ in s.cards if card is not None}
+        mine = {e.card for e in dealt if isinstance(e, CardDealt) and e.seat == seat}
+        assert seen & hidden <= mine
+        for e in dealt:
+            r = redact(e, seat)
+            if isinstance(r, CardDealt) and r.card >= 0 and not r.face_up:
+                assert r.seat == seat
+    assert not any(isinstance(e, HandShown) for e in dealt)
