@@ -20,8 +20,7 @@ import warnings
 from collections.abc import Callable
 
 from bench._studgen import RecordedHand, new_pokerkit_hand, record_hand, run_steps
-from riverboat.engine.events import Event
-from riverboat.engine.game import decide, fold
+from riverboat.engine.game import fold, step
 from riverboat.engine.state import HandState
 
 SEED = 20240601
@@ -118,8 +117,7 @@ def _replay(hand: RecordedHand) -> HandState:
     """Our engine plays a recorded hand from its commands, validating every one."""
     start = hand.start
     deck = start.deck
-    events: list[Event] = decide(None, start)
-    state = fold(events)
+    state = step(None, start)[1]
     for command in hand.commands:
-        state = fold(decide(state, command, deck), state)
+        state = step(state, command, deck)[1]
     return state

@@ -5,15 +5,14 @@ Amounts are "to" amounts: the player's total for the street after the action.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from riverboat.engine.cards import rank_of
 from riverboat.engine.errors import IllegalAction
 from riverboat.engine.state import HandState
 
 
-@dataclass(frozen=True, slots=True)
-class LegalAction:
+class LegalAction(NamedTuple):
     """An action the player to act may take, with the street totals it may go to."""
 
     action: str

@@ -42,6 +42,7 @@ __all__ = [
     "decide",
     "fold",
     "legal_actions",
+    "step",
 ]
 
 
@@ -68,6 +69,29 @@ def decide(
     raise InvalidCommand(f"unknown command {type(command).__name__}")
 
 
+def step(
+    state: HandState | None, command: Command, deck: Sequence[int] | None = None
+) -> tuple[list[Event], HandState]:
+    """``decide`` and also return the state after its events.
+
+    ``decide`` folds its events as it goes (later decisions depend on earlier events), so the
+    resulting state comes for free; callers that keep a live state (the table service, the
+    replay benchmark) use this instead of folding the same events a second time. The state is
+    exactly ``fold(events, state)``.
+    """
+    if isinstance(command, StartHand):
+        if state is not None and not state.finished:
+            raise IllegalAction("a hand is already in progress", rule="hand_in_progress")
+        return stud.start_with_state(command)
+    if isinstance(command, Act | TimeOut):
+        if state is None:
+            raise IllegalAction("no hand is in progress", rule="no_hand")
+        if deck is None:
+            raise InvalidCommand("the dealer's deck for this hand is needed", rule="bad_deck")
+        return stud.act_with_state(state, command, deck)
+    raise InvalidCommand(f"unknown command {type(command).__name__}")
+
+
 class Hand:
     """Convenience for callers that hold one hand: its deck, state and events together.
 
@@ -85,13 +109,12 @@ class Hand:
     @classmethod
     def start(cls, command: StartHand) -> Hand:
         """Deal a new hand."""
-        events = decide(None, command)
-        return cls(fold(events), command.deck, events)
+        events, state = step(None, command)
+        return cls(state, command.deck, events)
 
     def apply_command(self, command: Act | TimeOut) -> list[Event]:
         """Decide ``command``, fold its events in, and return them."""
-        new = decide(self.state, command, self.deck)
-        self.state = fold(new, self.state)
+        new, self.state = step(self.state, command, self.deck)
         self.events.extend(new)
         return new
 

@@ -11,7 +11,7 @@ button (seat numbers increase clockwise and wrap). Events speak in seat numbers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from riverboat.engine.events import (
@@ -33,7 +33,8 @@ from riverboat.engine.options import TableOptions
 _WAGERS = frozenset({"bet", "raise", "complete"})
 
 
-@dataclass(frozen=True, slots=True)
+# Not slotted: a __dict__ lets ``replace`` copy the state with one C-level dict merge.
+@dataclass(frozen=True)
 class HandState:
     """Everything about one hand. Immutable: ``apply`` returns a new state."""
 
@@ -106,9 +107,22 @@ class HandState:
         return sum(self.stacks) + self.pot_total + self.rake
 
 
+_FIELDS = frozenset(f.name for f in fields(HandState))
+_SET = object.__setattr__
+
+
+def replace(state: HandState, **changes: Any) -> HandState:
+    """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
+    ``__init__``. The fold runs once per event, so this copy is its main cost."""
+    assert _FIELDS.issuperset(changes), f"unknown HandState fields: {set(changes) - _FIELDS}"
+    new = object.__new__(HandState)
+    _SET(new, "__dict__", {**state.__dict__, **changes})
+    return new
+
+
 def initial_state(event: HandStarted) -> HandState:
     """The state right after ``HandStarted``."""
-    options = TableOptions.from_dict(event.options)
+    options = _options(event.options)
     ordered = dealing_order(event.button, [s.seat for s in event.seats])
     by_seat = {s.seat: s for s in event.seats}
     entries = [by_seat[seat] for seat in ordered]
@@ -131,6 +145,20 @@ def initial_state(event: HandStarted) -> HandState:
         needs_action=(False,) * n,
         acted_since_full=(False,) * n,
     )
+
+
+_OPTIONS_CACHE: dict[str, TableOptions] = {}
+
+
+def _options(data: dict[str, Any]) -> TableOptions:
+    """Parse (and validate) a hand's options once per distinct set; tables reuse theirs."""
+    key = repr(sorted(data.items()))
+    options = _OPTIONS_CACHE.get(key)
+    if options is None:
+        options = TableOptions.from_dict(data)
+        if len(_OPTIONS_CACHE) < 1024:
+            _OPTIONS_CACHE[key] = options
+    return options
 
 
 def dealing_order(button: int, seats: list[int]) -> list[int]:

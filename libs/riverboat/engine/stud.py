@@ -67,6 +67,11 @@ class _Recorder:
 
 def start(command: StartHand) -> list[Event]:
     """Validate ``StartHand`` and deal 3rd street (antes, two down, one up, the bring-in)."""
+    return start_with_state(command)[0]
+
+
+def start_with_state(command: StartHand) -> tuple[list[Event], HandState]:
+    """:func:`start`, also returning the state after the events."""
     _validate_start(command)
     rec = _Recorder(None, command.deck)
     rec.emit(
@@ -105,7 +110,7 @@ def start(command: StartHand) -> list[Event]:
     )
     if first is None:
         _advance(rec)
-    return rec.events
+    return rec.events, rec.s
 
 
 def _validate_start(command: StartHand) -> None:
@@ -174,7 +179,14 @@ def _first_able(s: HandState, start: int) -> int | None:
 
 
 def act(state: HandState, command: Act | TimeOut, deck: Sequence[int]) -> list[Event]:
-    """Validate a player's action (or a clock expiry) and play out what follows.
+    """Validate a player's action (or a clock expiry) and play out what follows."""
+    return act_with_state(state, command, deck)[0]
+
+
+def act_with_state(
+    state: HandState, command: Act | TimeOut, deck: Sequence[int]
+) -> tuple[list[Event], HandState]:
+    """:func:`act`, also returning the state after the events.
 
     ``deck`` is the dealer's deck for this hand (the same one ``StartHand`` had); cards for
     later streets are taken from it at the state's ``deck_pos``.
@@ -229,7 +241,7 @@ def act(state: HandState, command: Act | TimeOut, deck: Sequence[int]) -> list[E
         _pay(rec, showdown=False)
     elif s.to_act is None:
         _advance(rec)
-    return rec.events
+    return rec.events, rec.s
 
 
 def _return_uncalled(rec: _Recorder) -> None:
