@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -240,7 +241,7 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
         occurred_at=env.occurred_at.ToDatetime(tzinfo=UTC),
     )
     kind = env.WhichOneof("payload")
-    m = getattr(env, kind) if kind else None
+    m: Any = getattr(env, kind) if kind else None
     event: AnyEvent
     match kind:
         case "table_created":

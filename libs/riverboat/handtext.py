@@ -15,7 +15,6 @@ from riverboat.engine.events import (
     BettingRoundStarted,
     CardDealt,
     CommunityCardDealt,
-    Event,
     HandEnded,
     HandShown,
     HandStarted,
@@ -34,10 +33,18 @@ def money(cents: int) -> str:
     return f"{sign}${dollars}.{rest:02d}"
 
 
-def render(events: Iterable[Event]) -> list[str]:
-    """One line per notable event; dealt cards are grouped per street."""
+def _card(card: int) -> str:
+    return "??" if card < 0 else card_str(card)
+
+
+def render(events: Iterable[object], names: dict[int, str] | None = None) -> list[str]:
+    """One line per notable event; dealt cards are grouped per street.
+
+    ``names`` (seat -> player) carries over between calls when a hand arrives in pieces;
+    events that are not hand events are skipped. A hidden card (-1) prints as ``??``.
+    """
     lines: list[str] = []
-    names: dict[int, str] = {}
+    names = {} if names is None else names
     dealt: dict[int, list[str]] = {}
 
     def flush_deal() -> None:
@@ -50,16 +57,17 @@ def render(events: Iterable[Event]) -> list[str]:
             flush_deal()
         match e:
             case HandStarted():
-                names = {s.seat: s.player for s in e.seats}
+                names.clear()
+                names.update({s.seat: s.player for s in e.seats})
                 stacks = ", ".join(f"{s.player} {money(s.stack)}" for s in e.seats)
                 lines.append(f"Hand {e.hand_id} ({e.variant}), button seat {e.button}: {stacks}")
             case AntePosted():
                 lines.append(f"  {names[e.seat]} antes {money(e.amount)}")
             case CardDealt():
-                text = card_str(e.card) if e.face_up else f"[{card_str(e.card)}]"
+                text = _card(e.card) if e.face_up else f"[{_card(e.card)}]"
                 dealt.setdefault(e.seat, []).append(text)
             case CommunityCardDealt():
-                lines.append(f"  community card {card_str(e.card)}")
+                lines.append(f"  community card {_card(e.card)}")
             case BettingRoundStarted():
                 who = (
                     "nobody can bet (all in)"

@@ -17,6 +17,7 @@ from riverboat.engine.events import Event as HandEvent
 from riverboat.engine.events import HandEnded, HandStarted, SeatEntry
 from riverboat.engine.game import decide as decide_hand
 from riverboat.engine.game import fold as fold_hand
+from riverboat.engine.game import step as step_hand
 from riverboat.engine.options import TableOptions
 from riverboat.engine.state import HandState
 from riverboat.table.events import (
@@ -113,14 +114,19 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 created=True,
             )
         case PlayerSeated():
-            seats = tuple(sorted((*state.seats, Seat(event.seat, event.player, event.stack)),
-                                 key=lambda s: s.seat))
+            seats = tuple(
+                sorted(
+                    (*state.seats, Seat(event.seat, event.player, event.stack)),
+                    key=lambda s: s.seat,
+                )
+            )
             return replace(state, seats=seats)
         case LeaveRequested():
             return replace(
                 state,
-                seats=tuple(replace(s, leaving=True) if s.seat == event.seat else s
-                            for s in state.seats),
+                seats=tuple(
+                    replace(s, leaving=True) if s.seat == event.seat else s for s in state.seats
+                ),
             )
         case PlayerLeft():
             return replace(state, seats=tuple(s for s in state.seats if s.seat != event.seat))
@@ -136,8 +142,13 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             return replace(state, seats=seats, pending=None, hand=None)
         case HandStarted():
             hand = fold_hand([event])
-            return replace(state, hand=hand, pending=None, button=event.button,
-                           hands_played=state.hands_played + 1)
+            return replace(
+                state,
+                hand=hand,
+                pending=None,
+                button=event.button,
+                hands_played=state.hands_played + 1,
+            )
         case HandEnded():
             assert state.hand is not None
             hand = fold_hand([event], state.hand)
@@ -165,8 +176,9 @@ def create_table(
 ) -> list[AnyEvent]:
     """Open the table."""
     if state.created:
-        raise TableError(f"table {state.table_id} already exists", kind="already_exists",
-                         rule="table_exists")
+        raise TableError(
+            f"table {state.table_id} already exists", kind="already_exists", rule="table_exists"
+        )
     if variant != "seven_card_stud_hi_lo":
         raise TableError(f"unknown variant {variant!r}", kind="invalid", rule="unknown_variant")
     if not 1 <= action_seconds <= 3600:
@@ -217,11 +229,13 @@ def commit_hand(
     """Record the dealer's commitment for the next hand."""
     _exists(state)
     if state.hand_in_progress:
-        raise TableError("a hand is already in progress", kind="precondition",
-                         rule="hand_in_progress")
+        raise TableError(
+            "a hand is already in progress", kind="precondition", rule="hand_in_progress"
+        )
     if not state.can_start_hand():
-        raise TableError("not enough players to deal", kind="precondition",
-                         rule="not_enough_players")
+        raise TableError(
+            "not enough players to deal", kind="precondition", rule="not_enough_players"
+        )
     return [HandCommitted(hand_id, scheme, commitment, deck_size, state.next_button())]
 
 
@@ -233,11 +247,13 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
     if pending is None:
         raise TableError("no hand is committed", kind="precondition", rule="not_committed")
     if len(deck) != pending.deck_size:
-        raise TableError("the deck does not match the commitment", kind="precondition",
-                         rule="bad_deck")
+        raise TableError(
+            "the deck does not match the commitment", kind="precondition", rule="bad_deck"
+        )
     seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in state.ready_players())
-    command = StartHand(pending.hand_id, state.variant, state.options, pending.button, seats,
-                        tuple(deck))
+    command = StartHand(
+        pending.hand_id, state.variant, state.options, pending.button, seats, tuple(deck)
+    )
     return list(decide_hand(None, command))
 
 
@@ -250,10 +266,11 @@ def act(
     if hand is None or hand.finished:
         raise IllegalAction("no hand is in progress", rule="no_hand")
     if hand_id and hand_id != hand.hand_id:
-        raise IllegalAction(f"hand {hand_id} is over; the hand now is {hand.hand_id}",
-                            rule="wrong_hand")
-    events: list[AnyEvent] = list(decide_hand(hand, command, deck))
-    after = fold_hand(list(events), hand)
+        raise IllegalAction(
+            f"hand {hand_id} is over; the hand now is {hand.hand_id}", rule="wrong_hand"
+        )
+    hand_events, after = step_hand(hand, command, deck)
+    events: list[AnyEvent] = list(hand_events)
     if after.finished:
         events.extend(_leavers(state, after))
     return events
@@ -274,9 +291,7 @@ def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
 def _leavers(state: TableState, hand: HandState) -> list[AnyEvent]:
     final = dict(zip(hand.seats, hand.stacks, strict=True))
     return [
-        PlayerLeft(s.seat, s.player, final.get(s.seat, s.stack))
-        for s in state.seats
-        if s.leaving
+        PlayerLeft(s.seat, s.player, final.get(s.seat, s.stack)) for s in state.seats if s.leaving
     ]
 
 
@@ -304,6 +319,12 @@ __all__ = [
 
 def hand_events_only(events: Sequence[AnyEvent]) -> list[HandEvent]:
     """The engine's events among ``events``."""
-    table_types = (TableCreated, PlayerSeated, LeaveRequested, PlayerLeft, HandCommitted,
-                   HandVoided)
+    table_types = (
+        TableCreated,
+        PlayerSeated,
+        LeaveRequested,
+        PlayerLeft,
+        HandCommitted,
+        HandVoided,
+    )
     return [e for e in events if not isinstance(e, table_types)]

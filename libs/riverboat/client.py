@@ -1,0 +1,224 @@
+"""A small async client of the table service, and a bot that plays through it.
+
+Bots use exactly the API a third-party client uses: they watch the table, and when the view
+says it is their turn they pick one of the legal actions the view lists and send ``Act``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from riverboat.engine.betting import LegalAction
+from riverboat.v1 import table_pb2, table_pb2_grpc
+
+PLAYER_KEY = "rb-player"
+
+
+class TableClient:
+    """Calls one table service as one identity (a player id, or None for an observer)."""
+
+    def __init__(self, channel: grpc.aio.Channel, player: str | None = None) -> None:
+        self.stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.player = player
+        self.metadata: tuple[tuple[str, str], ...] = ((PLAYER_KEY, player),) if player else ()
+
+    async def create_table(
+        self,
+        table_id: str,
+        *,
+        name: str = "",
+        action_seconds: int = 30,
+        options: Any = None,
+        request_id: str | None = None,
+    ) -> int:
+        """Open a table; returns its version."""
+        request = table_pb2.CreateTableRequest(
+            table_id=table_id,
+            name=name or table_id,
+            variant="seven_card_stud_hi_lo",
+            action_seconds=action_seconds,
+            request_id=request_id or f"create-{table_id}",
+        )
+        if options is not None:
+            request.options.CopyFrom(options)
+        reply = await self.stub.CreateTable(request, metadata=self.metadata)
+        return int(reply.version)
+
+    async def seat(self, table_id: str, seat: int, player: str, stack: int) -> int:
+        """Seat a player (operator)."""
+        reply = await self.stub.SeatPlayer(
+            table_pb2.SeatPlayerRequest(
+                table_id=table_id,
+                seat=seat,
+                player=player,
+                stack=stack,
+                request_id=f"seat-{table_id}-{seat}-{player}",
+            ),
+            metadata=self.metadata,
+        )
+        return int(reply.version)
+
+    async def view(self, table_id: str) -> table_pb2.TableView:
+        """The table as this identity sees it."""
+        reply = await self.stub.GetTableView(
+            table_pb2.GetTableViewRequest(table_id=table_id), metadata=self.metadata
+        )
+        view: table_pb2.TableView = reply.view
+        return view
+
+    async def act(
+        self,
+        table_id: str,
+        hand_id: str,
+        seat: int,
+        action: str,
+        amount: int = 0,
+        *,
+        request_id: str,
+    ) -> table_pb2.ActResponse:
+        """Send an action."""
+        response: table_pb2.ActResponse = await self.stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                hand_id=hand_id,
+                seat=seat,
+                action=action,
+                amount=amount,
+                request_id=request_id,
+            ),
+            metadata=self.metadata,
+        )
+        return response
+
+    async def watch(
+        self, table_id: str, after_version: int = 0
+    ) -> AsyncIterator[table_pb2.WatchResponse]:
+        """Updates of the table as this identity sees them."""
+        call = self.stub.Watch(
+            table_pb2.WatchRequest(table_id=table_id, after_version=after_version),
+            metadata=self.metadata,
+        )
+        async for update in call:
+            yield update
+
+
+Chooser = Callable[[list[LegalAction]], tuple[str, int]]
+
+
+@dataclass
+class BotStats:
+    """What a bot did."""
+
+    actions: int = 0
+    hands_seen: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+
+async def play_bot(
+    client: TableClient,
+    table_id: str,
+    choose: Chooser,
+    *,
+    stop: asyncio.Event,
+    on_update: Callable[[table_pb2.WatchResponse], None] | None = None,
+    think: float = 0.0,
+    stats: BotStats | None = None,
+) -> BotStats:
+    """Watch ``table_id`` and act whenever it is this bot's turn, until ``stop`` is set."""
+    stats = stats or BotStats()
+    loop = asyncio.get_running_loop()
+    acted: set[tuple[str, int]] = set()
+    after = 0
+    while not stop.is_set():
+        try:
+            async for update in _until(client.watch(table_id, after), stop):
+                after = update.version
+                if on_update is not None:
+                    on_update(update)
+                if not update.HasField("view"):
+                    continue
+                view = update.view
+                if view.hand_id:
+                    stats.hands_seen.add(view.hand_id)
+                key = (view.hand_id, view.version)
+                if view.to_act == 0 or view.to_act != view.viewer_seat or key in acted:
+                    continue
+                acted.add(key)
+                legal = [LegalAction(a.action, tuple(a.to)) for a in view.legal_actions]
+                if not legal:
+                    continue
+                action, amount = choose(legal)
+                if think:
+                    await asyncio.sleep(think)
+                started = loop.time()
+                try:
+                    await client.act(
+                        table_id,
+                        view.hand_id,
+                        view.viewer_seat,
+                        action,
+                        amount,
+                        request_id=f"{client.player}-{view.hand_id}-{view.version}",
+                    )
+                    stats.actions += 1
+                    stats.latencies.append(loop.time() - started)
+                except grpc.aio.AioRpcError as exc:
+                    # A clock expiry can beat us to it; the next update brings the new turn.
+                    stats.errors.append(f"{exc.code().name}: {exc.details()}")
+        except grpc.aio.AioRpcError as exc:
+            if stop.is_set():
+                break
+            stats.errors.append(f"watch {exc.code().name}: {exc.details()}")
+            await asyncio.sleep(0.2)  # the service may be restarting: resume from `after`
+    return stats
+
+
+async def _until(source: AsyncIterator[Any], stop: asyncio.Event) -> AsyncIterator[Any]:
+    """Items of ``source`` until ``stop`` is set."""
+    iterator = source.__aiter__()
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        while True:
+            nxt = asyncio.ensure_future(iterator.__anext__())
+            done, _ = await asyncio.wait({nxt, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if nxt not in done:
+                nxt.cancel()
+                return
+            try:
+                yield nxt.result()
+            except StopAsyncIteration:
+                return
+    finally:
+        stopper.cancel()
+        aclose = getattr(iterator, "aclose", None)
+        if aclose is not None:
+            # Closing a cancelled stream may raise anything; it is over either way.
+            with contextlib.suppress(Exception):
+                await aclose()
+
+
+def random_chooser(rng: random.Random) -> Chooser:
+    """A bot that mostly calls or checks, sometimes bets or raises, rarely folds."""
+
+    def choose(legal: list[LegalAction]) -> tuple[str, int]:
+        by_name = {a.action: a for a in legal}
+        roll = rng.random()
+        for name in ("raise", "bet", "complete"):
+            if name in by_name and roll < 0.25:
+                return name, by_name[name].to[0]
+        if "call" in by_name and roll > 0.9:
+            return "fold", 0
+        for name in ("check", "call", "bring_in"):
+            if name in by_name:
+                return name, by_name[name].to[0]
+        return legal[0].action, legal[0].to[0]
+
+    return choose

@@ -1,0 +1,238 @@
+"""``riverboat up`` (NATS, the dealer and table services, a demo table), ``riverboat bots``
+(bots that play real hands through the gRPC API) and ``riverboat table serve``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from riverboat.client import BotStats, TableClient, play_bot, random_chooser
+from riverboat.handtext import money
+from riverboat.natsserver import DEFAULT_PORT, NatsServer
+from riverboat.services.launcher import ServiceProcess
+
+DEMO_TABLE = "demo-stud"
+
+
+def register(groups: Any) -> None:
+    """Add ``up``, ``bots`` and ``table``."""
+    up = groups.add_parser("up", help="start NATS, the dealer and table services, a demo table")
+    up.add_argument("--nats", help="use this NATS server instead of starting one")
+    up.add_argument("--var", default="var", help="where logs and the NATS store go (./var)")
+    up.add_argument("--table-address", default="127.0.0.1:50052")
+    up.add_argument("--dealer-address", default="127.0.0.1:50053")
+    up.add_argument("--bots", type=int, default=4, help="bots seated at the demo table")
+    up.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands")
+    up.set_defaults(handler=cmd_up)
+
+    bots = groups.add_parser("bots", help="seat bots that play through the gRPC API")
+    bots.add_argument("--table-address", default="127.0.0.1:50052")
+    bots.add_argument("--tables", type=int, default=1)
+    bots.add_argument("--seats", type=int, default=4)
+    bots.add_argument("--stack", type=int, default=20_000, help="chips each bot sits with")
+    bots.add_argument("--seconds", type=float, default=0, help="stop after this long (0: never)")
+    bots.add_argument("--seed", type=int, default=None)
+    bots.set_defaults(handler=cmd_bots)
+
+    table = groups.add_parser("table", help="the table service")
+    sub = table.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+    serve = sub.add_parser("serve", help="run the table service in the foreground")
+    serve.add_argument("args", nargs=argparse.REMAINDER, help="flags of the table service")
+    serve.set_defaults(handler=cmd_table_serve)
+
+
+def cmd_table_serve(args: argparse.Namespace) -> int:
+    """Run the table service (same flags as ``python -m riverboat.services.table``)."""
+    from riverboat.services.table.__main__ import main
+
+    main(args.args)
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    """Start everything; Ctrl-C stops it all cleanly."""
+    var = Path(args.var)
+    (var / "logs").mkdir(parents=True, exist_ok=True)
+    nats_server: NatsServer | None = None
+    services: list[ServiceProcess] = []
+    try:
+        if args.nats:
+            nats_url = args.nats
+        else:
+            nats_server = NatsServer(var / "nats", port=DEFAULT_PORT)
+            nats_server.start()
+            nats_url = nats_server.url
+            print(f"nats-server    {nats_url}  (store {var / 'nats'})")
+        dealer = ServiceProcess(
+            "dealer",
+            args.dealer_address,
+            [
+                "--address",
+                args.dealer_address,
+                "--nats",
+                nats_url,
+                "--dev-key-file",
+                str(var / "dealer.key"),
+                "--log-format",
+                "json",
+            ],
+            log_path=var / "logs" / "dealer.log",
+        )
+        dealer.start()
+        services.append(dealer)
+        print(f"dealer         {args.dealer_address}  (log {dealer.log_path})")
+        table = ServiceProcess(
+            "table",
+            args.table_address,
+            [
+                "--address",
+                args.table_address,
+                "--nats",
+                nats_url,
+                "--dealer",
+                args.dealer_address,
+                "--hand-pause",
+                str(args.hand_pause),
+                "--log-format",
+                "json",
+            ],
+            log_path=var / "logs" / "table.log",
+        )
+        table.start()
+        services.append(table)
+        print(f"table service  {args.table_address}  (log {table.log_path})")
+        asyncio.run(_demo(args))
+    except KeyboardInterrupt:
+        print("\nstopping...")
+    except RuntimeError as exc:
+        print(f"riverboat up: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        for service in reversed(services):
+            service.stop()
+        if nats_server is not None:
+            nats_server.stop()
+    print("stopped.")
+    return 0
+
+
+async def _demo(args: argparse.Namespace) -> None:
+    async with grpc.aio.insecure_channel(args.table_address) as channel:
+        operator = TableClient(channel, "operator")
+        try:
+            await operator.create_table(DEMO_TABLE, name="Pacific $1/$2 stud hi/lo")
+            print(f"demo table     {DEMO_TABLE} created")
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            print(f"demo table     {DEMO_TABLE} (already there)")
+        print(
+            "\nWatch it as an observer with grpcurl:\n"
+            f'  grpcurl -plaintext -d \'{{"table_id": "{DEMO_TABLE}"}}\' {args.table_address}'
+            " riverboat.v1.TableService/Watch\n"
+            "Press Ctrl-C to stop everything.\n"
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await _run_bots(channel, [DEMO_TABLE], args.bots, 20_000, stop, seed=None, narrate=True)
+
+
+async def _run_bots(
+    channel: grpc.aio.Channel,
+    tables: list[str],
+    seats: int,
+    stack: int,
+    stop: asyncio.Event,
+    *,
+    seed: int | None,
+    narrate: bool = False,
+) -> list[BotStats]:
+    rng = random.Random(seed)
+    operator = TableClient(channel, "operator")
+    tasks = []
+    for table_id in tables:
+        view = await operator.view(table_id)
+        taken = {s.seat for s in view.seats}
+        for k in range(1, seats + 1):
+            player = f"bot-{table_id}-{k}"
+            if not any(s.player == player for s in view.seats):
+                free = next(n for n in range(1, 11) if n not in taken)
+                taken.add(free)
+                await operator.seat(table_id, free, player, stack)
+            bot = TableClient(channel, player)
+            printer = _narrator() if narrate and k == 1 else None
+            tasks.append(
+                asyncio.ensure_future(
+                    play_bot(
+                        bot,
+                        table_id,
+                        random_chooser(random.Random(rng.random())),
+                        stop=stop,
+                        on_update=printer,
+                        think=0.3 if narrate else 0.0,
+                    )
+                )
+            )
+    if not tasks:
+        await stop.wait()
+        return []
+    return list(await asyncio.gather(*tasks))
+
+
+def _narrator() -> Any:
+    """Print the demo table's hands readably, from one bot's point of view."""
+    from riverboat.eventcodec import event_from_pb
+    from riverboat.handtext import render
+
+    names: dict[int, str] = {}
+
+    def show(update: Any) -> None:
+        events = [event_from_pb(env)[0] for env in update.events]
+        for line in render(events, names=names):
+            print(line)
+        if update.HasField("view") and update.view.to_act == 0 and update.view.hand_id:
+            seats = ", ".join(f"{s.player} {money(s.stack)}" for s in update.view.seats)
+            with contextlib.suppress(Exception):
+                if not update.view.hand_in_progress:
+                    print(f"  table: {seats}\n")
+
+    return show
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """Seat bots at N tables (creating them if needed) and let them play."""
+
+    async def main() -> list[BotStats]:
+        async with grpc.aio.insecure_channel(args.table_address) as channel:
+            operator = TableClient(channel, "operator")
+            tables = [f"bots-{n}" for n in range(1, args.tables + 1)]
+            for table_id in tables:
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await operator.create_table(table_id)
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            if args.seconds:
+                loop.call_later(args.seconds, stop.set)
+            print(
+                f"{args.tables} table(s) x {args.seats} bots at {args.table_address}; "
+                "Ctrl-C to stop"
+            )
+            return await _run_bots(channel, tables, args.seats, args.stack, stop, seed=args.seed)
+
+    stats = asyncio.run(main())
+    actions = sum(s.actions for s in stats)
+    hands = len({h for s in stats for h in s.hands_seen})
+    print(f"bots acted {actions} times in {hands} hands")
+    return 0

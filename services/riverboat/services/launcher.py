@@ -1,0 +1,111 @@
+"""Start Riverboat's services as child processes and wait until they report SERVING.
+
+Used by ``riverboat up`` and by the end-to-end and crash tests, so both exercise the same
+processes an operator runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_serving(address: str, timeout: float = 30.0, service: str = "") -> None:
+    """Block until the gRPC health service at ``address`` says SERVING."""
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+                last = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            except grpc.RpcError as exc:
+                last = exc.code().name
+            time.sleep(0.1)
+    raise TimeoutError(f"{address} not SERVING after {timeout:.0f}s (last: {last})")
+
+
+class ServiceProcess:
+    """One service as a child process (``python -m riverboat.services.<name> ...``)."""
+
+    def __init__(
+        self,
+        name: str,
+        address: str,
+        args: Sequence[str],
+        *,
+        log_path: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.address = address
+        self.args = list(args)
+        self.log_path = log_path
+        self.env = env
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start and wait for SERVING; on failure, the error includes the log's tail."""
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        command = [sys.executable, "-m", f"riverboat.services.{self.name}", *self.args]
+        self.process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(self.env or {})},
+        )
+        if self.log_path:
+            out.close()  # type: ignore[union-attr]
+        try:
+            wait_serving(self.address, timeout)
+        except TimeoutError as exc:
+            code = self.process.poll()
+            tail = self.log_tail()
+            self.kill()
+            raise RuntimeError(f"{self.name} did not start (exit {code}): {exc}\n{tail}") from None
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines of the service's log file, if it has one."""
+        if not self.log_path or not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def kill(self) -> None:
+        """SIGKILL: a crash, for the crash tests."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM and wait (graceful shutdown), then SIGKILL if it does not exit."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    @property
+    def running(self) -> bool:
+        """Whether the process is alive."""
+        return self.process is not None and self.process.poll() is None

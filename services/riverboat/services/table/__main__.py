@@ -1,0 +1,38 @@
+"""``python -m riverboat.services.table``: run the table service (see ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from riverboat.services.common import configure_logging
+from riverboat.services.table.config import TableConfig
+from riverboat.services.table.server import serve
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line flags (environment variables RIVERBOAT_* give the defaults)."""
+    parser = argparse.ArgumentParser(prog="riverboat-table", description="Riverboat table service")
+    parser.add_argument("--address", help="listen address (default 127.0.0.1:50052)")
+    parser.add_argument("--nats", dest="nats_url", help="NATS URL (default nats://127.0.0.1:4333)")
+    parser.add_argument("--dealer", dest="dealer_address", help="dealer address (127.0.0.1:50053)")
+    parser.add_argument("--hand-pause", type=float, help="seconds between hands (default 2)")
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run until SIGTERM/SIGINT."""
+    args = parse(argv)
+    configure_logging(fmt=args.log_format, service="table")
+    config = TableConfig.from_env(
+        address=args.address,
+        nats_url=args.nats_url,
+        dealer_address=args.dealer_address,
+        hand_pause=args.hand_pause,
+    )
+    asyncio.run(serve(config))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""The table service's client of the dealer service, with retries while the dealer restarts."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import grpc
+import structlog
+
+from riverboat.engine.cards import parse_card
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
+
+log = structlog.get_logger("riverboat.table.dealer")
+
+# Statuses worth retrying: the dealer is restarting or briefly unreachable.
+_RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+
+
+@dataclass(frozen=True, slots=True)
+class Commitment:
+    """The dealer's commitment to one hand's deck."""
+
+    scheme: str
+    commitment: bytes
+    deck_size: int
+
+
+class DealerUnavailable(RuntimeError):
+    """The dealer did not answer within the allowed time."""
+
+
+class DealerClient:
+    """Calls the dealer; every call retries with backoff until ``patience`` seconds pass."""
+
+    def __init__(self, address: str, *, patience: float = 120.0, call_timeout: float = 5.0):
+        self._channel = grpc.aio.insecure_channel(address)
+        self._stub = dealer_pb2_grpc.DealerServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self.patience = patience
+        self.call_timeout = call_timeout
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close(None)
+
+    async def _call(self, name: str, request: object, **ids: str) -> object:
+        method = getattr(self._stub, name)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience
+        delay = 0.05
+        while True:
+            try:
+                return await method(request, timeout=self.call_timeout)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in _RETRY or loop.time() + delay > deadline:
+                    if exc.code() in _RETRY:
+                        raise DealerUnavailable(f"dealer {name}: {exc.details()}") from None
+                    raise
+                log.warning("dealer_retry", call=name, status=exc.code().name, **ids)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    async def commit_hand(self, table_id: str, hand_id: str) -> Commitment:
+        """Ask for a new hand's commitment (idempotent per hand)."""
+        reply = await self._call(
+            "CommitHand",
+            dealer_pb2.CommitHandRequest(table_id=table_id, hand_id=hand_id),
+            table_id=table_id,
+            hand_id=hand_id,
+        )
+        assert isinstance(reply, dealer_pb2.CommitHandResponse)
+        return Commitment(reply.scheme, reply.commitment, reply.deck_size)
+
+    async def get_deck(self, table_id: str, hand_id: str, log_sequence: int) -> tuple[int, ...]:
+        """The committed deck, once the commitment is in the table's log."""
+        reply = await self._call(
+            "GetDeck",
+            dealer_pb2.GetDeckRequest(
+                table_id=table_id, hand_id=hand_id, log_sequence=log_sequence
+            ),
+            table_id=table_id,
+            hand_id=hand_id,
+        )
+        assert isinstance(reply, dealer_pb2.GetDeckResponse)
+        return tuple(parse_card(c) for c in reply.cards)
+
+    async def reveal_seed(self, table_id: str, hand_id: str) -> None:
+        """After the hand: have the dealer publish the seed for auditors."""
+        await self._call(
+            "RevealSeed",
+            dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id),
+            table_id=table_id,
+            hand_id=hand_id,
+        )

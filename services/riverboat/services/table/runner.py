@@ -1,0 +1,370 @@
+"""One table in the table service: its state, its log, its clock, its watchers.
+
+Every change goes through :meth:`TableRunner.submit`, which (under the table's lock) checks the
+request id, lets the pure table code decide the events, appends them as ONE message with
+optimistic concurrency, and only then folds them into the in-memory state. A refused command
+writes nothing. The in-memory state is always the fold of the log up to ``version``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from riverboat.engine.commands import TimeOut
+from riverboat.engine.errors import EngineError
+from riverboat.engine.events import HandEnded
+from riverboat.eventcodec import decode_batch, encode_batch
+from riverboat.eventstore import ConcurrencyError, EventStore
+from riverboat.services.table.config import TableConfig
+from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
+from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableState
+from riverboat.table.events import AnyEvent, HandCommitted, HandVoided
+
+log = structlog.get_logger("riverboat.table")
+
+Decider = Callable[[TableState], list[AnyEvent]]
+
+#: Request ids remembered per table for answering retries without re-deciding.
+_REQUEST_MEMORY = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One accepted command's events, as broadcast to watchers (unredacted: redact per viewer)."""
+
+    version: int
+    events: tuple[AnyEvent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """The outcome of a submitted command."""
+
+    version: int
+    duplicate: bool
+
+
+class TableRunner:
+    """A live table. Create with :meth:`load`."""
+
+    def __init__(
+        self, table_id: str, store: EventStore, dealer: DealerClient, config: TableConfig
+    ) -> None:
+        self.table_id = table_id
+        self.store = store
+        self.dealer = dealer
+        self.config = config
+        self.state = TableState(table_id)
+        self.version = 0
+        self.deck: tuple[int, ...] | None = None
+        self.commit_sequence = 0
+        self._lock = asyncio.Lock()
+        self._requests: OrderedDict[str, int] = OrderedDict()
+        self._watchers: set[asyncio.Queue[Update | None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._clock: asyncio.Task[None] | None = None
+        self._dealing = False
+        self._closed = False
+        self.log = log.bind(table_id=table_id)
+
+    # --- loading and catching up ---------------------------------------------------------
+
+    @classmethod
+    async def load(
+        cls, table_id: str, store: EventStore, dealer: DealerClient, config: TableConfig
+    ) -> TableRunner:
+        """Rebuild the table by replaying its log."""
+        runner = cls(table_id, store, dealer, config)
+        async with runner._lock:
+            await runner._catch_up()
+        return runner
+
+    async def _catch_up(self) -> list[Update]:
+        """Fold records written after ``version`` (by us before a crash, or another instance)."""
+        updates = []
+        async for record in self.store.iter_records(self.table_id, self.version + 1):
+            events = [e for e, _ in decode_batch(record.payload)]
+            self._fold(events, record.version, record.stream_sequence, record.request_id)
+            updates.append(Update(record.version, tuple(events)))
+        for update in updates:
+            self._broadcast(update)
+        return updates
+
+    def _fold(self, events: list[AnyEvent], version: int, sequence: int, request_id: str) -> None:
+        self.state = table.fold(events, self.state)
+        self.version = version
+        self._remember(request_id, version)
+        for event in events:
+            if isinstance(event, HandCommitted):
+                self.commit_sequence = sequence
+                self.deck = None
+            elif isinstance(event, HandEnded | HandVoided):
+                self.deck = None
+
+    def _remember(self, request_id: str, version: int) -> None:
+        self._requests[request_id] = version
+        if len(self._requests) > _REQUEST_MEMORY:
+            self._requests.popitem(last=False)
+
+    # --- commands ------------------------------------------------------------------------
+
+    async def submit(self, decide: Decider, *, request_id: str, actor: str) -> Submitted:
+        """Decide and append one command; see the module docstring.
+
+        Raises the deciding code's errors (nothing written), or :class:`ConcurrencyError` if
+        another writer got there first (the state is then caught up, and nothing of ours
+        written).
+        """
+        async with self._lock:
+            known = self._requests.get(request_id)
+            if known is not None:
+                return Submitted(known, True)
+            events = decide(self.state)
+            if not events:
+                return Submitted(self.version, False)
+            version = self.version + 1
+            payload = encode_batch(
+                events,
+                aggregate_id=self.table_id,
+                version=version,
+                request_id=request_id,
+                actor=actor,
+                occurred_at=datetime.now(UTC),
+            )
+            try:
+                result = await self.store.append(
+                    self.table_id, payload, expected_version=self.version, request_id=request_id
+                )
+            except ConcurrencyError:
+                await self._catch_up()
+                raise
+            if result.duplicate:
+                # Written before by us or by another instance: the log is the truth.
+                await self._catch_up()
+                return Submitted(result.version, True)
+            self._fold(events, result.version, result.stream_sequence, request_id)
+            update = Update(result.version, tuple(events))
+        self._broadcast(update)
+        self._log_update(update, actor)
+        self.after_change()
+        return Submitted(result.version, False)
+
+    def _log_update(self, update: Update, actor: str) -> None:
+        hand = self.state.hand
+        kinds = [type(e).__name__ for e in update.events]
+        # Event kinds only: never card values (hidden cards must not reach a log line).
+        self.log.info(
+            "table_update",
+            version=update.version,
+            hand_id=hand.hand_id if hand is not None else None,
+            actor=actor,
+            events=len(kinds),
+            first=kinds[0],
+        )
+
+    async def act(self, decide: Decider, *, request_id: str, actor: str) -> Submitted:
+        """Submit a hand action, making sure this instance holds the hand's deck first."""
+        await self._ensure_deck()
+        return await self.submit(decide, request_id=request_id, actor=actor)
+
+    async def _ensure_deck(self) -> None:
+        hand = self.state.hand
+        needs = self.state.pending is not None or (hand is not None and not hand.finished)
+        if needs and self.deck is None and self.commit_sequence:
+            pending = self.state.pending
+            hand_id = pending.hand_id if pending is not None else hand.hand_id  # type: ignore[union-attr]
+            self.deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
+
+    # --- the hand's life: dealing, the clock, the reveal ---------------------------------
+
+    def after_change(self) -> None:
+        """Schedule what follows from the current state: the next deal or the action clock."""
+        if self._closed:
+            return
+        state = self.state
+        hand = state.hand
+        if state.pending is not None and not self._dealing:
+            self._spawn(self._deal_pending())
+        elif hand is not None and not hand.finished and hand.to_act is not None:
+            self._arm_clock(hand.hand_id, self.version, hand.seats[hand.to_act])
+        elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
+            self._spawn(self._start_hand(delay=self.config.hand_pause))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def start_hand(self) -> None:
+        """Commit and deal the next hand now (used by tests and operators)."""
+        await self._start_hand(delay=0.0)
+
+    async def _start_hand(self, *, delay: float) -> None:
+        if self._dealing:
+            return
+        self._dealing = True
+        try:
+            if delay:
+                await asyncio.sleep(delay)
+            if not self.state.can_start_hand():
+                return
+            hand_id = f"{self.table_id}-{self.version + 1}"
+            commitment = await self.dealer.commit_hand(self.table_id, hand_id)
+            await self.submit(
+                lambda s: table.commit_hand(
+                    s,
+                    hand_id=hand_id,
+                    scheme=commitment.scheme,
+                    commitment=commitment.commitment,
+                    deck_size=commitment.deck_size,
+                ),
+                request_id=f"commit-{hand_id}",
+                actor="service:table",
+            )
+            await self._deal()
+        except (EngineError, ConcurrencyError) as exc:
+            # Another instance dealt first, or players left meanwhile: nothing to do.
+            self.log.info("hand_not_started", reason=str(exc))
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+        except Exception:
+            self.log.exception("hand_start_failed")
+        finally:
+            self._dealing = False
+
+    async def _deal_pending(self) -> None:
+        """A hand was committed but not dealt (e.g. we crashed in between): deal it now."""
+        if self._dealing:
+            return
+        self._dealing = True
+        try:
+            await self._deal()
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+            await self._void("the dealer could not be reached to resume the hand")
+        except (EngineError, ConcurrencyError) as exc:
+            self.log.info("deal_skipped", reason=str(exc))
+        except Exception:
+            self.log.exception("deal_failed")
+        finally:
+            self._dealing = False
+
+    async def _deal(self) -> None:
+        pending = self.state.pending
+        if pending is None:
+            return
+        await self._ensure_deck()
+        deck = self.deck
+        assert deck is not None
+        await self.submit(
+            lambda s: table.deal_hand(s, deck),
+            request_id=f"deal-{pending.hand_id}",
+            actor="service:table",
+        )
+
+    async def resume(self) -> None:
+        """After a restart: fetch the deck of a hand in progress and restart its clock."""
+        hand = self.state.hand
+        if self.state.pending is not None or (hand is not None and not hand.finished):
+            try:
+                await self._ensure_deck()
+            except DealerUnavailable:
+                await self._void("the dealer could not be reached to resume the hand")
+                return
+        self.after_change()
+
+    async def _void(self, reason: str) -> None:
+        try:
+            hand_id = (
+                self.state.pending.hand_id
+                if self.state.pending
+                else (self.state.hand.hand_id if self.state.hand else "none")
+            )
+            await self.submit(
+                lambda s: table.void_hand(s, reason),
+                request_id=f"void-{hand_id}",
+                actor="service:table",
+            )
+            self.log.warning("hand_voided", hand_id=hand_id, reason=reason)
+        except (EngineError, ConcurrencyError) as exc:
+            self.log.info("void_skipped", reason=str(exc))
+
+    def _arm_clock(self, hand_id: str, version: int, seat: int) -> None:
+        if self._clock is not None:
+            self._clock.cancel()
+        self._clock = asyncio.ensure_future(self._clock_expiry(hand_id, version, seat))
+
+    async def _clock_expiry(self, hand_id: str, version: int, seat: int) -> None:
+        await asyncio.sleep(self.state.action_seconds)
+        if self.version != version:
+            return  # someone acted in time
+        try:
+            await self.act(
+                lambda s: table.act(s, TimeOut(seat), self.deck or (), hand_id),
+                request_id=f"clock-{hand_id}-{version}",
+                actor="clock",
+            )
+            self.log.info("clock_expired", hand_id=hand_id, seat=seat)
+        except (EngineError, ConcurrencyError) as exc:
+            self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+
+    # --- watchers --------------------------------------------------------------------------
+
+    def watch(self) -> asyncio.Queue[Update | None]:
+        """A queue receiving every update from now on (None when the table closes)."""
+        queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=10_000)
+        self._watchers.add(queue)
+        return queue
+
+    def unwatch(self, queue: asyncio.Queue[Update | None]) -> None:
+        """Stop sending updates to ``queue``."""
+        self._watchers.discard(queue)
+
+    def _broadcast(self, update: Update) -> None:
+        for queue in list(self._watchers):
+            try:
+                queue.put_nowait(update)
+            except asyncio.QueueFull:
+                # A watcher this far behind is dropped; it can resume from its last version.
+                self._watchers.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.put_nowait(None)
+        hand = self.state.hand
+        if hand is not None and any(isinstance(e, HandEnded) for e in update.events):
+            self._spawn(self._reveal(hand.hand_id))
+
+    async def _reveal(self, hand_id: str) -> None:
+        try:
+            await self.dealer.reveal_seed(self.table_id, hand_id)
+        except Exception as exc:  # the auditor's copy can be fetched again later
+            self.log.warning("seed_reveal_failed", hand_id=hand_id, reason=str(exc))
+
+    async def external_change(self) -> None:
+        """Another writer appended to this table: fold what we have not seen."""
+        async with self._lock:
+            updates = await self._catch_up()
+        if updates:
+            self.after_change()
+
+    async def close(self) -> None:
+        """Stop timers and background work; end watch streams."""
+        self._closed = True
+        if self._clock is not None:
+            self._clock.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for queue in list(self._watchers):
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+        self._watchers.clear()

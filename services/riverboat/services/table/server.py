@@ -1,0 +1,81 @@
+"""Start the table service: connect to NATS, open the log, load every table, serve gRPC."""
+
+from __future__ import annotations
+
+import nats
+import structlog
+from nats.aio.client import Client as NATS
+
+from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
+from riverboat.services.table.config import TableConfig
+from riverboat.services.table.dealer_client import DealerClient
+from riverboat.services.table.registry import TableRegistry
+from riverboat.services.table.service import TableService
+from riverboat.v1 import table_pb2_grpc
+
+log = structlog.get_logger("riverboat.table")
+
+SERVICE_NAME = "riverboat.v1.TableService"
+
+
+class TableServer:
+    """The running service: gRPC server, NATS connection, event store and tables."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.nc: NATS | None = None
+        self.registry: TableRegistry | None = None
+        self.dealer: DealerClient | None = None
+        self.grpc = GrpcServer(
+            config.address,
+            service_names=[SERVICE_NAME],
+            interceptors=[ErrorInterceptor(context_fields=["table_id"])],
+            options=[
+                ("grpc.max_receive_message_length", config.max_request_bytes),
+            ],
+        )
+
+    @property
+    def address(self) -> str:
+        """Where it listens (the real port when configured with port 0)."""
+        return self.grpc.address
+
+    async def start(self) -> None:
+        """Connect, bind, rebuild every table from the log, then report SERVING."""
+        self.nc = await nats.connect(
+            self.config.nats_url, name="riverboat-table", max_reconnect_attempts=-1
+        )
+        store = await JetStreamEventStore.open(
+            self.nc,
+            StreamSettings(name=self.config.stream, subject_prefix=self.config.subject_prefix),
+        )
+        self.dealer = DealerClient(self.config.dealer_address, patience=self.config.resume_timeout)
+        self.registry = TableRegistry(store, self.dealer, self.config, self.nc)
+        servicer = TableService(self.registry)
+        add = table_pb2_grpc.add_TableServiceServicer_to_server
+        add(servicer, self.grpc.server)  # type: ignore[no-untyped-call]
+        await self.grpc.start()
+        await self.registry.start()
+        await self.grpc.set_serving(True)
+        log.info("table_service_ready", address=self.address, tables=len(self.registry.tables()))
+
+    async def stop(self) -> None:
+        """Stop answering, finish in-flight calls, stop the tables, disconnect."""
+        await self.grpc.stop()
+        if self.registry is not None:
+            await self.registry.close()
+        if self.dealer is not None:
+            await self.dealer.close()
+        if self.nc is not None:
+            await self.nc.drain()
+
+
+async def serve(config: TableConfig) -> None:
+    """Run until SIGTERM or SIGINT."""
+    server = TableServer(config)
+    async with ShutdownSignals() as signals:
+        await server.start()
+        await signals.wait()
+    log.info("table_service_stopping")
+    await server.stop()

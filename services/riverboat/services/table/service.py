@@ -1,0 +1,360 @@
+"""The ``riverboat.v1.TableService`` gRPC servicer.
+
+Errors map to precise statuses and plain sentences, never a traceback: INVALID_ARGUMENT for
+malformed requests, FAILED_PRECONDITION for illegal moves (with the engine's reason), ABORTED
+for a lost concurrency race, NOT_FOUND, ALREADY_EXISTS, UNAUTHENTICATED and PERMISSION_DENIED.
+Nothing is written when a request is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any, NoReturn
+
+import grpc
+import structlog
+
+from riverboat.engine.commands import Act
+from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
+from riverboat.engine.options import pacific_options
+from riverboat.eventcodec import (
+    EventMeta,
+    decode_batch,
+    event_to_pb,
+    options_from_pb,
+    options_to_pb,
+)
+from riverboat.eventstore import ConcurrencyError
+from riverboat.services.table.dealer_client import DealerUnavailable
+from riverboat.services.table.registry import TableRegistry
+from riverboat.services.table.runner import TableRunner
+from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableError
+from riverboat.table.events import AnyEvent
+from riverboat.table.views import TableView, redact, table_view, viewer_seat
+from riverboat.v1 import table_pb2, table_pb2_grpc
+
+log = structlog.get_logger("riverboat.table")
+
+Ctx = grpc.aio.ServicerContext[Any, Any]
+
+#: Metadata naming the caller until the lobby's bearer tokens take over (docs/table-service.md).
+PLAYER_KEY = "rb-player"
+ROLE_KEY = "rb-role"
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_STATUS = {
+    "not_found": grpc.StatusCode.NOT_FOUND,
+    "already_exists": grpc.StatusCode.ALREADY_EXISTS,
+    "invalid": grpc.StatusCode.INVALID_ARGUMENT,
+    "precondition": grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+
+def _metadata(context: Ctx, key: str) -> str | None:
+    for k, v in context.invocation_metadata() or ():
+        if k == key:
+            return v if isinstance(v, str) else v.decode()
+    return None
+
+
+async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
+    await context.abort(code, msg)
+    raise AssertionError("abort returns only by raising")
+
+
+def view_to_pb(view: TableView, options: Any) -> table_pb2.TableView:
+    """A table view as protobuf."""
+    return table_pb2.TableView(
+        table_id=view.table_id,
+        name=view.name,
+        variant=view.variant,
+        version=view.version,
+        hand_id=view.hand_id,
+        hand_in_progress=view.hand_in_progress,
+        street=view.street,
+        button=view.button,
+        seats=[
+            table_pb2.SeatView(
+                seat=s.seat,
+                player=s.player,
+                stack=s.stack,
+                street_bet=s.street_bet,
+                in_hand=s.in_hand,
+                folded=s.folded,
+                all_in=s.all_in,
+                cards=[
+                    table_pb2.ViewCard(card="" if c is None else _card(c), face_up=up)
+                    for c, up in s.cards
+                ],
+            )
+            for s in view.seats
+        ],
+        community=[_card(c) for c in view.community],
+        pot=view.pot,
+        to_act=view.to_act,
+        viewer_seat=view.viewer_seat,
+        legal_actions=[
+            table_pb2.LegalAction(action=a, to=list(to)) for a, to in view.legal_actions
+        ],
+        options=options,
+        action_seconds=view.action_seconds,
+    )
+
+
+def _card(card: int) -> str:
+    from riverboat.engine.cards import card_str
+
+    return card_str(card)
+
+
+class TableService(table_pb2_grpc.TableServiceServicer):
+    """Serves tables from a :class:`TableRegistry`."""
+
+    def __init__(self, registry: TableRegistry) -> None:
+        self.registry = registry
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    async def _runner(self, context: Ctx, table_id: str, *, create: bool = False) -> TableRunner:
+        if not _TABLE_ID.fullmatch(table_id or ""):
+            await _fail(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "table_id must be 1-64 letters, digits, '-' or '_'",
+            )
+        runner = await self.registry.get(table_id, create=create)
+        if runner is None:
+            await _fail(context, grpc.StatusCode.NOT_FOUND, f"no table {table_id}")
+        return runner
+
+    async def _request_id(self, context: Ctx, request_id: str) -> str:
+        if not _ID.fullmatch(request_id or ""):
+            await _fail(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "request_id must be 1-64 letters, digits, '-' or '_'",
+            )
+        return request_id
+
+    def _view(self, runner: TableRunner, viewer: str | None) -> table_pb2.TableView:
+        state = runner.state
+        options = options_to_pb(state.options) if state.options is not None else None
+        return view_to_pb(table_view(state, runner.version, viewer), options)
+
+    async def _run(
+        self,
+        context: Ctx,
+        runner: TableRunner,
+        decide: Callable[[Any], list[AnyEvent]],
+        *,
+        request_id: str,
+        actor: str,
+        hand_action: bool = False,
+    ) -> int:
+        try:
+            if hand_action:
+                done = await runner.act(decide, request_id=request_id, actor=actor)
+            else:
+                done = await runner.submit(decide, request_id=request_id, actor=actor)
+        except TableError as exc:
+            await _fail(context, _STATUS[exc.kind], exc.message)
+        except (InvalidCommand, InvalidOptions) as exc:
+            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+        except IllegalAction as exc:
+            await _fail(context, grpc.StatusCode.FAILED_PRECONDITION, exc.message)
+        except EngineError as exc:
+            await _fail(context, grpc.StatusCode.FAILED_PRECONDITION, exc.message)
+        except ConcurrencyError:
+            await _fail(
+                context,
+                grpc.StatusCode.ABORTED,
+                "the table changed while your request was decided; look and retry",
+            )
+        except DealerUnavailable:
+            await _fail(context, grpc.StatusCode.UNAVAILABLE, "the dealer is not reachable")
+        return done.version
+
+    # --- operator RPCs ---------------------------------------------------------------------
+
+    async def CreateTable(
+        self, request: table_pb2.CreateTableRequest, context: Ctx
+    ) -> table_pb2.CreateTableResponse:
+        """Open a table."""
+        request_id = await self._request_id(context, request.request_id)
+        try:
+            options = (
+                options_from_pb(request.options)
+                if request.HasField("options")
+                else pacific_options()
+            )
+        except InvalidOptions as exc:
+            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+        runner = await self._runner(context, request.table_id, create=True)
+        version = await self._run(
+            context,
+            runner,
+            lambda s: table.create_table(
+                s,
+                name=request.name or request.table_id,
+                variant=request.variant or "seven_card_stud_hi_lo",
+                options=options,
+                action_seconds=request.action_seconds or 30,
+            ),
+            request_id=request_id,
+            actor=f"operator:{_metadata(context, PLAYER_KEY) or 'anonymous'}",
+        )
+        return table_pb2.CreateTableResponse(table_id=request.table_id, version=version)
+
+    async def SeatPlayer(
+        self, request: table_pb2.SeatPlayerRequest, context: Ctx
+    ) -> table_pb2.SeatPlayerResponse:
+        """Seat a player with chips."""
+        request_id = await self._request_id(context, request.request_id)
+        runner = await self._runner(context, request.table_id)
+        version = await self._run(
+            context,
+            runner,
+            lambda s: table.seat_player(
+                s, seat=request.seat, player=request.player, stack=request.stack
+            ),
+            request_id=request_id,
+            actor="operator",
+        )
+        return table_pb2.SeatPlayerResponse(version=version)
+
+    async def UnseatPlayer(
+        self, request: table_pb2.UnseatPlayerRequest, context: Ctx
+    ) -> table_pb2.UnseatPlayerResponse:
+        """Take a player off the table (after the hand they are in)."""
+        request_id = await self._request_id(context, request.request_id)
+        runner = await self._runner(context, request.table_id)
+        version = await self._run(
+            context,
+            runner,
+            lambda s: table.unseat_player(s, seat=request.seat),
+            request_id=request_id,
+            actor="operator",
+        )
+        seat = runner.state.seat_at(request.seat)
+        return table_pb2.UnseatPlayerResponse(
+            version=version,
+            pending=seat is not None,
+            stack=seat.stack if seat is not None else 0,
+        )
+
+    # --- player RPCs -----------------------------------------------------------------------
+
+    async def Act(self, request: table_pb2.ActRequest, context: Ctx) -> table_pb2.ActResponse:
+        """A player's action."""
+        player = _metadata(context, PLAYER_KEY)
+        if not player:
+            await _fail(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                f"say who you are: call metadata '{PLAYER_KEY}'",
+            )
+        request_id = await self._request_id(context, request.request_id)
+        if not request.action:
+            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "action is required")
+        runner = await self._runner(context, request.table_id)
+        seat = runner.state.seat_at(request.seat)
+        hand = runner.state.hand
+        in_hand = hand is not None and request.seat in hand.seats
+        owner = (seat.player if seat is not None else None) or (
+            hand.players[hand.seats.index(request.seat)] if hand is not None and in_hand else None
+        )
+        if owner is None:
+            await _fail(context, grpc.StatusCode.NOT_FOUND, f"nobody sits at seat {request.seat}")
+        if owner != player:
+            await _fail(
+                context, grpc.StatusCode.PERMISSION_DENIED, f"seat {request.seat} is not yours"
+            )
+        command = Act(request.seat, request.action, request.amount or None)
+        version = await self._run(
+            context,
+            runner,
+            lambda s: table.act(s, command, runner.deck or (), request.hand_id or None),
+            request_id=request_id,
+            actor=player,
+            hand_action=True,
+        )
+        return table_pb2.ActResponse(version=version, view=self._view(runner, player))
+
+    async def GetTableView(
+        self, request: table_pb2.GetTableViewRequest, context: Ctx
+    ) -> table_pb2.GetTableViewResponse:
+        """The table as the caller may see it."""
+        runner = await self._runner(context, request.table_id)
+        return table_pb2.GetTableViewResponse(
+            view=self._view(runner, _metadata(context, PLAYER_KEY))
+        )
+
+    async def Watch(
+        self, request: table_pb2.WatchRequest, context: Ctx
+    ) -> AsyncIterator[table_pb2.WatchResponse]:
+        """Stream the table's updates as the caller may see them."""
+        runner = await self._runner(context, request.table_id)
+        viewer = _metadata(context, PLAYER_KEY)
+        queue = runner.watch()  # subscribe first, then replay: nothing falls in between
+        try:
+            sent = request.after_version
+            if sent < runner.version:
+                if request.after_version:
+                    records = await runner.store.read(runner.table_id, sent + 1)
+                    for record in records:
+                        if record.version > runner.version:
+                            break
+                        pairs = decode_batch(record.payload)
+                        yield self._update(
+                            runner,
+                            viewer,
+                            record.version,
+                            [e for e, _ in pairs],
+                            last=record.version == runner.version,
+                        )
+                        sent = record.version
+                if sent < runner.version:
+                    yield table_pb2.WatchResponse(
+                        version=runner.version, view=self._view(runner, viewer)
+                    )
+                    sent = runner.version
+            while True:
+                update = await queue.get()
+                if update is None:
+                    return
+                if update.version <= sent:
+                    continue
+                yield self._update(runner, viewer, update.version, list(update.events), last=True)
+                sent = update.version
+        except asyncio.CancelledError:
+            raise
+        finally:
+            runner.unwatch(queue)
+
+    def _update(
+        self,
+        runner: TableRunner,
+        viewer: str | None,
+        version: int,
+        events: list[AnyEvent],
+        *,
+        last: bool,
+    ) -> table_pb2.WatchResponse:
+        seat = viewer_seat(runner.state, viewer)
+        envelopes = []
+        for index, event in enumerate(events):
+            meta = EventMeta(runner.table_id, version, index, "", "", _EPOCH)
+            env = event_to_pb(redact(event, seat), meta)
+            envelopes.append(env)
+        response = table_pb2.WatchResponse(version=version, events=envelopes)
+        if last:
+            response.view.CopyFrom(self._view(runner, viewer))
+        return response
+
+
+from datetime import UTC, datetime  # noqa: E402 - kept near its single use
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
