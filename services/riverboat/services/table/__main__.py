@@ -17,6 +17,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--nats", dest="nats_url", help="NATS URL (default nats://127.0.0.1:4333)")
     parser.add_argument("--dealer", dest="dealer_address", help="dealer address (127.0.0.1:50053)")
     parser.add_argument("--hand-pause", type=float, help="seconds between hands (default 2)")
+    parser.add_argument("--stream", help="JetStream stream of table logs (default RB_TABLES)")
+    parser.add_argument("--subject-prefix", help="subject prefix of table logs (rb.tables)")
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -30,6 +32,8 @@ def main(argv: list[str] | None = None) -> None:
         nats_url=args.nats_url,
         dealer_address=args.dealer_address,
         hand_pause=args.hand_pause,
+        stream=args.stream,
+        subject_prefix=args.subject_prefix,
     )
     asyncio.run(serve(config))
 

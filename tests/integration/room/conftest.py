@@ -1,0 +1,129 @@
+"""A real room for end-to-end tests: the dealer and table services as child processes on
+free ports, over the session's nats-server (never the machine's own NATS)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from riverboat.client import TableClient
+from riverboat.natsserver import NatsServer
+from riverboat.services.launcher import ServiceProcess, free_port
+
+
+@dataclass
+class Room:
+    """Addresses and processes of one test's services."""
+
+    nats_url: str
+    dealer: ServiceProcess
+    table: ServiceProcess
+    var: Path
+
+    @property
+    def table_address(self) -> str:
+        return self.table.address
+
+    def restart_table(self) -> None:
+        self.table.kill()
+        self.table.start()
+
+    def restart_dealer(self) -> None:
+        self.dealer.kill()
+        self.dealer.start()
+
+
+def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
+    address = f"127.0.0.1:{free_port()}"
+    return ServiceProcess(
+        "dealer",
+        address,
+        [
+            "--address",
+            address,
+            "--nats",
+            nats_url,
+            "--dev-key-file",
+            str(var / "dealer.key"),
+            "--log-format",
+            "json",
+            *_stream_flags(streams),
+        ],
+        log_path=var / "dealer.log",
+    )
+
+
+def _stream_flags(tag: str) -> list[str]:
+    return [
+        "--tables-stream",
+        f"RB_TABLES_{tag}",
+        "--tables-prefix",
+        f"rb.tables{tag.lower()}",
+        "--seeds-stream",
+        f"RB_DEALER_{tag}",
+        "--seeds-prefix",
+        f"rb.dealer{tag.lower()}",
+        "--audit-stream",
+        f"RB_AUDIT_{tag}",
+        "--audit-prefix",
+        f"rb.audit{tag.lower()}",
+    ]
+
+
+def _table(nats_url: str, var: Path, dealer: str, streams: str) -> ServiceProcess:
+    address = f"127.0.0.1:{free_port()}"
+    return ServiceProcess(
+        "table",
+        address,
+        [
+            "--address",
+            address,
+            "--nats",
+            nats_url,
+            "--dealer",
+            dealer,
+            "--hand-pause",
+            "0.05",
+            "--log-format",
+            "json",
+            "--stream",
+            f"RB_TABLES_{streams}",
+            "--subject-prefix",
+            f"rb.tables{streams.lower()}",
+        ],
+        log_path=var / "table.log",
+    )
+
+
+@pytest.fixture
+def room(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Room]:
+    """Dealer and table services for one test, on their own streams."""
+    tag = f"T{abs(hash(request.node.nodeid)) % 10**8}"
+    dealer = _dealer(nats_server.url, tmp_path, tag)
+    dealer.start()
+    table = _table(nats_server.url, tmp_path, dealer.address, tag)
+    try:
+        table.start()
+    except Exception:
+        dealer.kill()
+        raise
+    room = Room(nats_server.url, dealer, table, tmp_path)
+    try:
+        yield room
+    finally:
+        table.stop()
+        dealer.stop()
+        if os.environ.get("RB_KEEP_LOGS"):
+            print((tmp_path / "table.log").read_text()[-5000:])
+
+
+@pytest.fixture
+async def operator(room: Room) -> AsyncIterator[TableClient]:
+    """A table client calling as the operator."""
+    async with grpc.aio.insecure_channel(room.table_address) as channel:
+        yield TableClient(channel, "operator")
