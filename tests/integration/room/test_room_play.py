@@ -7,8 +7,15 @@ import pytest
 
 from riverboat.client import TableClient
 from riverboat.engine.cards import card_str
-from riverboat.engine.events import CardDealt, HandEnded, HandShown, HandStarted, RakeTaken
-from riverboat.table.events import HandCommitted
+from riverboat.engine.events import (
+    ActionTaken,
+    CardDealt,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    RakeTaken,
+)
+from riverboat.table.events import AnyEvent, HandCommitted
 from riverboat.v1 import table_pb2
 from tests.integration.room._play import play_hands, read_log, setup_table
 from tests.integration.room.conftest import Room
@@ -193,3 +200,19 @@ async def test_errors_have_precise_statuses_and_write_nothing(
         again = await me.act("t-err", hand, view.to_act, "bring_in", request_id="dup-1")
         assert first.version == again.version == before + 1
         assert (await p1.view("t-err")).version == before + 1
+
+
+async def test_action_clock_checks_or_folds_on_expiry(room: Room, operator: TableClient) -> None:
+    await setup_table(operator, "t-clock", 2, action_seconds=1)
+    import asyncio
+
+    batches: list[list[AnyEvent]] = []
+    for _ in range(100):  # nobody acts: the clock acts for them
+        batches = await read_log(room.nats_url, *_streams(room), "t-clock")
+        if any(isinstance(e, HandEnded) for b in batches for e in b):
+            break
+        await asyncio.sleep(0.1)
+    actions = [e for b in batches for e in b if isinstance(e, ActionTaken)]
+    # The forced bring-in is posted, then the other player, facing it, is folded.
+    assert [a.action for a in actions[:2]] == ["bring_in", "fold"]
+    assert any(isinstance(e, HandEnded) for b in batches for e in b)
