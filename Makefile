@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# NATS, the dealer and table services, a demo table with bots; Ctrl-C stops everything.
 run: setup
-	$(BIN)/riverboat engine demo
+	$(BIN)/riverboat up
 
 test: setup
 	$(BIN)/python -m pytest

@@ -47,6 +47,17 @@ def register(groups: Any) -> None:
     serve = sub.add_parser("serve", help="run the table service in the foreground")
     serve.add_argument("args", nargs=argparse.REMAINDER, help="flags of the table service")
     serve.set_defaults(handler=cmd_table_serve)
+    view = sub.add_parser("view", help="print a table as a player (or an observer) sees it")
+    view.add_argument("table_id")
+    view.add_argument("--as", dest="player", help="player id (default: observer)")
+    view.add_argument("--table-address", default="127.0.0.1:50052")
+    view.set_defaults(handler=cmd_table_view)
+    watch = sub.add_parser("watch", help="follow a table's updates as JSON lines")
+    watch.add_argument("table_id")
+    watch.add_argument("--as", dest="player", help="player id (default: observer)")
+    watch.add_argument("--after", type=int, default=0, help="resume after this version")
+    watch.add_argument("--table-address", default="127.0.0.1:50052")
+    watch.set_defaults(handler=cmd_table_watch)
 
 
 def cmd_table_serve(args: argparse.Namespace) -> int:
@@ -54,6 +65,43 @@ def cmd_table_serve(args: argparse.Namespace) -> int:
     from riverboat.services.table.__main__ import main
 
     main(args.args)
+    return 0
+
+
+def _rpc_error(exc: grpc.aio.AioRpcError) -> int:
+    print(f"riverboat: {exc.code().name}: {exc.details()}", file=sys.stderr)
+    return 2
+
+
+def cmd_table_view(args: argparse.Namespace) -> int:
+    """Print the table view as JSON."""
+    from google.protobuf.json_format import MessageToJson
+
+    async def main() -> str:
+        async with grpc.aio.insecure_channel(args.table_address) as channel:
+            view = await TableClient(channel, args.player).view(args.table_id)
+            return MessageToJson(view, indent=2)
+
+    try:
+        print(asyncio.run(main()))
+    except grpc.aio.AioRpcError as exc:
+        return _rpc_error(exc)
+    return 0
+
+
+def cmd_table_watch(args: argparse.Namespace) -> int:
+    """Print each update as one JSON line until Ctrl-C."""
+    from google.protobuf.json_format import MessageToJson
+
+    async def main() -> None:
+        async with grpc.aio.insecure_channel(args.table_address) as channel:
+            async for update in TableClient(channel, args.player).watch(args.table_id, args.after):
+                print(MessageToJson(update, indent=None), flush=True)
+
+    try:
+        asyncio.run(main())
+    except grpc.aio.AioRpcError as exc:
+        return _rpc_error(exc)
     return 0
 
 

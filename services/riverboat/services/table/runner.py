@@ -43,6 +43,9 @@ class Update:
 
     version: int
     events: tuple[AnyEvent, ...]
+    request_id: str = ""
+    actor: str = ""
+    occurred_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +95,19 @@ class TableRunner:
         """Fold records written after ``version`` (by us before a crash, or another instance)."""
         updates = []
         async for record in self.store.iter_records(self.table_id, self.version + 1):
-            events = [e for e, _ in decode_batch(record.payload)]
+            pairs = decode_batch(record.payload)
+            events = [e for e, _ in pairs]
             self._fold(events, record.version, record.stream_sequence, record.request_id)
-            updates.append(Update(record.version, tuple(events)))
+            meta = pairs[0][1] if pairs else None
+            updates.append(
+                Update(
+                    record.version,
+                    tuple(events),
+                    record.request_id,
+                    meta.actor if meta else "",
+                    meta.occurred_at if meta else record.recorded_at,
+                )
+            )
         for update in updates:
             self._broadcast(update)
         return updates
@@ -132,13 +145,14 @@ class TableRunner:
             if not events:
                 return Submitted(self.version, False)
             version = self.version + 1
+            now = datetime.now(UTC)
             payload = encode_batch(
                 events,
                 aggregate_id=self.table_id,
                 version=version,
                 request_id=request_id,
                 actor=actor,
-                occurred_at=datetime.now(UTC),
+                occurred_at=now,
             )
             try:
                 result = await self.store.append(
@@ -152,7 +166,7 @@ class TableRunner:
                 await self._catch_up()
                 return Submitted(result.version, True)
             self._fold(events, result.version, result.stream_sequence, request_id)
-            update = Update(result.version, tuple(events))
+            update = Update(result.version, tuple(events), request_id, actor, now)
         self._broadcast(update)
         self._log_update(update, actor)
         self.after_change()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import grpc
@@ -29,7 +30,7 @@ from riverboat.eventcodec import (
 from riverboat.eventstore import ConcurrencyError
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
-from riverboat.services.table.runner import TableRunner
+from riverboat.services.table.runner import TableRunner, Update
 from riverboat.table import aggregate as table
 from riverboat.table.aggregate import TableError
 from riverboat.table.events import AnyEvent
@@ -308,12 +309,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                         if record.version > runner.version:
                             break
                         pairs = decode_batch(record.payload)
-                        yield self._update(
-                            runner,
-                            viewer,
+                        meta = pairs[0][1] if pairs else None
+                        past = Update(
                             record.version,
-                            [e for e, _ in pairs],
-                            last=record.version == runner.version,
+                            tuple(e for e, _ in pairs),
+                            record.request_id,
+                            meta.actor if meta else "",
+                            meta.occurred_at if meta else record.recorded_at,
+                        )
+                        yield self._update(
+                            runner, viewer, past, last=record.version == runner.version
                         )
                         sent = record.version
                 if sent < runner.version:
@@ -327,7 +332,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     return
                 if update.version <= sent:
                     continue
-                yield self._update(runner, viewer, update.version, list(update.events), last=True)
+                yield self._update(runner, viewer, update, last=True)
                 sent = update.version
         except asyncio.CancelledError:
             raise
@@ -335,26 +340,23 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             runner.unwatch(queue)
 
     def _update(
-        self,
-        runner: TableRunner,
-        viewer: str | None,
-        version: int,
-        events: list[AnyEvent],
-        *,
-        last: bool,
+        self, runner: TableRunner, viewer: str | None, update: Update, *, last: bool
     ) -> table_pb2.WatchResponse:
         seat = viewer_seat(runner.state, viewer)
-        envelopes = []
-        for index, event in enumerate(events):
-            meta = EventMeta(runner.table_id, version, index, "", "", _EPOCH)
-            env = event_to_pb(redact(event, seat), meta)
-            envelopes.append(env)
-        response = table_pb2.WatchResponse(version=version, events=envelopes)
+        when = update.occurred_at or _EPOCH
+        envelopes = [
+            event_to_pb(
+                redact(event, seat),
+                EventMeta(
+                    runner.table_id, update.version, index, update.request_id, update.actor, when
+                ),
+            )
+            for index, event in enumerate(update.events)
+        ]
+        response = table_pb2.WatchResponse(version=update.version, events=envelopes)
         if last:
             response.view.CopyFrom(self._view(runner, viewer))
         return response
 
-
-from datetime import UTC, datetime  # noqa: E402 - kept near its single use
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
