@@ -124,7 +124,12 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
             )
         case tev.PlayerSeated():
             env.player_seated.CopyFrom(
-                pb.PlayerSeated(seat=event.seat, player=event.player, stack=event.stack)
+                pb.PlayerSeated(
+                    seat=event.seat,
+                    player=event.player,
+                    stack=event.stack,
+                    buy_in_reference=event.buy_in_reference,
+                )
             )
         case tev.LeaveRequested():
             env.leave_requested.CopyFrom(pb.LeaveRequested(seat=event.seat, player=event.player))
@@ -249,7 +254,7 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
                 m.table_id, m.name, m.variant, options_from_pb(m.options), m.action_seconds
             )
         case "player_seated":
-            event = tev.PlayerSeated(m.seat, m.player, m.stack)
+            event = tev.PlayerSeated(m.seat, m.player, m.stack, m.buy_in_reference)
         case "leave_requested":
             event = tev.LeaveRequested(m.seat, m.player)
         case "player_left":

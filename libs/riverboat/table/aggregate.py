@@ -188,8 +188,10 @@ def create_table(
     return [TableCreated(state.table_id, name, variant, options, action_seconds)]
 
 
-def seat_player(state: TableState, *, seat: int, player: str, stack: int) -> list[AnyEvent]:
-    """Seat ``player`` at ``seat`` with ``stack`` chips."""
+def seat_player(
+    state: TableState, *, seat: int, player: str, stack: int, buy_in_reference: str = ""
+) -> list[AnyEvent]:
+    """Seat ``player`` at ``seat`` with ``stack`` chips (from a settlement reservation)."""
     _exists(state)
     assert state.options is not None
     if not 1 <= seat <= MAX_SEATS:
@@ -204,7 +206,7 @@ def seat_player(state: TableState, *, seat: int, player: str, stack: int) -> lis
         raise TableError(f"{player} is already seated", kind="precondition", rule="already_seated")
     if len(state.seats) >= state.options.max_players:
         raise TableError("the table is full", kind="precondition", rule="table_full")
-    return [PlayerSeated(seat, player, stack)]
+    return [PlayerSeated(seat, player, stack, buy_in_reference)]
 
 
 def unseat_player(state: TableState, *, seat: int) -> list[AnyEvent]:

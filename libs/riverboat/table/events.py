@@ -26,6 +26,7 @@ class PlayerSeated:
     seat: int
     player: str
     stack: int
+    buy_in_reference: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,14 +124,16 @@ class TableCreated(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
 
 class PlayerSeated(_message.Message):
-    __slots__ = ("seat", "player", "stack")
+    __slots__ = ("seat", "player", "stack", "buy_in_reference")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
+    BUY_IN_REFERENCE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player: str
     stack: int
-    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+    buy_in_reference: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., buy_in_reference: _Optional[str] = ...) -> None: ...
 
 class PlayerLeft(_message.Message):
     __slots__ = ("seat", "player", "stack")

@@ -32,18 +32,20 @@ class CreateTableResponse(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class SeatPlayerRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "player", "stack", "request_id")
+    __slots__ = ("table_id", "seat", "player", "stack", "request_id", "buy_in_reference")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    BUY_IN_REFERENCE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     player: str
     stack: int
     request_id: str
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    buy_in_reference: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., request_id: _Optional[str] = ..., buy_in_reference: _Optional[str] = ...) -> None: ...
 
 class SeatPlayerResponse(_message.Message):
     __slots__ = ("version",)

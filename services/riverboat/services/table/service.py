@@ -219,7 +219,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             context,
             runner,
             lambda s: table.seat_player(
-                s, seat=request.seat, player=request.player, stack=request.stack
+                s,
+                seat=request.seat,
+                player=request.player,
+                stack=request.stack,
+                buy_in_reference=request.buy_in_reference,
             ),
             request_id=request_id,
             actor="operator",

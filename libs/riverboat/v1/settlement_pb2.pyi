@@ -1,0 +1,163 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class DepositRequest(_message.Message):
+    __slots__ = ("player", "amount", "external_ref")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    amount: int
+    external_ref: str
+    def __init__(self, player: _Optional[str] = ..., amount: _Optional[int] = ..., external_ref: _Optional[str] = ...) -> None: ...
+
+class DepositResponse(_message.Message):
+    __slots__ = ("balance", "duplicate")
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    duplicate: bool
+    def __init__(self, balance: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class WithdrawRequest(_message.Message):
+    __slots__ = ("player", "amount", "external_ref")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    amount: int
+    external_ref: str
+    def __init__(self, player: _Optional[str] = ..., amount: _Optional[int] = ..., external_ref: _Optional[str] = ...) -> None: ...
+
+class WithdrawResponse(_message.Message):
+    __slots__ = ("balance", "duplicate")
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    duplicate: bool
+    def __init__(self, balance: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class GetBalanceRequest(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    def __init__(self, player: _Optional[str] = ...) -> None: ...
+
+class GetBalanceResponse(_message.Message):
+    __slots__ = ("player", "balance")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    balance: int
+    def __init__(self, player: _Optional[str] = ..., balance: _Optional[int] = ...) -> None: ...
+
+class ListLedgerEntriesRequest(_message.Message):
+    __slots__ = ("account", "page_size", "page_token")
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    account: str
+    page_size: int
+    page_token: str
+    def __init__(self, account: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class LedgerEntry(_message.Message):
+    __slots__ = ("posting_id", "account", "amount", "kind", "reference", "occurred_at", "balance_after")
+    POSTING_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_AFTER_FIELD_NUMBER: _ClassVar[int]
+    posting_id: int
+    account: str
+    amount: int
+    kind: str
+    reference: str
+    occurred_at: str
+    balance_after: int
+    def __init__(self, posting_id: _Optional[int] = ..., account: _Optional[str] = ..., amount: _Optional[int] = ..., kind: _Optional[str] = ..., reference: _Optional[str] = ..., occurred_at: _Optional[str] = ..., balance_after: _Optional[int] = ...) -> None: ...
+
+class ListLedgerEntriesResponse(_message.Message):
+    __slots__ = ("entries", "next_page_token")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[LedgerEntry]
+    next_page_token: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[LedgerEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetRakeReportRequest(_message.Message):
+    __slots__ = ("from_day", "to_day", "table_id")
+    FROM_DAY_FIELD_NUMBER: _ClassVar[int]
+    TO_DAY_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    from_day: str
+    to_day: str
+    table_id: str
+    def __init__(self, from_day: _Optional[str] = ..., to_day: _Optional[str] = ..., table_id: _Optional[str] = ...) -> None: ...
+
+class RakeReportRow(_message.Message):
+    __slots__ = ("table_id", "variant", "day", "hands", "rake")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    DAY_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    RAKE_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    variant: str
+    day: str
+    hands: int
+    rake: int
+    def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., day: _Optional[str] = ..., hands: _Optional[int] = ..., rake: _Optional[int] = ...) -> None: ...
+
+class GetRakeReportResponse(_message.Message):
+    __slots__ = ("rows", "total_rake")
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_RAKE_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[RakeReportRow]
+    total_rake: int
+    def __init__(self, rows: _Optional[_Iterable[_Union[RakeReportRow, _Mapping]]] = ..., total_rake: _Optional[int] = ...) -> None: ...
+
+class ReserveBuyInRequest(_message.Message):
+    __slots__ = ("player", "table_id", "amount", "reference")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    table_id: str
+    amount: int
+    reference: str
+    def __init__(self, player: _Optional[str] = ..., table_id: _Optional[str] = ..., amount: _Optional[int] = ..., reference: _Optional[str] = ...) -> None: ...
+
+class ReserveBuyInResponse(_message.Message):
+    __slots__ = ("balance", "duplicate")
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    duplicate: bool
+    def __init__(self, balance: _Optional[int] = ..., duplicate: _Optional[bool] = ...) -> None: ...
+
+class ReleaseBuyInRequest(_message.Message):
+    __slots__ = ("player", "reference", "reason")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    reference: str
+    reason: str
+    def __init__(self, player: _Optional[str] = ..., reference: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ReleaseBuyInResponse(_message.Message):
+    __slots__ = ("balance", "released")
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    RELEASED_FIELD_NUMBER: _ClassVar[int]
+    balance: int
+    released: bool
+    def __init__(self, balance: _Optional[int] = ..., released: _Optional[bool] = ...) -> None: ...
