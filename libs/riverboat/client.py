@@ -18,16 +18,14 @@ import grpc
 from riverboat.engine.betting import LegalAction
 from riverboat.v1 import table_pb2, table_pb2_grpc
 
-PLAYER_KEY = "rb-player"
-
 
 class TableClient:
-    """Calls one table service as one identity (a player id, or None for an observer)."""
+    """Calls one table service with one bearer token; ``name`` labels its request ids."""
 
-    def __init__(self, channel: grpc.aio.Channel, player: str | None = None) -> None:
+    def __init__(self, channel: grpc.aio.Channel, token: str, name: str = "") -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
-        self.player = player
-        self.metadata: tuple[tuple[str, str], ...] = ((PLAYER_KEY, player),) if player else ()
+        self.player = name
+        self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),)
 
     async def create_table(
         self,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import signal
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import grpc
 
+from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.client import BotStats, TableClient, play_bot, random_chooser
 from riverboat.handtext import money
 from riverboat.natsserver import DEFAULT_PORT, NatsServer
@@ -49,12 +51,12 @@ def register(groups: Any) -> None:
     serve.set_defaults(handler=cmd_table_serve)
     view = sub.add_parser("view", help="print a table as a player (or an observer) sees it")
     view.add_argument("table_id")
-    view.add_argument("--as", dest="player", help="player id (default: observer)")
+    view.add_argument("--token", help="bearer token (default: an operator's, as an observer)")
     view.add_argument("--table-address", default="127.0.0.1:50052")
     view.set_defaults(handler=cmd_table_view)
     watch = sub.add_parser("watch", help="follow a table's updates as JSON lines")
     watch.add_argument("table_id")
-    watch.add_argument("--as", dest="player", help="player id (default: observer)")
+    watch.add_argument("--token", help="bearer token (default: an operator's, as an observer)")
     watch.add_argument("--after", type=int, default=0, help="resume after this version")
     watch.add_argument("--table-address", default="127.0.0.1:50052")
     watch.set_defaults(handler=cmd_table_watch)
@@ -68,6 +70,16 @@ def cmd_table_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _issuer(var: str = "var") -> TokenIssuer:
+    """The room's token issuer: the operator's own tools run next to the key."""
+    return TokenIssuer(load_token_key(Path(var) / "token.key"))
+
+
+def _token(args: argparse.Namespace) -> str:
+    token: str | None = args.token or os.environ.get("RIVERBOAT_TOKEN")
+    return token or _issuer().issue("operator", "operator", ttl=3600)
+
+
 def _rpc_error(exc: grpc.aio.AioRpcError) -> int:
     print(f"riverboat: {exc.code().name}: {exc.details()}", file=sys.stderr)
     return 2
@@ -79,7 +91,7 @@ def cmd_table_view(args: argparse.Namespace) -> int:
 
     async def main() -> str:
         async with grpc.aio.insecure_channel(args.table_address) as channel:
-            view = await TableClient(channel, args.player).view(args.table_id)
+            view = await TableClient(channel, _token(args)).view(args.table_id)
             return MessageToJson(view, indent=2)
 
     try:
@@ -95,7 +107,8 @@ def cmd_table_watch(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         async with grpc.aio.insecure_channel(args.table_address) as channel:
-            async for update in TableClient(channel, args.player).watch(args.table_id, args.after):
+            client = TableClient(channel, _token(args))
+            async for update in client.watch(args.table_id, args.after):
                 print(MessageToJson(update, indent=None), flush=True)
 
     try:
@@ -111,6 +124,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     (var / "logs").mkdir(parents=True, exist_ok=True)
     nats_server: NatsServer | None = None
     services: list[ServiceProcess] = []
+    _issuer(args.var)  # create the room's token key before the services look for it
+    key_env = {"RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key")}
     try:
         if args.nats:
             nats_url = args.nats
@@ -133,6 +148,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                 "json",
             ],
             log_path=var / "logs" / "dealer.log",
+            env=key_env,
         )
         dealer.start()
         services.append(dealer)
@@ -153,6 +169,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                 "json",
             ],
             log_path=var / "logs" / "table.log",
+            env=key_env,
         )
         table.start()
         services.append(table)
@@ -174,7 +191,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 async def _demo(args: argparse.Namespace) -> None:
     async with grpc.aio.insecure_channel(args.table_address) as channel:
-        operator = TableClient(channel, "operator")
+        operator = TableClient(channel, _issuer(args.var).issue("operator", "operator"))
         try:
             await operator.create_table(DEMO_TABLE, name="Pacific $1/$2 stud hi/lo")
             print(f"demo table     {DEMO_TABLE} created")
@@ -192,7 +209,16 @@ async def _demo(args: argparse.Namespace) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await _run_bots(channel, [DEMO_TABLE], args.bots, 20_000, stop, seed=None, narrate=True)
+        await _run_bots(
+            channel,
+            [DEMO_TABLE],
+            args.bots,
+            20_000,
+            stop,
+            seed=None,
+            narrate=True,
+            issuer=_issuer(args.var),
+        )
 
 
 async def _run_bots(
@@ -203,10 +229,11 @@ async def _run_bots(
     stop: asyncio.Event,
     *,
     seed: int | None,
+    issuer: TokenIssuer,
     narrate: bool = False,
 ) -> list[BotStats]:
     rng = random.Random(seed)
-    operator = TableClient(channel, "operator")
+    operator = TableClient(channel, issuer.issue("operator", "operator"))
     tasks = []
     for table_id in tables:
         view = await operator.view(table_id)
@@ -217,7 +244,7 @@ async def _run_bots(
                 free = next(n for n in range(1, 11) if n not in taken)
                 taken.add(free)
                 await operator.seat(table_id, free, player, stack)
-            bot = TableClient(channel, player)
+            bot = TableClient(channel, issuer.issue(player, "player"), player)
             printer = _narrator() if narrate and k == 1 else None
             tasks.append(
                 asyncio.ensure_future(
@@ -262,7 +289,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
     async def main() -> list[BotStats]:
         async with grpc.aio.insecure_channel(args.table_address) as channel:
-            operator = TableClient(channel, "operator")
+            issuer = _issuer()
+            operator = TableClient(channel, issuer.issue("operator", "operator"))
             tables = [f"bots-{n}" for n in range(1, args.tables + 1)]
             for table_id in tables:
                 with contextlib.suppress(grpc.aio.AioRpcError):
@@ -277,7 +305,9 @@ def cmd_bots(args: argparse.Namespace) -> int:
                 f"{args.tables} table(s) x {args.seats} bots at {args.table_address}; "
                 "Ctrl-C to stop"
             )
-            return await _run_bots(channel, tables, args.seats, args.stack, stop, seed=args.seed)
+            return await _run_bots(
+                channel, tables, args.seats, args.stack, stop, seed=args.seed, issuer=issuer
+            )
 
     stats = asyncio.run(main())
     actions = sum(s.actions for s in stats)

@@ -13,6 +13,7 @@ from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import table_pb2
+from tests.integration.room.conftest import Room
 
 
 async def setup_table(
@@ -30,7 +31,7 @@ async def setup_table(
 
 
 async def play_hands(
-    address: str,
+    room: Room,
     table_id: str,
     players: list[str],
     hands: int,
@@ -43,7 +44,7 @@ async def play_hands(
     """Bots play until ``hands`` hands have ended; everything each one received is kept."""
     stop = asyncio.Event()
     rng = random.Random(seed)
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(room.table_address) as channel:
         finished: set[str] = set()
 
         def record(name: str):  # type: ignore[no-untyped-def]
@@ -61,7 +62,7 @@ async def play_hands(
         tasks = [
             asyncio.ensure_future(
                 play_bot(
-                    TableClient(channel, name),
+                    room.client(channel, name),
                     table_id,
                     random_chooser(random.Random(rng.random())),
                     stop=stop,
@@ -76,7 +77,8 @@ async def play_hands(
             async def observer() -> None:
                 from riverboat.client import _until
 
-                async for update in _until(TableClient(channel, None).watch(table_id), stop):
+                observer = room.client(channel, "auditor-1", "auditor")
+                async for update in _until(observer.watch(table_id), stop):
                     observe.append(update)
 
             watcher = asyncio.ensure_future(observer())

@@ -4,6 +4,7 @@ free ports, over the session's nats-server (never the machine's own NATS)."""
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from riverboat.auth import TokenIssuer
 from riverboat.client import TableClient
 from riverboat.natsserver import NatsServer
 from riverboat.services.launcher import ServiceProcess, free_port
@@ -24,6 +26,15 @@ class Room:
     dealer: ServiceProcess
     table: ServiceProcess
     var: Path
+    issuer: TokenIssuer
+
+    def token(self, subject: str, role: str = "player") -> str:
+        """A bearer token the room's services accept."""
+        return self.issuer.issue(subject, role)
+
+    def client(self, channel: grpc.aio.Channel, subject: str, role: str = "player") -> TableClient:
+        """A table client calling as ``subject`` with ``role``."""
+        return TableClient(channel, self.token(subject, role), subject)
 
     @property
     def table_address(self) -> str:
@@ -36,6 +47,10 @@ class Room:
     def restart_dealer(self) -> None:
         self.dealer.kill()
         self.dealer.start()
+
+
+TOKEN_KEY = secrets.token_bytes(32)
+KEY_ENV = {"RIVERBOAT_TOKEN_KEY": TOKEN_KEY.hex()}
 
 
 def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
@@ -55,6 +70,7 @@ def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
             *_stream_flags(streams),
         ],
         log_path=var / "dealer.log",
+        env=KEY_ENV,
     )
 
 
@@ -97,6 +113,7 @@ def _table(nats_url: str, var: Path, dealer: str, streams: str) -> ServiceProces
             f"rb.tables{streams.lower()}",
         ],
         log_path=var / "table.log",
+        env=KEY_ENV,
     )
 
 
@@ -112,7 +129,7 @@ def room(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
     except Exception:
         dealer.kill()
         raise
-    room = Room(nats_server.url, dealer, table, tmp_path)
+    room = Room(nats_server.url, dealer, table, tmp_path, TokenIssuer(TOKEN_KEY))
     try:
         yield room
     finally:
@@ -126,4 +143,4 @@ def room(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
 async def operator(room: Room) -> AsyncIterator[TableClient]:
     """A table client calling as the operator."""
     async with grpc.aio.insecure_channel(room.table_address) as channel:
-        yield TableClient(channel, "operator")
+        yield room.client(channel, "operator", "operator")

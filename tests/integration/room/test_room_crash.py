@@ -37,17 +37,17 @@ def _streams(room: Room) -> tuple[str, str]:
     return args[args.index("--stream") + 1], args[args.index("--subject-prefix") + 1]
 
 
-async def _act_once(address: str, table_id: str, players: list[str]) -> str | None:
+async def _act_once(room: Room, table_id: str, players: list[str]) -> str | None:
     """The player to act checks or calls (brings in if forced); returns the hand id."""
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(room.table_address) as channel:
         for _ in range(200):
-            view = await TableClient(channel, "observer").view(table_id)
+            view = await room.client(channel, "observer", "auditor").view(table_id)
             if view.to_act:
                 break
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("nobody came to act")
-        player = TableClient(channel, players[view.to_act - 1])
+        player = room.client(channel, players[view.to_act - 1])
         mine = await player.view(table_id)
         names = [a.action for a in mine.legal_actions]
         action = next(a for a in ("check", "call", "bring_in") if a in names)
@@ -61,7 +61,9 @@ async def _seed(room: Room, table_id: str, hand_id: str) -> bytes:
     async with grpc.aio.insecure_channel(room.dealer.address) as channel:
         stub = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
         reply = await stub.RevealSeed(
-            dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id), timeout=10
+            dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id),
+            timeout=10,
+            metadata=(("authorization", f"Bearer {room.token('auditor-1', 'service')}"),),
         )
         return bytes(reply.seed)
 
@@ -80,12 +82,16 @@ async def _play_with_crashes(room: Room, table_id: str, crash_after: set[int], c
                 room.table.kill()
                 room.dealer.start()
                 room.table.start()
-        current = await _act_once(room.table_address, table_id, players)
+        current = await _act_once(room, table_id, players)
         hand_id = hand_id or current
         if current != hand_id:
             break  # the first hand is over and the next one is dealt
     assert hand_id is not None
     return hand_id
+
+
+def _as(room: Room, channel: grpc.aio.Channel, who: str | None) -> TableClient:
+    return room.client(channel, who) if who else room.client(channel, "obs", "auditor")
 
 
 def _hand(batches: list[list[AnyEvent]], hand_id: str) -> list[AnyEvent]:
@@ -136,10 +142,10 @@ async def test_restart_rebuilds_every_table_identically(room: Room, operator: Ta
     for table_id in ("t-r1", "t-r2"):
         players = await setup_table(operator, table_id, 3)
         for _ in range(5):
-            await _act_once(room.table_address, table_id, players)
+            await _act_once(room, table_id, players)
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         before = {
-            (t, who): await TableClient(channel, who).view(t)
+            (t, who): await _as(room, channel, who).view(t)
             for t in ("t-r1", "t-r2")
             for who in (None, f"{t}-p1", f"{t}-p2")
         }
@@ -147,7 +153,7 @@ async def test_restart_rebuilds_every_table_identically(room: Room, operator: Ta
     room.table.start()
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         for (t, who), view in before.items():
-            again = await TableClient(channel, who).view(t)
+            again = await _as(room, channel, who).view(t)
             assert again == view
 
 
@@ -157,7 +163,7 @@ async def test_two_writers_one_loses_and_the_state_stays_intact(
     await operator.create_table("t-race")
     stream, prefix = _streams(room)
     nc = await nats.connect(room.nats_url)
-    dealer = DealerClient(room.dealer.address)
+    dealer = DealerClient(room.dealer.address, token=room.token("table", "service"))
     try:
         store = JetStreamEventStore(nc, StreamSettings(name=stream, subject_prefix=prefix))
         config = TableConfig(auto_deal=False, stream=stream, subject_prefix=prefix)

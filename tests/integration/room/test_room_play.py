@@ -30,7 +30,7 @@ async def test_bots_play_full_hands_and_chips_are_conserved(
     room: Room, operator: TableClient
 ) -> None:
     players = await setup_table(operator, "t-play", 4)
-    await play_hands(room.table_address, "t-play", players, hands=5)
+    await play_hands(room, "t-play", players, hands=5)
     batches = await read_log(room.nats_url, *_streams(room), "t-play")
     events = [e for batch in batches for e in batch]
     ended = [e for e in events if isinstance(e, HandEnded)]
@@ -65,7 +65,7 @@ async def test_no_player_or_observer_ever_receives_a_hidden_card(
     received: dict[str, list[table_pb2.WatchResponse]] = {}
     observed: list[table_pb2.WatchResponse] = []
     await play_hands(
-        room.table_address, "t-leak", players, hands=4, received=received, observe=observed
+        room, "t-leak", players, hands=4, received=received, observe=observed
     )
     batches = await read_log(room.nats_url, *_streams(room), "t-leak")
     # The truth, from the raw log: after each version, the hand's face-down cards (and whose
@@ -133,8 +133,9 @@ async def test_errors_have_precise_statuses_and_write_nothing(
     players = await setup_table(operator, "t-err", 2)
     view = await operator.view("t-err")
     async with grpc.aio.insecure_channel(room.table_address) as channel:
-        p1, p2 = TableClient(channel, players[0]), TableClient(channel, players[1])
-        anon = TableClient(channel, None)
+        p1, p2 = room.client(channel, players[0]), room.client(channel, players[1])
+        anon = TableClient(channel, "not-a-token")
+        auditor = room.client(channel, "aud", "auditor")
         import asyncio
 
         for _ in range(100):  # the first hand is dealt right after the players sit
@@ -157,6 +158,14 @@ async def test_errors_have_precise_statuses_and_write_nothing(
         assert (
             await code(anon.act("t-err", hand, view.to_act, "bring_in", request_id="a1"))
             == grpc.StatusCode.UNAUTHENTICATED
+        )
+        assert (
+            await code(auditor.act("t-err", hand, view.to_act, "bring_in", request_id="a1"))
+            == grpc.StatusCode.PERMISSION_DENIED
+        )
+        assert (
+            await code(p1.create_table("t-mine", request_id="c9"))
+            == grpc.StatusCode.PERMISSION_DENIED
         )
         assert (
             await code(other.act("t-err", hand, view.to_act, "bring_in", request_id="a2"))

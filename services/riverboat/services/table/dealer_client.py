@@ -33,8 +33,17 @@ class DealerUnavailable(RuntimeError):
 class DealerClient:
     """Calls the dealer; every call retries with backoff until ``patience`` seconds pass."""
 
-    def __init__(self, address: str, *, patience: float = 120.0, call_timeout: float = 5.0):
+    def __init__(
+        self,
+        address: str,
+        *,
+        patience: float = 120.0,
+        call_timeout: float = 5.0,
+        token: str | None = None,
+    ):
         self._channel = grpc.aio.insecure_channel(address)
+        # The dealer serves services only: calls carry the table service's own token.
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self._stub = dealer_pb2_grpc.DealerServiceStub(self._channel)  # type: ignore[no-untyped-call]
         self.patience = patience
         self.call_timeout = call_timeout
@@ -50,7 +59,7 @@ class DealerClient:
         delay = 0.05
         while True:
             try:
-                return await method(request, timeout=self.call_timeout)
+                return await method(request, timeout=self.call_timeout, metadata=self._metadata)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in _RETRY or loop.time() + delay > deadline:
                     if exc.code() in _RETRY:

@@ -6,12 +6,14 @@ import nats
 import structlog
 from nats.aio.client import Client as NATS
 
+from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
+from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.registry import TableRegistry
-from riverboat.services.table.service import TableService
+from riverboat.services.table.service import RULES, TableService
 from riverboat.v1 import table_pb2_grpc
 
 log = structlog.get_logger("riverboat.table")
@@ -22,15 +24,19 @@ SERVICE_NAME = "riverboat.v1.TableService"
 class TableServer:
     """The running service: gRPC server, NATS connection, event store and tables."""
 
-    def __init__(self, config: TableConfig) -> None:
+    def __init__(self, config: TableConfig, issuer: TokenIssuer | None = None) -> None:
         self.config = config
+        self.issuer = issuer or TokenIssuer(load_token_key())
         self.nc: NATS | None = None
         self.registry: TableRegistry | None = None
         self.dealer: DealerClient | None = None
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
-            interceptors=[ErrorInterceptor(context_fields=["table_id"])],
+            interceptors=[
+                ErrorInterceptor(context_fields=["table_id"]),
+                AuthInterceptor(self.issuer, RULES),
+            ],
             options=[
                 ("grpc.max_receive_message_length", config.max_request_bytes),
             ],
@@ -50,7 +56,11 @@ class TableServer:
             self.nc,
             StreamSettings(name=self.config.stream, subject_prefix=self.config.subject_prefix),
         )
-        self.dealer = DealerClient(self.config.dealer_address, patience=self.config.resume_timeout)
+        self.dealer = DealerClient(
+            self.config.dealer_address,
+            patience=self.config.resume_timeout,
+            token=self.issuer.issue("table", "service"),
+        )
         self.registry = TableRegistry(store, self.dealer, self.config, self.nc)
         servicer = TableService(self.registry)
         add = table_pb2_grpc.add_TableServiceServicer_to_server

@@ -28,6 +28,7 @@ from riverboat.eventcodec import (
     options_to_pb,
 )
 from riverboat.eventstore import ConcurrencyError
+from riverboat.services.common.auth import current_identity
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import TableRunner, Update
@@ -41,9 +42,13 @@ log = structlog.get_logger("riverboat.table")
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
-#: Metadata naming the caller until the lobby's bearer tokens take over (docs/table-service.md).
-PLAYER_KEY = "rb-player"
-ROLE_KEY = "rb-role"
+#: Who may call what; everything else (views, watching) is open to any valid token.
+RULES = {
+    "CreateTable": {"operator", "service"},
+    "SeatPlayer": {"operator", "service"},
+    "UnseatPlayer": {"operator", "service"},
+    "Act": {"player"},
+}
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _STATUS = {
@@ -54,11 +59,10 @@ _STATUS = {
 }
 
 
-def _metadata(context: Ctx, key: str) -> str | None:
-    for k, v in context.invocation_metadata() or ():
-        if k == key:
-            return v if isinstance(v, str) else v.decode()
-    return None
+def _viewer() -> str | None:
+    """The caller's player id when a player calls; operators and auditors watch as observers."""
+    identity = current_identity()
+    return identity.subject if identity.role == "player" else None
 
 
 async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
@@ -205,7 +209,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 action_seconds=request.action_seconds or 30,
             ),
             request_id=request_id,
-            actor=f"operator:{_metadata(context, PLAYER_KEY) or 'anonymous'}",
+            actor=f"{current_identity().role}:{current_identity().subject}",
         )
         return table_pb2.CreateTableResponse(table_id=request.table_id, version=version)
 
@@ -226,7 +230,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 buy_in_reference=request.buy_in_reference,
             ),
             request_id=request_id,
-            actor="operator",
+            actor=f"{current_identity().role}:{current_identity().subject}",
         )
         return table_pb2.SeatPlayerResponse(version=version)
 
@@ -241,7 +245,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             runner,
             lambda s: table.unseat_player(s, seat=request.seat),
             request_id=request_id,
-            actor="operator",
+            actor=f"{current_identity().role}:{current_identity().subject}",
         )
         seat = runner.state.seat_at(request.seat)
         return table_pb2.UnseatPlayerResponse(
@@ -254,13 +258,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def Act(self, request: table_pb2.ActRequest, context: Ctx) -> table_pb2.ActResponse:
         """A player's action."""
-        player = _metadata(context, PLAYER_KEY)
-        if not player:
-            await _fail(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                f"say who you are: call metadata '{PLAYER_KEY}'",
-            )
+        player = current_identity().subject
         request_id = await self._request_id(context, request.request_id)
         if not request.action:
             await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "action is required")
@@ -293,16 +291,14 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.GetTableViewResponse:
         """The table as the caller may see it."""
         runner = await self._runner(context, request.table_id)
-        return table_pb2.GetTableViewResponse(
-            view=self._view(runner, _metadata(context, PLAYER_KEY))
-        )
+        return table_pb2.GetTableViewResponse(view=self._view(runner, _viewer()))
 
     async def Watch(
         self, request: table_pb2.WatchRequest, context: Ctx
     ) -> AsyncIterator[table_pb2.WatchResponse]:
         """Stream the table's updates as the caller may see them."""
         runner = await self._runner(context, request.table_id)
-        viewer = _metadata(context, PLAYER_KEY)
+        viewer = _viewer()
         queue = runner.watch()  # subscribe first, then replay: nothing falls in between
         try:
             sent = request.after_version
