@@ -37,7 +37,7 @@ class TableClient:
         request_id: str | None = None,
     ) -> int:
         """Open a table; returns its version."""
-        request = table_pb2.CreateTableRequest(
+        request = table_pb2.OpenTableRequest(
             table_id=table_id,
             name=name or table_id,
             variant="seven_card_stud_hi_lo",
@@ -46,7 +46,7 @@ class TableClient:
         )
         if options is not None:
             request.options.CopyFrom(options)
-        reply = await self.stub.CreateTable(request, metadata=self.metadata)
+        reply = await self.stub.OpenTable(request, metadata=self.metadata)
         return int(reply.version)
 
     async def seat(self, table_id: str, seat: int, player: str, stack: int) -> int:

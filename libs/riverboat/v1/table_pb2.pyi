@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class CreateTableRequest(_message.Message):
+class OpenTableRequest(_message.Message):
     __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -23,7 +23,7 @@ class CreateTableRequest(_message.Message):
     request_id: str
     def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
 
-class CreateTableResponse(_message.Message):
+class OpenTableResponse(_message.Message):
     __slots__ = ("table_id", "version")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]

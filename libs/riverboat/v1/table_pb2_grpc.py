@@ -37,10 +37,10 @@ class TableServiceStub:
         Args:
             channel: A grpc.Channel.
         """
-        self.CreateTable = channel.unary_unary(
-                '/riverboat.v1.TableService/CreateTable',
-                request_serializer=riverboat_dot_v1_dot_table__pb2.CreateTableRequest.SerializeToString,
-                response_deserializer=riverboat_dot_v1_dot_table__pb2.CreateTableResponse.FromString,
+        self.OpenTable = channel.unary_unary(
+                '/riverboat.v1.TableService/OpenTable',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.OpenTableRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.OpenTableResponse.FromString,
                 _registered_method=True)
         self.SeatPlayer = channel.unary_unary(
                 '/riverboat.v1.TableService/SeatPlayer',
@@ -75,8 +75,8 @@ class TableServiceServicer:
     see someone else's cards.
     """
 
-    def CreateTable(self, request, context):
-        """Open a table (operators; the lobby takes this over).
+    def OpenTable(self, request, context):
+        """Open a table (operators and the lobby).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -120,10 +120,10 @@ class TableServiceServicer:
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
-            'CreateTable': grpc.unary_unary_rpc_method_handler(
-                    servicer.CreateTable,
-                    request_deserializer=riverboat_dot_v1_dot_table__pb2.CreateTableRequest.FromString,
-                    response_serializer=riverboat_dot_v1_dot_table__pb2.CreateTableResponse.SerializeToString,
+            'OpenTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenTable,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.OpenTableRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.OpenTableResponse.SerializeToString,
             ),
             'SeatPlayer': grpc.unary_unary_rpc_method_handler(
                     servicer.SeatPlayer,
@@ -165,7 +165,7 @@ class TableService:
     """
 
     @staticmethod
-    def CreateTable(request,
+    def OpenTable(request,
             target,
             options=(),
             channel_credentials=None,
@@ -178,9 +178,9 @@ class TableService:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/riverboat.v1.TableService/CreateTable',
-            riverboat_dot_v1_dot_table__pb2.CreateTableRequest.SerializeToString,
-            riverboat_dot_v1_dot_table__pb2.CreateTableResponse.FromString,
+            '/riverboat.v1.TableService/OpenTable',
+            riverboat_dot_v1_dot_table__pb2.OpenTableRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.OpenTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -44,7 +44,7 @@ Ctx = grpc.aio.ServicerContext[Any, Any]
 
 #: Who may call what; everything else (views, watching) is open to any valid token.
 RULES = {
-    "CreateTable": {"operator", "service"},
+    "OpenTable": {"operator", "service"},
     "SeatPlayer": {"operator", "service"},
     "UnseatPlayer": {"operator", "service"},
     "Act": {"player"},
@@ -184,9 +184,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     # --- operator RPCs ---------------------------------------------------------------------
 
-    async def CreateTable(
-        self, request: table_pb2.CreateTableRequest, context: Ctx
-    ) -> table_pb2.CreateTableResponse:
+    async def OpenTable(
+        self, request: table_pb2.OpenTableRequest, context: Ctx
+    ) -> table_pb2.OpenTableResponse:
         """Open a table."""
         request_id = await self._request_id(context, request.request_id)
         try:
@@ -211,7 +211,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             request_id=request_id,
             actor=f"{current_identity().role}:{current_identity().subject}",
         )
-        return table_pb2.CreateTableResponse(table_id=request.table_id, version=version)
+        return table_pb2.OpenTableResponse(table_id=request.table_id, version=version)
 
     async def SeatPlayer(
         self, request: table_pb2.SeatPlayerRequest, context: Ctx

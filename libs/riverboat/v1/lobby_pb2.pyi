@@ -1,0 +1,244 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from riverboat.v1 import events_pb2 as _events_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RegisterRequest(_message.Message):
+    __slots__ = ("username", "password")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    password: str
+    def __init__(self, username: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class RegisterResponse(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class LoginRequest(_message.Message):
+    __slots__ = ("username", "password")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    password: str
+    def __init__(self, username: _Optional[str] = ..., password: _Optional[str] = ...) -> None: ...
+
+class LoginResponse(_message.Message):
+    __slots__ = ("token", "expires_at", "role", "player_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    expires_at: _timestamp_pb2.Timestamp
+    role: str
+    player_id: str
+    def __init__(self, token: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., role: _Optional[str] = ..., player_id: _Optional[str] = ...) -> None: ...
+
+class CreateTableRequest(_message.Message):
+    __slots__ = ("template", "name", "overrides", "action_seconds", "request_id")
+    TEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OVERRIDES_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    template: str
+    name: str
+    overrides: _struct_pb2.Struct
+    action_seconds: int
+    request_id: str
+    def __init__(self, template: _Optional[str] = ..., name: _Optional[str] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class CreateTableResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+
+class ListTablesRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListTablesResponse(_message.Message):
+    __slots__ = ("tables", "next_page_token")
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedCompositeFieldContainer[LobbyTable]
+    next_page_token: str
+    def __init__(self, tables: _Optional[_Iterable[_Union[LobbyTable, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetTableRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class GetTableResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: LobbyTable
+    def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
+
+class LobbyTable(_message.Message):
+    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    BIG_BET_FIELD_NUMBER: _ClassVar[int]
+    MIN_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    MAX_BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    name: str
+    template: str
+    variant: str
+    small_bet: int
+    big_bet: int
+    min_buy_in: int
+    max_buy_in: int
+    max_players: int
+    seats: _containers.RepeatedCompositeFieldContainer[TakenSeat]
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TakenSeat(_message.Message):
+    __slots__ = ("seat", "player", "stack")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    stack: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class JoinTableRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "buy_in", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    buy_in: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., buy_in: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class JoinTableResponse(_message.Message):
+    __slots__ = ("seat", "stack", "balance")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    stack: int
+    balance: int
+    def __init__(self, seat: _Optional[int] = ..., stack: _Optional[int] = ..., balance: _Optional[int] = ...) -> None: ...
+
+class LeaveTableRequest(_message.Message):
+    __slots__ = ("table_id", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class LeaveTableResponse(_message.Message):
+    __slots__ = ("pending", "stack")
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    pending: bool
+    stack: int
+    def __init__(self, pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
+
+class LobbyEvent(_message.Message):
+    __slots__ = ("request_id", "occurred_at", "account_registered", "table_listed", "join_started", "join_completed", "join_failed")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_REGISTERED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_LISTED_FIELD_NUMBER: _ClassVar[int]
+    JOIN_STARTED_FIELD_NUMBER: _ClassVar[int]
+    JOIN_COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    JOIN_FAILED_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    occurred_at: _timestamp_pb2.Timestamp
+    account_registered: AccountRegistered
+    table_listed: TableListed
+    join_started: JoinStarted
+    join_completed: JoinCompleted
+    join_failed: JoinFailed
+    def __init__(self, request_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., account_registered: _Optional[_Union[AccountRegistered, _Mapping]] = ..., table_listed: _Optional[_Union[TableListed, _Mapping]] = ..., join_started: _Optional[_Union[JoinStarted, _Mapping]] = ..., join_completed: _Optional[_Union[JoinCompleted, _Mapping]] = ..., join_failed: _Optional[_Union[JoinFailed, _Mapping]] = ...) -> None: ...
+
+class AccountRegistered(_message.Message):
+    __slots__ = ("username", "player_id", "role", "password_hash")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_HASH_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    player_id: str
+    role: str
+    password_hash: str
+    def __init__(self, username: _Optional[str] = ..., player_id: _Optional[str] = ..., role: _Optional[str] = ..., password_hash: _Optional[str] = ...) -> None: ...
+
+class TableListed(_message.Message):
+    __slots__ = ("table_id", "name", "template", "variant", "options", "action_seconds")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    name: str
+    template: str
+    variant: str
+    options: _events_pb2.TableOptions
+    action_seconds: int
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
+
+class JoinStarted(_message.Message):
+    __slots__ = ("reference", "player", "table_id", "seat", "buy_in")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BUY_IN_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    player: str
+    table_id: str
+    seat: int
+    buy_in: int
+    def __init__(self, reference: _Optional[str] = ..., player: _Optional[str] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., buy_in: _Optional[int] = ...) -> None: ...
+
+class JoinCompleted(_message.Message):
+    __slots__ = ("reference", "seat")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    seat: int
+    def __init__(self, reference: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinFailed(_message.Message):
+    __slots__ = ("reference", "reason")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    reason: str
+    def __init__(self, reference: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
