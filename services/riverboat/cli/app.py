@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from riverboat.cli import engine_cmd, room_cmd
+from riverboat.cli import dealer_cmd, engine_cmd, room_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -12,6 +12,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="riverboat", description="Riverboat card room")
     groups = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
     engine_cmd.register(groups)
+    dealer_cmd.register(groups)
     room_cmd.register(groups)
     return parser
 

@@ -1,0 +1,62 @@
+"""Building blocks every Riverboat gRPC service shares.
+
+* :mod:`~riverboat.services.common.logs`: :func:`configure_logging` (structlog, JSON or
+  console, no local variables in tracebacks).
+* :mod:`~riverboat.services.common.grpcserver`: :class:`GrpcServer` (grpc.aio with health
+  checking, reflection, graceful stop) and :class:`ShutdownSignals` (SIGTERM/SIGINT).
+* :mod:`~riverboat.services.common.errors`: :class:`ServiceError` and its status-specific
+  subclasses, and :class:`ErrorInterceptor`, which sends them as gRPC statuses, turns anything
+  else into ``INTERNAL`` without a traceback, and logs one line per RPC.
+* :mod:`~riverboat.services.common.addresses`: :func:`split_address`.
+
+A typical service::
+
+    configure_logging(fmt="auto", level="info", service="table")
+    server = GrpcServer(address, service_names=[NAME],
+                        interceptors=[ErrorInterceptor(context_fields=("table_id",))])
+    add_XServicer_to_server(servicer, server.server)
+    await server.start()                 # health: NOT_SERVING
+    ...connect dependencies...
+    await server.set_serving(True)       # health: SERVING
+    async with ShutdownSignals() as signals:
+        await signals.wait()
+    await server.stop()
+"""
+
+from riverboat.services.common.addresses import split_address
+from riverboat.services.common.errors import (
+    REASON_METADATA_KEY,
+    Aborted,
+    AlreadyExists,
+    DataLoss,
+    ErrorInterceptor,
+    FailedPrecondition,
+    Internal,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    Unavailable,
+)
+from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.logs import configure_logging
+
+__all__ = [
+    "REASON_METADATA_KEY",
+    "Aborted",
+    "AlreadyExists",
+    "BindError",
+    "DataLoss",
+    "ErrorInterceptor",
+    "FailedPrecondition",
+    "GrpcServer",
+    "Internal",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "ServiceError",
+    "ShutdownSignals",
+    "Unavailable",
+    "configure_logging",
+    "split_address",
+]

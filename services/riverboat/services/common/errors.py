@@ -1,0 +1,305 @@
+"""Service errors that carry their gRPC status, and the interceptor that sends them.
+
+Handlers raise a :class:`ServiceError` subclass (``NotFound("hand 'h1' is unknown")``); the
+:class:`ErrorInterceptor` turns it into that status and message, plus an optional
+machine-readable ``reason`` in the ``rb-error-reason`` trailing metadata (the spirit of AIP-193's
+``ErrorInfo.reason``, without needing ``grpcio-status``). Any other exception becomes
+``INTERNAL`` with an incident id: the client never sees a traceback or an exception's text, and
+the log line with the same incident id has the details.
+
+The interceptor also logs one line per RPC (method, status code, duration) and binds chosen
+request fields (for example ``table_id``) to structlog's context variables, so every line a
+handler logs carries them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+
+import grpc
+import grpc.aio
+import structlog
+
+__all__ = [
+    "REASON_METADATA_KEY",
+    "Aborted",
+    "AlreadyExists",
+    "DataLoss",
+    "ErrorInterceptor",
+    "FailedPrecondition",
+    "Internal",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "ServiceError",
+    "Unavailable",
+]
+
+REASON_METADATA_KEY = "rb-error-reason"
+"""Trailing-metadata key holding a :attr:`ServiceError.reason` (UPPER_SNAKE_CASE)."""
+
+_MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
+
+_log = structlog.get_logger("riverboat.rpc")
+
+
+class ServiceError(Exception):
+    """An error with a definite gRPC status; its message is sent to the client as is.
+
+    Subclasses fix :attr:`code`. Messages must be written for the caller (what was wrong and,
+    where useful, what to do) and must never contain secrets.
+
+    Args:
+        message: the status details sent to the client.
+        reason: optional stable, machine-readable cause in UPPER_SNAKE_CASE, sent as the
+            ``rb-error-reason`` trailing metadata so callers need not parse messages.
+    """
+
+    code: ClassVar[grpc.StatusCode] = grpc.StatusCode.UNKNOWN
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+class InvalidArgument(ServiceError):
+    """The request itself is malformed; retrying it unchanged cannot succeed."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class NotFound(ServiceError):
+    """The named resource does not exist."""
+
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class AlreadyExists(ServiceError):
+    """The resource to be created exists already."""
+
+    code = grpc.StatusCode.ALREADY_EXISTS
+
+
+class PermissionDenied(ServiceError):
+    """The caller may not do this."""
+
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class FailedPrecondition(ServiceError):
+    """The system is not in the state the operation needs; retry only once that changes."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class Aborted(ServiceError):
+    """A concurrency conflict: re-read, decide again, then retry."""
+
+    code = grpc.StatusCode.ABORTED
+
+
+class Unavailable(ServiceError):
+    """A transient failure (a dependency is unreachable); retrying later is safe."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
+class DataLoss(ServiceError):
+    """Stored data is corrupt or lost."""
+
+    code = grpc.StatusCode.DATA_LOSS
+
+
+class Internal(ServiceError):
+    """A broken invariant on the server side."""
+
+    code = grpc.StatusCode.INTERNAL
+
+
+# Codes that mean "the caller got it wrong": logged at info. Everything else is the server's
+# problem and logged at warning (or error, for unexpected exceptions).
+_CLIENT_CODES = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.CANCELLED,
+    }
+)
+
+Behavior = Callable[..., Any]
+
+if TYPE_CHECKING:
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+    Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Server interceptor: status mapping, per-RPC log line, request fields in the log context.
+
+    Args:
+        context_fields: request fields to bind to structlog's context variables for the whole
+            RPC (unary requests only; fields a message lacks are skipped).
+        quiet_prefixes: method-name prefixes logged at debug rather than info, so frequent
+            probes (health checks, reflection) do not flood the log.
+    """
+
+    def __init__(
+        self,
+        *,
+        context_fields: Sequence[str] = (),
+        quiet_prefixes: Collection[str] = ("/grpc.health.", "/grpc.reflection."),
+    ) -> None:
+        self._context_fields = tuple(context_fields)
+        self._quiet_prefixes = tuple(quiet_prefixes)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler:
+        handler = await continuation(handler_call_details)
+        if handler is None:  # unknown method: let gRPC answer UNIMPLEMENTED
+            return handler
+        method = handler_call_details.method
+        quiet = method.startswith(self._quiet_prefixes)
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap_unary(handler.unary_unary, method, quiet, unary_request=True),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(
+                self._wrap_unary(handler.stream_unary, method, quiet, unary_request=False),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._wrap_streaming(handler.unary_stream, method, quiet, unary_request=True),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._wrap_streaming(handler.stream_stream, method, quiet, unary_request=False),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        return handler
+
+    # -- wrappers ---------------------------------------------------------------------------
+
+    def _wrap_unary(
+        self, behavior: Behavior, method: str, quiet: bool, *, unary_request: bool
+    ) -> Behavior:
+        if not inspect.iscoroutinefunction(behavior):
+            return behavior  # a synchronous handler (thread pool); not ours to wrap
+
+        async def unary_response(request: Any, context: Context) -> Any:
+            fields = self._fields(request) if unary_request else {}
+            with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
+                started = time.perf_counter()
+                try:
+                    response = await behavior(request, context)
+                except BaseException as exc:
+                    await self._fail(exc, context, started, quiet)
+                    raise  # _fail re-raises or aborts; this is for the type checker
+                self._finished(grpc.StatusCode.OK, started, quiet)
+                return response
+
+        return unary_response
+
+    def _wrap_streaming(
+        self, behavior: Behavior, method: str, quiet: bool, *, unary_request: bool
+    ) -> Behavior:
+        if inspect.iscoroutinefunction(behavior):
+            # The reader/writer style (context.write); it returns nothing.
+            return self._wrap_unary(behavior, method, quiet, unary_request=unary_request)
+        if not inspect.isasyncgenfunction(behavior):
+            return behavior
+
+        async def streaming_response(request: Any, context: Context) -> AsyncIterator[Any]:
+            fields = self._fields(request) if unary_request else {}
+            with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
+                started = time.perf_counter()
+                try:
+                    async for response in behavior(request, context):
+                        yield response
+                except BaseException as exc:
+                    await self._fail(exc, context, started, quiet)
+                    raise
+                self._finished(grpc.StatusCode.OK, started, quiet)
+
+        return streaming_response
+
+    # -- outcome ----------------------------------------------------------------------------
+
+    def _fields(self, request: Any) -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        for name in self._context_fields:
+            value = getattr(request, name, None)
+            if isinstance(value, str):
+                fields[name] = value[:_MAX_BOUND_VALUE]
+            elif isinstance(value, int | float | bool):
+                fields[name] = value
+        return fields
+
+    def _finished(self, code: grpc.StatusCode, started: float, quiet: bool, **extra: Any) -> None:
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        level = "debug" if quiet else "info"
+        if code not in _CLIENT_CODES and code is not grpc.StatusCode.OK:
+            level = "warning"
+        _log.log(_LEVELS[level], "rpc finished", code=code.name, duration_ms=duration_ms, **extra)
+
+    async def _fail(
+        self,
+        exc: BaseException,
+        context: Context,
+        started: float,
+        quiet: bool,
+    ) -> None:
+        if isinstance(exc, asyncio.CancelledError):
+            self._finished(grpc.StatusCode.CANCELLED, started, quiet)
+            raise exc
+        if isinstance(exc, grpc.aio.AbortError):
+            # The handler aborted by itself; the status is already set.
+            self._finished(context.code() or grpc.StatusCode.UNKNOWN, started, quiet)
+            raise exc
+        if isinstance(exc, ServiceError):
+            reason = {"reason": exc.reason} if exc.reason else {}
+            self._finished(exc.code, started, quiet, error=exc.message, **reason)
+            metadata = ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
+            await context.abort(exc.code, exc.message, metadata)
+        if not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
+        incident = uuid.uuid4().hex[:12]
+        # The traceback goes to the log (plain, no local variables); the client gets the id.
+        _log.error(
+            "rpc failed with an unexpected error",
+            code=grpc.StatusCode.INTERNAL.name,
+            incident=incident,
+            error_type=type(exc).__name__,
+            duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            exc_info=exc,
+        )
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+
+
+_LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
+
+
+def _short(method: str) -> str:
+    """``/riverboat.v1.DealerService/CommitHand`` -> ``DealerService/CommitHand``."""
+    service, _, name = method.lstrip("/").rpartition("/")
+    return f"{service.rpartition('.')[2]}/{name}" if service else method

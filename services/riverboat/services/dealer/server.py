@@ -1,0 +1,218 @@
+"""The dealer process: gRPC server, NATS connection, start-up order and shutdown.
+
+Start-up order: listen (health ``NOT_SERVING``) -> connect to NATS (retrying for
+``connect_timeout`` seconds) -> create or check the dealer's streams -> health ``SERVING``.
+While NATS is disconnected, health reports ``NOT_SERVING`` and RPCs fail with ``UNAVAILABLE``.
+Shutdown (SIGTERM/SIGINT): health ``NOT_SERVING``, in-flight RPCs get ``grace`` seconds, then the
+NATS connection is drained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+
+import nats.errors
+import structlog
+from nats.aio.client import Client as NATS
+
+from riverboat.services.common.errors import ErrorInterceptor, ServiceError
+from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.logs import configure_logging
+from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
+from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
+from riverboat.services.dealer.service import SERVICE_NAME, DealerService
+from riverboat.services.dealer.store import DealerStore, StoreConfigError
+from riverboat.v1 import dealer_pb2_grpc
+
+__all__ = ["DealerServer", "StartupError", "build_parser", "main", "run", "serve"]
+
+_log = structlog.get_logger("riverboat.dealer.server")
+
+
+class StartupError(RuntimeError):
+    """The dealer could not start (NATS unreachable, port taken, stream misconfigured)."""
+
+
+class DealerServer:
+    """One dealer: a :class:`GrpcServer` serving :class:`DealerService` over a NATS connection.
+
+    Args:
+        config: settings (see :class:`DealerConfig`).
+        key: the sealing key (see :func:`load_seal_key`).
+    """
+
+    def __init__(self, config: DealerConfig, key: SealingKey) -> None:
+        self.config = config
+        self.key_id = key.key_id
+        self.key_source = key.source
+        self._service = DealerService(SeedVault(key))
+        self._grpc = GrpcServer(
+            config.address,
+            service_names=[SERVICE_NAME],
+            interceptors=[ErrorInterceptor(context_fields=("table_id", "hand_id"))],
+            grace=config.grace,
+        )
+        dealer_pb2_grpc.add_DealerServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            self._service, self._grpc.server
+        )
+        self._nc: NATS | None = None
+        self._ready = False
+
+    @property
+    def address(self) -> str:
+        """``host:port`` the gRPC server listens on (after :meth:`start`)."""
+        return self._grpc.address
+
+    @property
+    def port(self) -> int:
+        """The bound gRPC port (after :meth:`start`)."""
+        return self._grpc.port
+
+    async def start(self) -> None:
+        """Listen, connect to NATS, prepare the streams, then report SERVING.
+
+        Raises:
+            StartupError: any step failed; everything started so far is stopped again.
+        """
+        try:
+            await self._grpc.start()
+            self._nc = await self._connect()
+            store = DealerStore(self._nc, self.config)
+            await store.ensure_streams()
+        except (BindError, StoreConfigError, ServiceError) as exc:
+            await self.stop(grace=0)
+            raise StartupError(str(exc)) from None
+        except BaseException:  # StartupError from _connect, cancellation
+            await self.stop(grace=0)
+            raise
+        self._service.attach(store)
+        self._ready = True
+        await self._grpc.set_serving(True)
+        _log.info(
+            "dealer ready",
+            address=self.address,
+            nats=self.config.nats_url,
+            seeds_stream=self.config.seeds_stream,
+            audit_stream=self.config.audit_stream,
+            tables_stream=self.config.tables_stream,
+            key_id=self.key_id,
+            key_source=self.key_source,
+        )
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop serving (health first), then drain NATS; idempotent."""
+        self._ready = False
+        await self._grpc.stop(grace)
+        nc, self._nc = self._nc, None
+        if nc is not None and not nc.is_closed:
+            try:
+                await asyncio.wait_for(nc.drain(), timeout=self.config.nats_timeout)
+            except (TimeoutError, nats.errors.Error):
+                await nc.close()
+
+    async def _connect(self) -> NATS:
+        nc = NATS()
+        try:
+            # nats-py itself retries the first connection too (max_reconnect_attempts=-1), so
+            # the start-up deadline is a timeout around the whole connect.
+            await asyncio.wait_for(
+                nc.connect(
+                    self.config.nats_url,
+                    name="riverboat-dealer",
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
+                    reconnect_time_wait=1,
+                    error_cb=self._on_error,
+                    disconnected_cb=self._on_disconnected,
+                    reconnected_cb=self._on_reconnected,
+                ),
+                timeout=self.config.connect_timeout,
+            )
+        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            await nc.close()
+            detail = f": {exc}" if str(exc) else ""
+            raise StartupError(
+                f"cannot connect to NATS at {self.config.nats_url} within "
+                f"{self.config.connect_timeout:g}s{detail}"
+            ) from None
+        return nc
+
+    # NATS callbacks: health follows the connection.
+
+    async def _on_error(self, exc: Exception) -> None:
+        # Also called for each failed (re)connection attempt, start-up included.
+        _log.warning("NATS error", nats=self.config.nats_url, error=str(exc) or type(exc).__name__)
+
+    async def _on_disconnected(self) -> None:
+        if self._ready:
+            _log.warning("NATS disconnected; reporting NOT_SERVING")
+            await self._grpc.set_serving(False)
+
+    async def _on_reconnected(self) -> None:
+        if self._ready:
+            _log.info("NATS reconnected; reporting SERVING")
+            await self._grpc.set_serving(True)
+
+
+async def serve(config: DealerConfig, key: SealingKey) -> int:
+    """Run a dealer until SIGTERM/SIGINT; the process exit status (0, or 1 if it cannot start)."""
+    server = DealerServer(config, key)
+    async with ShutdownSignals() as signals:
+        starting = asyncio.ensure_future(server.start())
+        stopping = asyncio.ensure_future(signals.wait())
+        done, _ = await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if starting not in done:
+            # Signalled while still starting (e.g. waiting for NATS): start() cleans up.
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
+            _log.info("dealer stopped before it was ready")
+            return 0
+        failure = starting.exception()
+        if failure is not None:
+            stopping.cancel()
+            if isinstance(failure, StartupError):
+                _log.error("dealer cannot start", error=str(failure))
+                return 1
+            raise failure
+        await stopping
+        await server.stop()
+    _log.info("dealer stopped")
+    return 0
+
+
+def build_parser(prog: str = "python -m riverboat.services.dealer") -> argparse.ArgumentParser:
+    """The dealer's command line."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Riverboat dealer: committed decks over gRPC (DealerService)"
+    )
+    add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Configure logging, load the key and serve; exit status 2 for configuration errors."""
+    try:
+        config = DealerConfig.from_namespace(args, os.environ)
+    except ConfigError as exc:
+        print(f"riverboat dealer: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(fmt=config.log_format, level=config.log_level, service="dealer")
+    try:
+        key = load_seal_key(config)
+    except ConfigError as exc:
+        _log.error("dealer configuration error", error=str(exc))
+        return 2
+    try:
+        return asyncio.run(serve(config, key))
+    except KeyboardInterrupt:  # a signal before the handlers were installed
+        return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m riverboat.services.dealer``."""
+    return run(build_parser().parse_args(argv))

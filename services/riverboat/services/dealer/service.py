@@ -1,0 +1,225 @@
+"""``riverboat.v1.DealerService``: CommitHand, GetDeck, RevealSeed.
+
+Secrets discipline: a seed exists in plaintext only inside one RPC (drawn or unsealed, used,
+dropped) and in RevealSeed's answer after the hand ended. Nothing here logs a seed, a deck or a
+card; log lines carry ids, sequences and the (public) commitment.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import grpc.aio
+import structlog
+
+from riverboat.engine.cards import DECK_SIZE, card_str
+from riverboat.eventstore.base import MAX_AGGREGATE_ID_LENGTH, validate_aggregate_id
+from riverboat.eventstore.errors import InvalidAggregateIdError
+from riverboat.services.common.errors import FailedPrecondition, InvalidArgument, NotFound
+from riverboat.services.common.errors import Unavailable as UnavailableError
+from riverboat.services.dealer.keys import SeedVault
+from riverboat.services.dealer.store import DealerStore, SealedSeedRecord, SeedRevealedRecord
+from riverboat.services.dealer.tablelog import (
+    HandProgress,
+    check_commitment_message,
+    find_hand_progress,
+)
+from riverboat.shuffle import SCHEME, ShuffleInputError, derive_deck, new_seed
+from riverboat.shuffle.scheme import encode_hand_id
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
+
+__all__ = ["SERVICE_NAME", "DealerService", "validate_ids"]
+
+SERVICE_NAME: str = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
+
+if TYPE_CHECKING:
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+
+_log = structlog.get_logger("riverboat.dealer")
+
+
+def _check_id(field: str, value: str) -> str:
+    if not value:
+        raise InvalidArgument(f"{field} is required", reason="MISSING_FIELD")
+    try:
+        return validate_aggregate_id(value)
+    except InvalidAggregateIdError:
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InvalidArgument(
+            f"{field} {shown!r} is invalid: use 1-{MAX_AGGREGATE_ID_LENGTH} characters from "
+            "A-Z a-z 0-9 _ -",
+            reason="INVALID_ID",
+        ) from None
+
+
+def validate_ids(table_id: str, hand_id: str) -> tuple[str, str]:
+    """Check ids: event-store token rules (they become subject tokens) and the RBS1 limits.
+
+    Raises:
+        InvalidArgument: an id is empty, too long, or has other characters.
+    """
+    table_id = _check_id("table_id", table_id)
+    hand_id = _check_id("hand_id", hand_id)
+    try:
+        encode_hand_id(hand_id)  # RBS1's own rule; the token rule above is stricter today
+    except ShuffleInputError as exc:
+        raise InvalidArgument(
+            f"hand_id is not usable by {SCHEME}: {exc}", reason="INVALID_ID"
+        ) from None
+    return table_id, hand_id
+
+
+class DealerService(dealer_pb2_grpc.DealerServiceServicer):
+    """The servicer. It answers ``UNAVAILABLE`` until :meth:`attach` gives it a store.
+
+    Args:
+        vault: seals new seeds and opens stored ones.
+    """
+
+    def __init__(self, vault: SeedVault) -> None:
+        self._vault = vault
+        self._store: DealerStore | None = None
+
+    def attach(self, store: DealerStore) -> None:
+        """Start answering with ``store`` (called once NATS is connected and streams exist)."""
+        self._store = store
+
+    @property
+    def store(self) -> DealerStore:
+        """The attached store; ``UNAVAILABLE`` before start-up or while NATS is disconnected."""
+        if self._store is None:
+            raise UnavailableError(
+                "the dealer is starting: not connected to NATS yet", reason="STARTING"
+            )
+        if not self._store.connected:
+            # Fail fast: requests would wait out their timeout while NATS reconnects.
+            raise UnavailableError(
+                "the dealer has lost its NATS connection and is reconnecting",
+                reason="NATS_DISCONNECTED",
+            )
+        return self._store
+
+    # -- RPCs ---------------------------------------------------------------------------------
+
+    async def CommitHand(
+        self, request: dealer_pb2.CommitHandRequest, context: Context
+    ) -> dealer_pb2.CommitHandResponse:
+        """Draw, seal and store a seed for a new hand; repeat calls return the stored commitment."""
+        table_id, hand_id = validate_ids(request.table_id, request.hand_id)
+        store = self.store
+        record = await store.load_seed(table_id, hand_id)
+        created = False
+        if record is None:
+            # Durable before the commitment leaves this process (docs/shuffle.md §8 step 2).
+            fresh = self._vault.seal(table_id, hand_id, new_seed())
+            record, created = await store.create_seed(fresh)
+        if not created:
+            # A repeat: make sure this dealer can still open it, so a wrong key shows up now
+            # rather than when the table asks for the deck.
+            self._vault.open(record)
+        _log.info(
+            "hand committed" if created else "hand commitment returned again",
+            commitment=record.commitment.hex(),
+            seed_sequence=record.sequence,
+        )
+        return dealer_pb2.CommitHandResponse(
+            scheme=record.scheme, commitment=record.commitment, deck_size=DECK_SIZE
+        )
+
+    async def GetDeck(
+        self, request: dealer_pb2.GetDeckRequest, context: Context
+    ) -> dealer_pb2.GetDeckResponse:
+        """The committed deck, top first, once the table's log holds the commitment."""
+        table_id, hand_id = validate_ids(request.table_id, request.hand_id)
+        if request.log_sequence == 0:
+            raise InvalidArgument(
+                "log_sequence is required: the stream sequence of the table's record holding "
+                "HandCommitted for this hand",
+                reason="MISSING_FIELD",
+            )
+        store = self.store
+        record = await self._committed(store, table_id, hand_id)
+        tables_stream = store.table_log.stream
+        message = await store.table_message(request.log_sequence)
+        if message is None:
+            raise FailedPrecondition(
+                f"stream {tables_stream!r} has no message at sequence {request.log_sequence}; "
+                "log HandCommitted first and pass that record's stream sequence",
+                reason="COMMITMENT_NOT_LOGGED",
+            )
+        check_commitment_message(
+            subject=message.subject or "",
+            payload=message.data or b"",
+            expected_subject=store.table_subject(table_id),
+            stream=tables_stream,
+            sequence=request.log_sequence,
+            table_id=table_id,
+            hand_id=hand_id,
+            scheme=record.scheme,
+            commitment=record.commitment,
+        )
+        deck = derive_deck(hand_id, self._vault.open(record))
+        _log.info("deck served", log_sequence=request.log_sequence)
+        return dealer_pb2.GetDeckResponse(cards=[card_str(card) for card in deck])
+
+    async def RevealSeed(
+        self, request: dealer_pb2.RevealSeedRequest, context: Context
+    ) -> dealer_pb2.RevealSeedResponse:
+        """After the hand ended or was voided: publish the seed to the audit stream, return it."""
+        table_id, hand_id = validate_ids(request.table_id, request.hand_id)
+        store = self.store
+        record = await self._committed(store, table_id, hand_id)
+        revealed = await store.load_reveal(table_id, hand_id)
+        if revealed is None:
+            scan = await find_hand_progress(
+                store.table_log,
+                table_id=table_id,
+                hand_id=hand_id,
+                scheme=record.scheme,
+                commitment=record.commitment,
+            )
+            if scan.progress is HandProgress.NOT_COMMITTED:
+                raise FailedPrecondition(
+                    f"the log of table {table_id!r} has no HandCommitted for hand {hand_id!r}; "
+                    "a hand that was never logged is not revealed",
+                    reason="COMMITMENT_NOT_LOGGED",
+                )
+            if scan.progress is HandProgress.IN_PROGRESS:
+                raise FailedPrecondition(
+                    f"hand {hand_id!r} has not ended: the log of table {table_id!r} has no "
+                    "HandEnded or HandVoided for it yet",
+                    reason="HAND_NOT_ENDED",
+                )
+            seed = self._vault.open(record)
+            revealed, created = await store.publish_reveal(
+                SeedRevealedRecord(
+                    table_id=table_id,
+                    hand_id=hand_id,
+                    scheme=record.scheme,
+                    seed=seed,
+                    commitment=record.commitment,
+                )
+            )
+            _log.info(
+                "seed revealed" if created else "seed reveal found (published concurrently)",
+                outcome=scan.progress.value,
+                end_version=scan.finished_version,
+                audit_sequence=revealed.sequence,
+            )
+        else:
+            _log.info("seed reveal returned again", audit_sequence=revealed.sequence)
+        return dealer_pb2.RevealSeedResponse(
+            scheme=revealed.scheme, seed=revealed.seed, commitment=revealed.commitment
+        )
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    async def _committed(self, store: DealerStore, table_id: str, hand_id: str) -> SealedSeedRecord:
+        record = await store.load_seed(table_id, hand_id)
+        if record is None:
+            raise NotFound(
+                f"the dealer has no commitment for hand {hand_id!r} at table {table_id!r}; "
+                "call CommitHand first",
+                reason="HAND_NOT_COMMITTED",
+            )
+        return record

@@ -1,0 +1,200 @@
+"""riverboat.services.common: error mapping, per-RPC logs, health, signals, log rendering."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from riverboat.services.common.errors import ErrorInterceptor, FailedPrecondition, NotFound
+from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.logs import configure_logging
+from riverboat.v1 import dealer_pb2
+from tests.integration.dealer._kit import rpc_error
+
+pytestmark = pytest.mark.timeout(30)
+
+SERVICE = "test.Probe"
+Request = dealer_pb2.CommitHandRequest  # any message with a table_id field will do
+Reply = dealer_pb2.GetDeckResponse
+
+
+def _explode() -> None:
+    secret_local = "LOCAL-VALUE-7f3a"  # noqa: F841 - must not appear in any traceback
+    raise RuntimeError("internal detail 91c2 the client must not see")
+
+
+async def _unary(request: Request, context: Any) -> Reply:
+    if request.hand_id == "missing":
+        raise NotFound("no such hand", reason="HAND_NOT_COMMITTED")
+    if request.hand_id == "boom":
+        _explode()
+    structlog.get_logger("test").info("handled")
+    return Reply(cards=["ok"])
+
+
+async def _stream(request: Request, context: Any) -> AsyncIterator[Reply]:
+    yield Reply(cards=["first"])
+    raise FailedPrecondition("stopped after one", reason="STOPPED")
+
+
+def _handlers() -> grpc.GenericRpcHandler:  # type: ignore[type-arg]
+    def rpc(behavior: Any, streaming: bool) -> grpc.RpcMethodHandler:  # type: ignore[type-arg]
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        return make(
+            behavior,
+            request_deserializer=Request.FromString,
+            response_serializer=Reply.SerializeToString,
+        )
+
+    return grpc.method_handlers_generic_handler(
+        SERVICE, {"Unary": rpc(_unary, False), "Stream": rpc(_stream, True)}
+    )
+
+
+@pytest.fixture
+async def probe() -> AsyncIterator[GrpcServer]:
+    server = GrpcServer(
+        "127.0.0.1:0",
+        service_names=[SERVICE],
+        interceptors=[ErrorInterceptor(context_fields=("table_id", "hand_id"))],
+        grace=0.2,
+    )
+    server.server.add_generic_rpc_handlers([_handlers()])
+    await server.start()
+    yield server
+    await server.stop(0)
+
+
+async def _call(address: str, hand_id: str) -> Reply:
+    """Call Probe/Unary."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.unary_unary(f"/{SERVICE}/Unary", Request.SerializeToString, Reply.FromString)
+        reply: Reply = await call(Request(table_id="t-77", hand_id=hand_id), timeout=5)
+        return reply
+
+
+async def _stream_call(address: str, received: list[Reply]) -> None:
+    """Call Probe/Stream, collecting replies into ``received`` until it fails."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.unary_stream(
+            f"/{SERVICE}/Stream", Request.SerializeToString, Reply.FromString
+        )
+        async for reply in call(Request(table_id="t-77", hand_id="h"), timeout=5):
+            received.append(reply)
+
+
+async def test_service_errors_keep_their_status_and_reason(
+    probe: GrpcServer, captured_logs: io.StringIO
+) -> None:
+    error = await rpc_error(
+        _call(probe.address, "missing"),
+        grpc.StatusCode.NOT_FOUND,
+        reason="HAND_NOT_COMMITTED",
+    )
+    assert error.details() == "no such hand"
+    lines = [json.loads(line) for line in captured_logs.getvalue().splitlines()]
+    finished = [line for line in lines if line["event"] == "rpc finished"]
+    assert finished[-1]["code"] == "NOT_FOUND"
+    assert finished[-1]["table_id"] == "t-77" and finished[-1]["rpc"] == "Probe/Unary"
+
+
+async def test_unexpected_errors_become_internal_without_details(
+    probe: GrpcServer, captured_logs: io.StringIO
+) -> None:
+    error = await rpc_error(_call(probe.address, "boom"), grpc.StatusCode.INTERNAL)
+    details = error.details() or ""
+    assert details.startswith("internal error (incident ")
+    assert "91c2" not in details and "RuntimeError" not in details
+    incident = details.removeprefix("internal error (incident ").rstrip(")")
+
+    text = captured_logs.getvalue()
+    failure = next(json.loads(line) for line in text.splitlines() if incident in line)
+    assert failure["level"] == "error" and failure["error_type"] == "RuntimeError"
+    assert "Traceback" in failure["exception"] and "91c2" in failure["exception"]
+    assert "LOCAL-VALUE-7f3a" not in text  # tracebacks never show local variables
+
+
+async def test_streaming_errors_are_mapped_too(probe: GrpcServer) -> None:
+    received: list[Reply] = []
+    await rpc_error(
+        _stream_call(probe.address, received),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        reason="STOPPED",
+    )
+    assert [reply.cards[0] for reply in received] == ["first"]
+
+
+async def test_request_fields_are_bound_for_handler_logs(
+    probe: GrpcServer, captured_logs: io.StringIO
+) -> None:
+    assert (await _call(probe.address, "h-5")).cards == ["ok"]
+    handled = next(
+        json.loads(line) for line in captured_logs.getvalue().splitlines() if '"handled"' in line
+    )
+    assert (handled["table_id"], handled["hand_id"]) == ("t-77", "h-5")
+
+
+async def _health(address: str, service: str = "") -> int:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        status: int = reply.status
+        return status
+
+
+async def test_health_is_not_serving_until_told(probe: GrpcServer) -> None:
+    not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+    assert await _health(probe.address) == not_serving
+    assert await _health(probe.address, SERVICE) == not_serving
+    await probe.set_serving(True)
+    assert await _health(probe.address) == health_pb2.HealthCheckResponse.SERVING
+    await probe.set_serving(False)
+    assert await _health(probe.address, SERVICE) == not_serving
+
+
+async def test_a_taken_port_is_a_bind_error(probe: GrpcServer) -> None:
+    # gRPC would share the port through SO_REUSEPORT; GrpcServer turns that off.
+    clash = GrpcServer(probe.address, service_names=[SERVICE])
+    with pytest.raises(BindError, match="cannot listen"):
+        await clash.start()
+    await clash.stop(0)
+
+
+async def test_shutdown_signals_turn_sigterm_into_an_event() -> None:
+    async with ShutdownSignals() as signals:
+        assert signals._installed, "handlers must be installed before a real signal is sent"
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert await asyncio.wait_for(signals.wait(), 5) == signal.SIGTERM
+        os.kill(os.getpid(), signal.SIGTERM)  # a second one is absorbed
+        await asyncio.sleep(0.05)
+    assert signals.received == signal.SIGTERM
+
+
+@pytest.mark.parametrize("fmt", ["json", "console"])
+def test_logged_tracebacks_never_show_locals(fmt: str) -> None:
+    buffer = io.StringIO()
+    configure_logging(fmt=fmt, level="info", stream=buffer, service="probe")
+    try:
+        _explode()
+    except RuntimeError:
+        structlog.get_logger("test").exception("failed")
+    text = buffer.getvalue()
+    assert "Traceback" in text and "_explode" in text
+    assert "LOCAL-VALUE-7f3a" not in text
+    if fmt == "json":
+        assert json.loads(text.splitlines()[0])["service"] == "probe"
