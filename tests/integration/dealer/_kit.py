@@ -14,6 +14,7 @@ import pytest
 from riverboat.eventstore import AppendResult, JetStreamEventStore
 from riverboat.services.dealer.config import DealerConfig
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
+from tests.conftest import make_token
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(100, 132))
@@ -49,24 +50,31 @@ def dealer_config(nats_url: str, **overrides: Any) -> DealerConfig:
 class DealerClient:
     """Typed calls to a dealer (the generated stub is untyped)."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, role: str = "service") -> None:
         self.stub: Any = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.metadata = (("authorization", f"Bearer {make_token('table', role)}"),)
 
     async def commit(self, table_id: str, hand_id: str) -> dealer_pb2.CommitHandResponse:
         request = dealer_pb2.CommitHandRequest(table_id=table_id, hand_id=hand_id)
-        response: dealer_pb2.CommitHandResponse = await self.stub.CommitHand(request, timeout=10)
+        response: dealer_pb2.CommitHandResponse = await self.stub.CommitHand(
+            request, timeout=10, metadata=self.metadata
+        )
         return response
 
     async def deck(self, table_id: str, hand_id: str, log_sequence: int) -> list[str]:
         request = dealer_pb2.GetDeckRequest(
             table_id=table_id, hand_id=hand_id, log_sequence=log_sequence
         )
-        response: dealer_pb2.GetDeckResponse = await self.stub.GetDeck(request, timeout=10)
+        response: dealer_pb2.GetDeckResponse = await self.stub.GetDeck(
+            request, timeout=10, metadata=self.metadata
+        )
         return list(response.cards)
 
     async def reveal(self, table_id: str, hand_id: str) -> dealer_pb2.RevealSeedResponse:
         request = dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id)
-        response: dealer_pb2.RevealSeedResponse = await self.stub.RevealSeed(request, timeout=10)
+        response: dealer_pb2.RevealSeedResponse = await self.stub.RevealSeed(
+            request, timeout=10, metadata=self.metadata
+        )
         return response
 
 

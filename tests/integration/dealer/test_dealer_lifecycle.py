@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import Any
 
 import grpc
 import grpc.aio
@@ -19,6 +20,8 @@ from riverboat.services.dealer.keys import SealingKey
 from riverboat.services.dealer.server import DealerServer, StartupError
 from riverboat.services.dealer.service import SERVICE_NAME
 from riverboat.shuffle import commitment, derive_deck
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
+from tests.conftest import make_token
 from tests.integration.dealer._kit import (
     KEY,
     OTHER_KEY,
@@ -213,3 +216,25 @@ async def test_health_follows_the_nats_connection(tmp_path: Path) -> None:
             await server.stop(grace=0)
     finally:
         nats_server.close()
+
+
+async def test_only_services_deal_and_auditors_may_ask_for_a_seed(dealer: DealerServer) -> None:
+    async with grpc.aio.insecure_channel(dealer.address) as channel:
+        stub: Any = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
+        commit = dealer_pb2.CommitHandRequest(table_id="t-auth", hand_id="h-1")
+        await rpc_error(stub.CommitHand(commit, timeout=5), grpc.StatusCode.UNAUTHENTICATED)
+        forged = (("authorization", "Bearer abc.def.ghi"),)
+        await rpc_error(
+            stub.CommitHand(commit, timeout=5, metadata=forged), grpc.StatusCode.UNAUTHENTICATED
+        )
+        for role in ("player", "operator", "auditor"):
+            who = (("authorization", f"Bearer {make_token('x', role)}"),)
+            await rpc_error(
+                stub.CommitHand(commit, timeout=5, metadata=who), grpc.StatusCode.PERMISSION_DENIED
+            )
+        auditor = (("authorization", f"Bearer {make_token('aud', 'auditor')}"),)
+        reveal = dealer_pb2.RevealSeedRequest(table_id="t-auth", hand_id="h-1")
+        # Allowed in, and refused for the right reason: there is no such hand.
+        await rpc_error(
+            stub.RevealSeed(reveal, timeout=5, metadata=auditor), grpc.StatusCode.NOT_FOUND
+        )

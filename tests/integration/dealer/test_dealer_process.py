@@ -36,6 +36,7 @@ class DealerProcess:
     def __init__(self, config: DealerConfig, workdir: Path, log_path: Path) -> None:
         self.log_path = log_path
         env = {k: v for k, v in os.environ.items() if not k.startswith("RIVERBOAT_")}
+        env["RIVERBOAT_TOKEN_KEY"] = os.environ["RIVERBOAT_TOKEN_KEY"]  # the tests' token key
         args = [
             sys.executable,
             "-m",

@@ -28,8 +28,15 @@ def _table(players: int = 3) -> tuple[TableState, list[AnyEvent]]:
         log.extend(events)
         state = table.fold(events, state)
 
-    do(table.create_table(state, name="Test", variant="seven_card_stud_hi_lo",
-                          options=pacific_options(ante=10), action_seconds=30))
+    do(
+        table.create_table(
+            state,
+            name="Test",
+            variant="seven_card_stud_hi_lo",
+            options=pacific_options(ante=10),
+            action_seconds=30,
+        )
+    )
     for k in range(1, players + 1):
         do(table.seat_player(state, seat=k * 2, player=f"p{k}", stack=1000))
     return state, log
@@ -39,8 +46,9 @@ def _play_hand(state: TableState, log: list[AnyEvent], seed: int) -> TableState:
     rng = random.Random(seed)
     deck = list(range(52))
     rng.shuffle(deck)
-    events = table.commit_hand(state, hand_id=f"h{seed}", scheme="RBS1", commitment=b"c" * 32,
-                               deck_size=52)
+    events = table.commit_hand(
+        state, hand_id=f"h{seed}", scheme="RBS1", commitment=b"c" * 32, deck_size=52
+    )
     state = table.fold(events, state)
     log.extend(events)
     events = table.deal_hand(state, deck)
@@ -64,9 +72,11 @@ def test_hands_update_seat_stacks_and_conserve_chips() -> None:
     for seed in range(5):
         state = _play_hand(state, log, seed)
         assert state.hand is not None and state.hand.finished
-        assert sum(s.stack for s in state.seats) + sum(
-            e.amount for e in log if type(e).__name__ == "RakeTaken"
-        ) == 3000
+        assert (
+            sum(s.stack for s in state.seats)
+            + sum(e.amount for e in log if type(e).__name__ == "RakeTaken")
+            == 3000
+        )
     # Folding the whole log from scratch gives the same table.
     assert table.fold(log, TableState("t1")) == state
 
@@ -84,8 +94,14 @@ def test_codec_round_trips_every_event() -> None:
     state, log = _table()
     for seed in range(3):
         state = _play_hand(state, log, seed)
-    data = encode_batch(log, aggregate_id="t1", version=7, request_id="r-1", actor="p1",
-                        occurred_at=datetime(2026, 11, 30, tzinfo=UTC))
+    data = encode_batch(
+        log,
+        aggregate_id="t1",
+        version=7,
+        request_id="r-1",
+        actor="p1",
+        occurred_at=datetime(2026, 11, 30, tzinfo=UTC),
+    )
     decoded = decode_batch(data)
     assert [e for e, _ in decoded] == log
     meta = decoded[3][1]
@@ -95,8 +111,13 @@ def test_codec_round_trips_every_event() -> None:
 def test_commands_refused_with_kinds() -> None:
     state, _ = _table()
     with pytest.raises(TableError) as err:
-        table.create_table(state, name="x", variant="seven_card_stud_hi_lo",
-                           options=pacific_options(), action_seconds=30)
+        table.create_table(
+            state,
+            name="x",
+            variant="seven_card_stud_hi_lo",
+            options=pacific_options(),
+            action_seconds=30,
+        )
     assert err.value.kind == "already_exists"
     with pytest.raises(TableError) as err:
         table.seat_player(state, seat=2, player="zed", stack=100)
@@ -109,29 +130,27 @@ def test_commands_refused_with_kinds() -> None:
 
 
 def test_leaving_mid_hand_waits_for_the_hand_to_end() -> None:
-    state, log = _table()
+    state, _ = _table()
     deck = list(range(52))
-    for events in (
-        table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52),
-    ):
-        state = table.fold(events, state)
+    commit = table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52)
+    state = table.fold(commit, state)
     state = table.fold(table.deal_hand(state, deck), state)
     state = table.fold(table.unseat_player(state, seat=4), state)
-    assert state.seat_at(4) is not None and state.seat_at(4).leaving  # type: ignore[union-attr]
+    leaving = state.seat_at(4)
+    assert leaving is not None and leaving.leaving  # still seated while the hand runs
+    left: list[PlayerLeft] = []
     while state.hand is not None and not state.hand.finished:
         hand = state.hand
         assert hand.to_act is not None
         events = table.act(state, TimeOut(hand.seats[hand.to_act]), deck)
-        if hand.finished:
-            break
+        left += [e for e in events if isinstance(e, PlayerLeft)]
         state = table.fold(events, state)
-        if any(isinstance(e, PlayerLeft) for e in events):
-            break
+    assert [e.seat for e in left] == [4]
     assert state.seat_at(4) is None
 
 
 def test_views_show_own_hole_cards_only() -> None:
-    state, log = _table()
+    state, _ = _table()
     deck = list(parse_cards("As Ks Qs Js Ts 9s 8s 7s 6s")) + [
         c for c in range(52) if c not in parse_cards("As Ks Qs Js Ts 9s 8s 7s 6s")
     ]

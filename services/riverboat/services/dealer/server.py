@@ -19,6 +19,8 @@ import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
+from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
@@ -45,15 +47,26 @@ class DealerServer:
         key: the sealing key (see :func:`load_seal_key`).
     """
 
-    def __init__(self, config: DealerConfig, key: SealingKey) -> None:
+    def __init__(
+        self, config: DealerConfig, key: SealingKey, issuer: TokenIssuer | None = None
+    ) -> None:
         self.config = config
         self.key_id = key.key_id
         self.key_source = key.source
         self._service = DealerService(SeedVault(key))
+        # Only Riverboat's services deal; auditors may also ask for a finished hand's seed.
+        rules = {
+            "CommitHand": {"service"},
+            "GetDeck": {"service"},
+            "RevealSeed": {"service", "auditor"},
+        }
         self._grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
-            interceptors=[ErrorInterceptor(context_fields=("table_id", "hand_id"))],
+            interceptors=[
+                ErrorInterceptor(context_fields=("table_id", "hand_id")),
+                AuthInterceptor(issuer or TokenIssuer(load_token_key()), rules),
+            ],
             grace=config.grace,
         )
         dealer_pb2_grpc.add_DealerServiceServicer_to_server(  # type: ignore[no-untyped-call]
