@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1driverboat/v1/settlement.proto\x12\x0criverboat.v1\"F\n\x0e\x44\x65positRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"5\n\x0f\x44\x65positResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"G\n\x0fWithdrawRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"6\n\x10WithdrawResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"5\n\x12GetBalanceResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61lance\x18\x02 \x01(\x03\"R\n\x18ListLedgerEntriesRequest\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x8f\x01\n\x0bLedgerEntry\x12\x12\n\nposting_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\treference\x18\x05 \x01(\t\x12\x13\n\x0boccurred_at\x18\x06 \x01(\t\x12\x15\n\rbalance_after\x18\x07 \x01(\x03\"`\n\x19ListLedgerEntriesResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14GetRakeReportRequest\x12\x10\n\x08\x66rom_day\x18\x01 \x01(\t\x12\x0e\n\x06to_day\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\"\\\n\rRakeReportRow\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x03 \x01(\t\x12\r\n\x05hands\x18\x04 \x01(\x03\x12\x0c\n\x04rake\x18\x05 \x01(\x03\"V\n\x15GetRakeReportResponse\x12)\n\x04rows\x18\x01 \x03(\x0b\x32\x1b.riverboat.v1.RakeReportRow\x12\x12\n\ntotal_rake\x18\x02 \x01(\x03\"Z\n\x13ReserveBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\treference\x18\x04 \x01(\t\":\n\x14ReserveBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"H\n\x13ReleaseBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x11\n\treference\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x14ReleaseBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x08\x32\xe5\x04\n\x11SettlementService\x12\x46\n\x07\x44\x65posit\x12\x1c.riverboat.v1.DepositRequest\x1a\x1d.riverboat.v1.DepositResponse\x12I\n\x08Withdraw\x12\x1d.riverboat.v1.WithdrawRequest\x1a\x1e.riverboat.v1.WithdrawResponse\x12O\n\nGetBalance\x12\x1f.riverboat.v1.GetBalanceRequest\x1a .riverboat.v1.GetBalanceResponse\x12\x64\n\x11ListLedgerEntries\x12&.riverboat.v1.ListLedgerEntriesRequest\x1a\'.riverboat.v1.ListLedgerEntriesResponse\x12X\n\rGetRakeReport\x12\".riverboat.v1.GetRakeReportRequest\x1a#.riverboat.v1.GetRakeReportResponse\x12U\n\x0cReserveBuyIn\x12!.riverboat.v1.ReserveBuyInRequest\x1a\".riverboat.v1.ReserveBuyInResponse\x12U\n\x0cReleaseBuyIn\x12!.riverboat.v1.ReleaseBuyInRequest\x1a\".riverboat.v1.ReleaseBuyInResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1driverboat/v1/settlement.proto\x12\x0criverboat.v1\"F\n\x0e\x44\x65positRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"5\n\x0f\x44\x65positResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"G\n\x0fWithdrawRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"6\n\x10WithdrawResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"Z\n\x12GetBalanceResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61lance\x18\x02 \x01(\x03\x12\x10\n\x08reserved\x18\x03 \x01(\x03\x12\x11\n\tat_tables\x18\x04 \x01(\x03\"R\n\x18ListLedgerEntriesRequest\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x8f\x01\n\x0bLedgerEntry\x12\x12\n\nposting_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\treference\x18\x05 \x01(\t\x12\x13\n\x0boccurred_at\x18\x06 \x01(\t\x12\x15\n\rbalance_after\x18\x07 \x01(\x03\"`\n\x19ListLedgerEntriesResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14GetRakeReportRequest\x12\x10\n\x08\x66rom_day\x18\x01 \x01(\t\x12\x0e\n\x06to_day\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\"\\\n\rRakeReportRow\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x03 \x01(\t\x12\r\n\x05hands\x18\x04 \x01(\x03\x12\x0c\n\x04rake\x18\x05 \x01(\x03\"V\n\x15GetRakeReportResponse\x12)\n\x04rows\x18\x01 \x03(\x0b\x32\x1b.riverboat.v1.RakeReportRow\x12\x12\n\ntotal_rake\x18\x02 \x01(\x03\"Z\n\x13ReserveBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\treference\x18\x04 \x01(\t\":\n\x14ReserveBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"H\n\x13ReleaseBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x11\n\treference\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x14ReleaseBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x08\x32\xe5\x04\n\x11SettlementService\x12\x46\n\x07\x44\x65posit\x12\x1c.riverboat.v1.DepositRequest\x1a\x1d.riverboat.v1.DepositResponse\x12I\n\x08Withdraw\x12\x1d.riverboat.v1.WithdrawRequest\x1a\x1e.riverboat.v1.WithdrawResponse\x12O\n\nGetBalance\x12\x1f.riverboat.v1.GetBalanceRequest\x1a .riverboat.v1.GetBalanceResponse\x12\x64\n\x11ListLedgerEntries\x12&.riverboat.v1.ListLedgerEntriesRequest\x1a\'.riverboat.v1.ListLedgerEntriesResponse\x12X\n\rGetRakeReport\x12\".riverboat.v1.GetRakeReportRequest\x1a#.riverboat.v1.GetRakeReportResponse\x12U\n\x0cReserveBuyIn\x12!.riverboat.v1.ReserveBuyInRequest\x1a\".riverboat.v1.ReserveBuyInResponse\x12U\n\x0cReleaseBuyIn\x12!.riverboat.v1.ReleaseBuyInRequest\x1a\".riverboat.v1.ReleaseBuyInResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,27 +42,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETBALANCEREQUEST']._serialized_start=303
   _globals['_GETBALANCEREQUEST']._serialized_end=338
   _globals['_GETBALANCERESPONSE']._serialized_start=340
-  _globals['_GETBALANCERESPONSE']._serialized_end=393
-  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_start=395
-  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_end=477
-  _globals['_LEDGERENTRY']._serialized_start=480
-  _globals['_LEDGERENTRY']._serialized_end=623
-  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_start=625
-  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_end=721
-  _globals['_GETRAKEREPORTREQUEST']._serialized_start=723
-  _globals['_GETRAKEREPORTREQUEST']._serialized_end=797
-  _globals['_RAKEREPORTROW']._serialized_start=799
-  _globals['_RAKEREPORTROW']._serialized_end=891
-  _globals['_GETRAKEREPORTRESPONSE']._serialized_start=893
-  _globals['_GETRAKEREPORTRESPONSE']._serialized_end=979
-  _globals['_RESERVEBUYINREQUEST']._serialized_start=981
-  _globals['_RESERVEBUYINREQUEST']._serialized_end=1071
-  _globals['_RESERVEBUYINRESPONSE']._serialized_start=1073
-  _globals['_RESERVEBUYINRESPONSE']._serialized_end=1131
-  _globals['_RELEASEBUYINREQUEST']._serialized_start=1133
-  _globals['_RELEASEBUYINREQUEST']._serialized_end=1205
-  _globals['_RELEASEBUYINRESPONSE']._serialized_start=1207
-  _globals['_RELEASEBUYINRESPONSE']._serialized_end=1264
-  _globals['_SETTLEMENTSERVICE']._serialized_start=1267
-  _globals['_SETTLEMENTSERVICE']._serialized_end=1880
+  _globals['_GETBALANCERESPONSE']._serialized_end=430
+  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_start=432
+  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_end=514
+  _globals['_LEDGERENTRY']._serialized_start=517
+  _globals['_LEDGERENTRY']._serialized_end=660
+  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_start=662
+  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_end=758
+  _globals['_GETRAKEREPORTREQUEST']._serialized_start=760
+  _globals['_GETRAKEREPORTREQUEST']._serialized_end=834
+  _globals['_RAKEREPORTROW']._serialized_start=836
+  _globals['_RAKEREPORTROW']._serialized_end=928
+  _globals['_GETRAKEREPORTRESPONSE']._serialized_start=930
+  _globals['_GETRAKEREPORTRESPONSE']._serialized_end=1016
+  _globals['_RESERVEBUYINREQUEST']._serialized_start=1018
+  _globals['_RESERVEBUYINREQUEST']._serialized_end=1108
+  _globals['_RESERVEBUYINRESPONSE']._serialized_start=1110
+  _globals['_RESERVEBUYINRESPONSE']._serialized_end=1168
+  _globals['_RELEASEBUYINREQUEST']._serialized_start=1170
+  _globals['_RELEASEBUYINREQUEST']._serialized_end=1242
+  _globals['_RELEASEBUYINRESPONSE']._serialized_start=1244
+  _globals['_RELEASEBUYINRESPONSE']._serialized_end=1301
+  _globals['_SETTLEMENTSERVICE']._serialized_start=1304
+  _globals['_SETTLEMENTSERVICE']._serialized_end=1917
 # @@protoc_insertion_point(module_scope)

@@ -49,12 +49,16 @@ class GetBalanceRequest(_message.Message):
     def __init__(self, player: _Optional[str] = ...) -> None: ...
 
 class GetBalanceResponse(_message.Message):
-    __slots__ = ("player", "balance")
+    __slots__ = ("player", "balance", "reserved", "at_tables")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     BALANCE_FIELD_NUMBER: _ClassVar[int]
+    RESERVED_FIELD_NUMBER: _ClassVar[int]
+    AT_TABLES_FIELD_NUMBER: _ClassVar[int]
     player: str
     balance: int
-    def __init__(self, player: _Optional[str] = ..., balance: _Optional[int] = ...) -> None: ...
+    reserved: int
+    at_tables: int
+    def __init__(self, player: _Optional[str] = ..., balance: _Optional[int] = ..., reserved: _Optional[int] = ..., at_tables: _Optional[int] = ...) -> None: ...
 
 class ListLedgerEntriesRequest(_message.Message):
     __slots__ = ("account", "page_size", "page_token")
