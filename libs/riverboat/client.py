@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 
 from riverboat.engine.betting import LegalAction
-from riverboat.v1 import table_pb2, table_pb2_grpc
+from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 
 class TableClient:
@@ -220,3 +220,88 @@ def random_chooser(rng: random.Random) -> Chooser:
         return legal[0].action, legal[0].to[0]
 
     return choose
+
+
+class LobbyClient:
+    """Calls the lobby; ``token`` (from :meth:`login`) is sent with every call but the first two."""
+
+    def __init__(self, channel: grpc.aio.Channel, token: str | None = None) -> None:
+        self.stub = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.token = token
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The bearer token, once logged in."""
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    async def register(self, username: str, password: str) -> str:
+        """Create a player account; returns the player id."""
+        reply = await self.stub.Register(
+            lobby_pb2.RegisterRequest(username=username, password=password)
+        )
+        return str(reply.player_id)
+
+    async def login(self, username: str, password: str) -> lobby_pb2.LoginResponse:
+        """Log in; later calls carry the token."""
+        reply: lobby_pb2.LoginResponse = await self.stub.Login(
+            lobby_pb2.LoginRequest(username=username, password=password)
+        )
+        self.token = reply.token
+        return reply
+
+    async def create_table(
+        self,
+        template: str,
+        name: str,
+        *,
+        request_id: str,
+        overrides: dict[str, Any] | None = None,
+        action_seconds: int = 0,
+    ) -> lobby_pb2.LobbyTable:
+        """Open a table (operators)."""
+        request = lobby_pb2.CreateTableRequest(
+            template=template, name=name, request_id=request_id, action_seconds=action_seconds
+        )
+        if overrides:
+            request.overrides.update(overrides)
+        reply = await self.stub.CreateTable(request, metadata=self.metadata)
+        table: lobby_pb2.LobbyTable = reply.table
+        return table
+
+    async def list_tables(
+        self, page_size: int = 20, page_token: str = ""
+    ) -> lobby_pb2.ListTablesResponse:
+        """A page of tables."""
+        reply: lobby_pb2.ListTablesResponse = await self.stub.ListTables(
+            lobby_pb2.ListTablesRequest(page_size=page_size, page_token=page_token),
+            metadata=self.metadata,
+        )
+        return reply
+
+    async def get_table(self, table_id: str) -> lobby_pb2.LobbyTable:
+        """One table."""
+        reply = await self.stub.GetTable(
+            lobby_pb2.GetTableRequest(table_id=table_id), metadata=self.metadata
+        )
+        table: lobby_pb2.LobbyTable = reply.table
+        return table
+
+    async def join(
+        self, table_id: str, buy_in: int, *, request_id: str, seat: int = 0
+    ) -> lobby_pb2.JoinTableResponse:
+        """Buy in and sit down."""
+        reply: lobby_pb2.JoinTableResponse = await self.stub.JoinTable(
+            lobby_pb2.JoinTableRequest(
+                table_id=table_id, seat=seat, buy_in=buy_in, request_id=request_id
+            ),
+            metadata=self.metadata,
+        )
+        return reply
+
+    async def leave(self, table_id: str, *, request_id: str) -> lobby_pb2.LeaveTableResponse:
+        """Stand up with your chips."""
+        reply: lobby_pb2.LeaveTableResponse = await self.stub.LeaveTable(
+            lobby_pb2.LeaveTableRequest(table_id=table_id, request_id=request_id),
+            metadata=self.metadata,
+        )
+        return reply

@@ -44,6 +44,12 @@ def register(groups: Any) -> None:
     bots.add_argument("--seed", type=int, default=None)
     bots.set_defaults(handler=cmd_bots)
 
+    lobby = groups.add_parser("lobby", help="the lobby service")
+    lobby_sub = lobby.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+    lobby_serve = lobby_sub.add_parser("serve", help="run the lobby in the foreground")
+    lobby_serve.add_argument("args", nargs=argparse.REMAINDER, help="flags of the lobby")
+    lobby_serve.set_defaults(handler=cmd_lobby_serve)
+
     table = groups.add_parser("table", help="the table service")
     sub = table.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
     serve = sub.add_parser("serve", help="run the table service in the foreground")
@@ -60,6 +66,14 @@ def register(groups: Any) -> None:
     watch.add_argument("--after", type=int, default=0, help="resume after this version")
     watch.add_argument("--table-address", default="127.0.0.1:50052")
     watch.set_defaults(handler=cmd_table_watch)
+
+
+def cmd_lobby_serve(args: argparse.Namespace) -> int:
+    """Run the lobby (same flags as ``python -m riverboat.services.lobby``)."""
+    from riverboat.services.lobby.__main__ import main
+
+    main(args.args)
+    return 0
 
 
 def cmd_table_serve(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ free ports, over the session's nats-server (never the machine's own NATS)."""
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from riverboat.auth import TokenIssuer
 from riverboat.client import TableClient
 from riverboat.natsserver import NatsServer
 from riverboat.services.launcher import ServiceProcess, free_port
+from tests.conftest import TEST_TOKEN_KEY
 
 
 @dataclass
@@ -49,8 +49,8 @@ class Room:
         self.dealer.start()
 
 
-TOKEN_KEY = secrets.token_bytes(32)
-KEY_ENV = {"RIVERBOAT_TOKEN_KEY": TOKEN_KEY.hex()}
+# The key every test service shares (tests/conftest.py puts it in the environment).
+KEY_ENV = {"RIVERBOAT_TOKEN_KEY": TEST_TOKEN_KEY.hex()}
 
 
 def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
@@ -91,6 +91,34 @@ def _stream_flags(tag: str) -> list[str]:
     ]
 
 
+def _lobby(nats_url: str, var: Path, table: str, settlement: str, tag: str) -> ServiceProcess:
+    address = f"127.0.0.1:{free_port()}"
+    return ServiceProcess(
+        "lobby",
+        address,
+        [
+            "--address",
+            address,
+            "--nats",
+            nats_url,
+            "--table",
+            table,
+            "--settlement",
+            settlement,
+            "--stream",
+            f"RB_LOBBY_{tag}",
+            "--subject-prefix",
+            f"rb.lobby{tag.lower()}",
+            "--account",
+            "boss:operator",
+            "--log-format",
+            "json",
+        ],
+        log_path=var / "lobby.log",
+        env={**KEY_ENV, "RIVERBOAT_PASSWORD_BOSS": "boss-password"},
+    )
+
+
 def _table(nats_url: str, var: Path, dealer: str, streams: str) -> ServiceProcess:
     address = f"127.0.0.1:{free_port()}"
     return ServiceProcess(
@@ -129,7 +157,7 @@ def room(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
     except Exception:
         dealer.kill()
         raise
-    room = Room(nats_server.url, dealer, table, tmp_path, TokenIssuer(TOKEN_KEY))
+    room = Room(nats_server.url, dealer, table, tmp_path, TokenIssuer(TEST_TOKEN_KEY))
     try:
         yield room
     finally:
@@ -144,3 +172,16 @@ async def operator(room: Room) -> AsyncIterator[TableClient]:
     """A table client calling as the operator."""
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         yield room.client(channel, "operator", "operator")
+
+
+@pytest.fixture
+def lobby(room: Room) -> Iterator[ServiceProcess]:
+    """The lobby in front of the room's table service (operator account: boss)."""
+    tag = room.table.args[room.table.args.index("--stream") + 1].removeprefix("RB_TABLES_")
+    settlement = f"127.0.0.1:{free_port()}"  # replaced by the real one where a test needs it
+    process = _lobby(room.nats_url, room.var, room.table_address, settlement, tag)
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()

@@ -64,9 +64,7 @@ async def test_no_player_or_observer_ever_receives_a_hidden_card(
     players = await setup_table(operator, "t-leak", 4)
     received: dict[str, list[table_pb2.WatchResponse]] = {}
     observed: list[table_pb2.WatchResponse] = []
-    await play_hands(
-        room, "t-leak", players, hands=4, received=received, observe=observed
-    )
+    await play_hands(room, "t-leak", players, hands=4, received=received, observe=observed)
     batches = await read_log(room.nats_url, *_streams(room), "t-leak")
     # The truth, from the raw log: after each version, the hand's face-down cards (and whose
     # they are) and the cards shown so far.

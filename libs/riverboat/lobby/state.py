@@ -1,0 +1,116 @@
+"""Fold of the lobby's events, and the rules its commands follow."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from riverboat.engine.options import TableOptions, pacific_options
+
+USERNAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
+TEMPLATES = ("pacific", "dealers_choice")
+#: Buy-in limits in bets: house rules set the minimum at 10 lower limits; the maximum is ours.
+MIN_BUY_IN_SMALL_BETS = 10
+MAX_BUY_IN_BIG_BETS = 100
+
+
+class LobbyRuleError(ValueError):
+    """A request the lobby's rules refuse; ``kind`` names the fitting status."""
+
+    def __init__(self, message: str, kind: str = "invalid") -> None:
+        super().__init__(message)
+        self.kind = kind  # invalid | precondition | not_found | already_exists
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A registered account."""
+
+    username: str
+    player_id: str
+    role: str
+    password_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListedTable:
+    """A table the lobby opened."""
+
+    table_id: str
+    name: str
+    template: str
+    variant: str
+    options: TableOptions
+    action_seconds: int
+    created_at: datetime
+
+    @property
+    def min_buy_in(self) -> int:
+        """Ten lower limits (house rules)."""
+        return MIN_BUY_IN_SMALL_BETS * self.options.small_bet
+
+    @property
+    def max_buy_in(self) -> int:
+        """A hundred big bets."""
+        return MAX_BUY_IN_BIG_BETS * self.options.big_bet
+
+
+@dataclass(slots=True)
+class Join:
+    """A buy-in: reserve chips, then sit down; ``status`` is started, completed or failed."""
+
+    reference: str
+    player: str
+    table_id: str
+    seat: int
+    buy_in: int
+    status: str = "started"
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class LobbyState:
+    """Everything the lobby knows (mutable: the service folds under its own lock)."""
+
+    accounts: dict[str, Account] = field(default_factory=dict)
+    tables: dict[str, ListedTable] = field(default_factory=dict)
+    joins: dict[str, Join] = field(default_factory=dict)
+
+    def pending_joins(self) -> list[Join]:
+        """Buy-ins that neither completed nor failed (a crash in between)."""
+        return [j for j in self.joins.values() if j.status == "started"]
+
+    def tables_in_order(self) -> list[ListedTable]:
+        """Tables by creation time."""
+        return sorted(self.tables.values(), key=lambda t: (t.created_at, t.table_id))
+
+
+def check_username(username: str) -> str:
+    """A valid username (3-32 letters, digits, '-', '_'), else :class:`LobbyRuleError`."""
+    if not USERNAME.fullmatch(username or ""):
+        raise LobbyRuleError("a username is 3-32 letters, digits, '-' or '_'")
+    return username
+
+
+def template_options(template: str, overrides: dict[str, Any]) -> tuple[str, TableOptions]:
+    """The variant and options of a table from a template with overrides."""
+    if template == "pacific":
+        return "seven_card_stud_hi_lo", pacific_options(**overrides)
+    if template == "dealers_choice":
+        # Until the dealer's choice games are in the room, this table plays stud hi/lo under the
+        # dealer's choice money rules: dealer-only $1 ante, $2 bets, $5 on the last streets,
+        # the cap kept heads-up.
+        base: dict[str, Any] = {
+            "ante_mode": "dealer",
+            "ante": 100,
+            "small_bet": 200,
+            "big_bet": 500,
+            "bring_in": 100,
+            "uncap_heads_up": False,
+            "open_pair_double_bet": False,
+        }
+        base.update(overrides)
+        return "seven_card_stud_hi_lo", TableOptions.from_dict(base)
+    raise LobbyRuleError(f"unknown template {template!r}; templates are {', '.join(TEMPLATES)}")

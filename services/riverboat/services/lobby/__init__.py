@@ -1,0 +1,1 @@
+"""The lobby service: accounts and logins, the list of tables, buying in and leaving."""

@@ -1,0 +1,63 @@
+"""``python -m riverboat.services.lobby``: run the lobby (see ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+
+from riverboat.services.common import configure_logging
+from riverboat.services.lobby.config import LobbyConfig
+from riverboat.services.lobby.server import serve
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line flags (RIVERBOAT_* environment variables give the defaults)."""
+    parser = argparse.ArgumentParser(prog="riverboat-lobby", description="Riverboat lobby")
+    parser.add_argument("--address", help="listen address (default 127.0.0.1:50051)")
+    parser.add_argument("--nats", dest="nats_url", help="NATS URL (nats://127.0.0.1:4333)")
+    parser.add_argument("--table", dest="table_address", help="table service (127.0.0.1:50052)")
+    parser.add_argument(
+        "--settlement", dest="settlement_address", help="settlement service (127.0.0.1:50054)"
+    )
+    parser.add_argument("--stream", help="JetStream stream of the lobby's log (RB_LOBBY)")
+    parser.add_argument("--subject-prefix", help="subject prefix of the lobby's log (rb.lobby)")
+    parser.add_argument(
+        "--account",
+        action="append",
+        default=[],
+        metavar="USER:ROLE",
+        help="ensure an operator or auditor account exists at start-up; its password comes "
+        "from the environment variable RIVERBOAT_PASSWORD_<USER> (repeatable)",
+    )
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run until SIGTERM/SIGINT."""
+    args = parse(argv)
+    configure_logging(fmt=args.log_format, service="lobby")
+    bootstrap = []
+    for spec in args.account:
+        user, _, role = spec.partition(":")
+        if role not in ("operator", "auditor"):
+            raise SystemExit(f"--account {spec}: the role is operator or auditor")
+        password = os.environ.get(f"RIVERBOAT_PASSWORD_{user.upper().replace('-', '_')}")
+        if not password:
+            raise SystemExit(f"--account {spec}: set RIVERBOAT_PASSWORD_{user.upper()}")
+        bootstrap.append((user, password, role))
+    config = LobbyConfig.from_env(
+        address=args.address,
+        nats_url=args.nats_url,
+        table_address=args.table_address,
+        settlement_address=args.settlement_address,
+        stream=args.stream,
+        subject_prefix=args.subject_prefix,
+        bootstrap=tuple(bootstrap),
+    )
+    asyncio.run(serve(config))
+
+
+if __name__ == "__main__":
+    main()

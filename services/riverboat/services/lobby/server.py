@@ -1,0 +1,117 @@
+"""Start the lobby: connect to NATS, replay the lobby's log, serve gRPC."""
+
+from __future__ import annotations
+
+import grpc
+import nats
+import structlog
+from nats.aio.client import Client as NATS
+
+from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
+from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.lobby.config import LobbyConfig
+from riverboat.services.lobby.service import RULES, Lobby, LobbyService
+from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc, table_pb2_grpc
+
+log = structlog.get_logger("riverboat.lobby")
+
+SERVICE_NAME = "riverboat.v1.LobbyService"
+#: Open to callers without a token: how else would anyone get one.
+OPEN_METHODS = ("/riverboat.v1.LobbyService/Register", "/riverboat.v1.LobbyService/Login")
+
+
+class LobbyServer:
+    """The running lobby."""
+
+    def __init__(self, config: LobbyConfig, issuer: TokenIssuer | None = None) -> None:
+        self.config = config
+        self.issuer = issuer or TokenIssuer(load_token_key())
+        self.nc: NATS | None = None
+        self.service: LobbyService | None = None
+        self._channels: list[grpc.aio.Channel] = []
+        self.grpc = GrpcServer(
+            config.address,
+            service_names=[SERVICE_NAME],
+            interceptors=[
+                ErrorInterceptor(context_fields=["table_id"]),
+                AuthInterceptor(
+                    self.issuer,
+                    RULES,
+                    open_prefixes=("/grpc.health.", "/grpc.reflection.", *OPEN_METHODS),
+                ),
+            ],
+            options=[("grpc.max_receive_message_length", 64 * 1024)],
+        )
+
+    @property
+    def address(self) -> str:
+        """Where it listens."""
+        return self.grpc.address
+
+    async def start(self) -> None:
+        """Replay the log, ensure bootstrap accounts, settle interrupted buy-ins, serve."""
+        self.nc = await nats.connect(
+            self.config.nats_url, name="riverboat-lobby", max_reconnect_attempts=-1
+        )
+        store = await JetStreamEventStore.open(
+            self.nc,
+            StreamSettings(
+                name=self.config.stream,
+                subject_prefix=self.config.subject_prefix,
+                description="Riverboat lobby (accounts, tables, buy-ins)",
+            ),
+        )
+        lobby = Lobby(store)
+        await lobby.load(await self._aggregates())
+        tables = grpc.aio.insecure_channel(self.config.table_address)
+        settlement = grpc.aio.insecure_channel(self.config.settlement_address)
+        self._channels = [tables, settlement]
+        self.service = LobbyService(
+            lobby,
+            self.issuer,
+            table_pb2_grpc.TableServiceStub(tables),  # type: ignore[no-untyped-call]
+            settlement_pb2_grpc.SettlementServiceStub(settlement),  # type: ignore[no-untyped-call]
+            service_token=self.issuer.issue("lobby", "service", ttl=10 * 365 * 86400),
+            token_ttl=self.config.token_ttl,
+        )
+        for username, password, role in self.config.bootstrap:
+            await self.service.ensure_account(username, password, role)
+        add = lobby_pb2_grpc.add_LobbyServiceServicer_to_server
+        add(self.service, self.grpc.server)  # type: ignore[no-untyped-call]
+        await self.grpc.start()
+        await self.service.resolve_pending_joins()
+        await self.grpc.set_serving(True)
+        log.info(
+            "lobby_ready",
+            address=self.address,
+            accounts=len(lobby.state.accounts),
+            tables=len(lobby.state.tables),
+        )
+
+    async def _aggregates(self) -> list[str]:
+        assert self.nc is not None
+        try:
+            info = await self.nc.jetstream().stream_info(self.config.stream, subjects_filter=">")
+        except Exception:  # a new room: no stream yet
+            return []
+        prefix = self.config.subject_prefix + "."
+        return sorted(s[len(prefix) :] for s in (info.state.subjects or {}) if s.startswith(prefix))
+
+    async def stop(self) -> None:
+        """Graceful stop."""
+        await self.grpc.stop()
+        for channel in self._channels:
+            await channel.close(None)
+        if self.nc is not None:
+            await self.nc.drain()
+
+
+async def serve(config: LobbyConfig) -> None:
+    """Run until SIGTERM or SIGINT."""
+    server = LobbyServer(config)
+    async with ShutdownSignals() as signals:
+        await server.start()
+        await signals.wait()
+    await server.stop()

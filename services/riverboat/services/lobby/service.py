@@ -1,0 +1,539 @@
+"""``riverboat.v1.LobbyService``: accounts, tables, buy-ins.
+
+Every lobby action is one ``LobbyEvent`` in stream RB_LOBBY, on the subject of its aggregate
+(``account-<name>``, ``table-<id>``, ``join-<reference>``), appended with optimistic concurrency;
+the lobby's state is rebuilt by replaying them. A buy-in is a small saga: ``JoinStarted`` ->
+reserve the chips (settlement) -> seat the player (table) -> ``JoinCompleted``; if seating fails
+the reservation is released and ``JoinFailed`` recorded, and buy-ins a crash left half done are
+finished or undone when the lobby starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_password
+from riverboat.auth.passwords import check_rules
+from riverboat.engine.errors import InvalidOptions
+from riverboat.eventcodec import options_from_pb, options_to_pb
+from riverboat.eventstore import ConcurrencyError, EventStore
+from riverboat.lobby.state import (
+    Account,
+    Join,
+    ListedTable,
+    LobbyRuleError,
+    LobbyState,
+    check_username,
+    template_options,
+)
+from riverboat.services.common.auth import current_identity
+from riverboat.services.common.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+)
+from riverboat.v1 import (
+    lobby_pb2,
+    lobby_pb2_grpc,
+    settlement_pb2,
+    settlement_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
+)
+
+log = structlog.get_logger("riverboat.lobby")
+
+#: Who may call what: Register and Login are open (see server.OPEN_METHODS).
+RULES = {
+    "CreateTable": {"operator", "service"},
+    "JoinTable": {"player"},
+    "LeaveTable": {"player"},
+}
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_KIND = {
+    "invalid": InvalidArgument,
+    "precondition": FailedPrecondition,
+    "not_found": NotFound,
+    "already_exists": AlreadyExists,
+}
+# A well-formed hash to verify against when the username is unknown, so a failed login takes
+# the same time either way (no account enumeration by timing).
+_DUMMY_HASH = hash_password("not-a-real-password-0000")
+
+
+def _rule_error(exc: LobbyRuleError) -> Exception:
+    return _KIND[exc.kind](str(exc))
+
+
+def _stamp(when: datetime) -> Timestamp:
+    ts = Timestamp()
+    ts.FromDatetime(when)
+    return ts
+
+
+class Lobby:
+    """The lobby's state and log."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.state = LobbyState()
+        self._versions: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+
+    def apply(self, event: lobby_pb2.LobbyEvent) -> None:
+        """Fold one event."""
+        kind = event.WhichOneof("payload")
+        when = event.occurred_at.ToDatetime(tzinfo=UTC)
+        s = self.state
+        if kind == "account_registered":
+            m = event.account_registered
+            s.accounts[m.username] = Account(m.username, m.player_id, m.role, m.password_hash)
+        elif kind == "table_listed":
+            t = event.table_listed
+            s.tables[t.table_id] = ListedTable(
+                t.table_id,
+                t.name,
+                t.template,
+                t.variant,
+                options_from_pb(t.options),
+                t.action_seconds,
+                when,
+            )
+        elif kind == "join_started":
+            j = event.join_started
+            s.joins[j.reference] = Join(j.reference, j.player, j.table_id, j.seat, j.buy_in)
+        elif kind == "join_completed":
+            done = s.joins[event.join_completed.reference]
+            done.status, done.seat = "completed", event.join_completed.seat
+        elif kind == "join_failed":
+            failed = s.joins[event.join_failed.reference]
+            failed.status, failed.reason = "failed", event.join_failed.reason
+
+    async def load(self, aggregate_ids: list[str]) -> None:
+        """Replay every aggregate's records."""
+        for aggregate_id in aggregate_ids:
+            for record in await self.store.read(aggregate_id):
+                event = lobby_pb2.LobbyEvent()
+                event.ParseFromString(record.payload)
+                self.apply(event)
+                self._versions[aggregate_id] = record.version
+
+    async def record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
+        """Append ``event`` to ``aggregate_id`` and fold it; False if this request was a repeat.
+
+        Raises :class:`ConcurrencyError` when the aggregate moved on (for example a username
+        registered a moment ago by another lobby instance).
+        """
+        async with self._lock:
+            if not event.HasField("occurred_at"):
+                event.occurred_at.CopyFrom(_stamp(datetime.now(UTC)))
+            expected = self._versions.get(aggregate_id, 0)
+            result = await self.store.append(
+                aggregate_id,
+                event.SerializeToString(),
+                expected_version=expected,
+                request_id=event.request_id,
+            )
+            if result.duplicate:
+                return False
+            self._versions[aggregate_id] = result.version
+            self.apply(event)
+            return True
+
+
+class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
+    """The servicer."""
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        issuer: TokenIssuer,
+        tables: table_pb2_grpc.TableServiceStub,
+        settlement: settlement_pb2_grpc.SettlementServiceStub,
+        *,
+        service_token: str,
+        token_ttl: int,
+    ) -> None:
+        self.lobby = lobby
+        self.issuer = issuer
+        self.tables = tables
+        self.settlement = settlement
+        self.metadata = (("authorization", f"Bearer {service_token}"),)
+        self.token_ttl = token_ttl
+
+    # --- accounts --------------------------------------------------------------------------
+
+    async def ensure_account(self, username: str, password: str, role: str) -> None:
+        """Create an account at start-up if it does not exist (operators, auditors)."""
+        if username in self.lobby.state.accounts:
+            return
+        await self._register(username, password, role)
+
+    async def _register(self, username: str, password: str, role: str) -> Account:
+        try:
+            check_username(username)
+            check_rules(password)
+        except (LobbyRuleError, PasswordError) as exc:
+            raise InvalidArgument(str(exc)) from None
+        if username in self.lobby.state.accounts:
+            raise AlreadyExists(f"the username {username!r} is taken")
+        # Argon2 is deliberately slow; keep it off the event loop.
+        hashed = await asyncio.to_thread(hash_password, password)
+        event = lobby_pb2.LobbyEvent(
+            request_id=f"register-{username}",
+            account_registered=lobby_pb2.AccountRegistered(
+                username=username, player_id=username, role=role, password_hash=hashed
+            ),
+        )
+        try:
+            await self.lobby.record(f"account-{username}", event)
+        except ConcurrencyError:
+            raise AlreadyExists(f"the username {username!r} is taken") from None
+        log.info("account_registered", player_id=username, role=role)
+        return self.lobby.state.accounts[username]
+
+    async def Register(
+        self, request: lobby_pb2.RegisterRequest, context: Any
+    ) -> lobby_pb2.RegisterResponse:
+        """Create a player account."""
+        account = await self._register(request.username, request.password, "player")
+        return lobby_pb2.RegisterResponse(player_id=account.player_id)
+
+    async def Login(self, request: lobby_pb2.LoginRequest, context: Any) -> lobby_pb2.LoginResponse:
+        """A signed token for valid credentials; the same answer for any wrong pair."""
+        account = self.lobby.state.accounts.get(request.username)
+        stored = account.password_hash if account else _DUMMY_HASH
+        ok = await asyncio.to_thread(verify_password, stored, request.password)
+        if account is None or not ok:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong username or password")
+        assert account is not None
+        now = datetime.now(UTC)
+        token = self.issuer.issue(
+            account.player_id, account.role, ttl=self.token_ttl, now=now.timestamp()
+        )
+        expires = datetime.fromtimestamp(int(now.timestamp()) + self.token_ttl, UTC)
+        return lobby_pb2.LoginResponse(
+            token=token,
+            expires_at=_stamp(expires),
+            role=account.role,
+            player_id=account.player_id,
+        )
+
+    # --- tables ----------------------------------------------------------------------------
+
+    async def CreateTable(
+        self, request: lobby_pb2.CreateTableRequest, context: Any
+    ) -> lobby_pb2.CreateTableResponse:
+        """Open a table on the table service and list it."""
+        request_id = _check_request_id(request.request_id)
+        overrides = MessageToDict(request.overrides) if request.HasField("overrides") else {}
+        # JSON numbers arrive as floats; money and counts are integers.
+        overrides = {
+            k: int(v) if isinstance(v, float) and v.is_integer() else v
+            for k, v in overrides.items()
+        }
+        try:
+            variant, options = template_options(request.template or "pacific", overrides)
+        except LobbyRuleError as exc:
+            raise _rule_error(exc) from None
+        except InvalidOptions as exc:
+            raise InvalidArgument(exc.message) from None
+        name = request.name or f"{request.template or 'pacific'} table"
+        if len(name) > 100:
+            raise InvalidArgument("a table name is at most 100 characters")
+        table_id = f"{(request.template or 'pacific').replace('_', '-')}-{request_id}"[:64]
+        action_seconds = request.action_seconds or 30
+        await self._call(
+            self.tables.OpenTable(
+                table_pb2.OpenTableRequest(
+                    table_id=table_id,
+                    name=name,
+                    variant=variant,
+                    options=options_to_pb(options),
+                    action_seconds=action_seconds,
+                    request_id=f"lobby-{request_id}",
+                ),
+                metadata=self.metadata,
+                timeout=10,
+            )
+        )
+        await self.lobby.record(
+            f"table-{table_id}",
+            lobby_pb2.LobbyEvent(
+                request_id=request_id,
+                table_listed=lobby_pb2.TableListed(
+                    table_id=table_id,
+                    name=name,
+                    template=request.template or "pacific",
+                    variant=variant,
+                    options=options_to_pb(options),
+                    action_seconds=action_seconds,
+                ),
+            ),
+        )
+        log.info("table_created", table_id=table_id, template=request.template)
+        table = self.lobby.state.tables[table_id]
+        return lobby_pb2.CreateTableResponse(table=await self._describe(table))
+
+    async def _view(self, table_id: str) -> table_pb2.TableView:
+        reply = await self._call(
+            self.tables.GetTableView(
+                table_pb2.GetTableViewRequest(table_id=table_id),
+                metadata=self.metadata,
+                timeout=5,
+            )
+        )
+        view: table_pb2.TableView = reply.view
+        return view
+
+    async def _describe(self, table: ListedTable) -> lobby_pb2.LobbyTable:
+        view = await self._view(table.table_id)
+        return lobby_pb2.LobbyTable(
+            table_id=table.table_id,
+            name=table.name,
+            template=table.template,
+            variant=table.variant,
+            small_bet=table.options.small_bet,
+            big_bet=table.options.big_bet,
+            min_buy_in=table.min_buy_in,
+            max_buy_in=table.max_buy_in,
+            max_players=table.options.max_players,
+            seats=[
+                lobby_pb2.TakenSeat(seat=s.seat, player=s.player, stack=s.stack) for s in view.seats
+            ],
+            created_at=_stamp(table.created_at),
+        )
+
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Any
+    ) -> lobby_pb2.ListTablesResponse:
+        """A page of tables in creation order."""
+        size = request.page_size or 20
+        if not 1 <= size <= 100:
+            raise InvalidArgument("page_size is 1..100")
+        try:
+            start = int(request.page_token or "0")
+        except ValueError:
+            raise InvalidArgument("page_token is not one this lobby gave out") from None
+        tables = self.lobby.state.tables_in_order()
+        page = tables[start : start + size]
+        described = await asyncio.gather(*(self._describe(t) for t in page))
+        following = start + size
+        return lobby_pb2.ListTablesResponse(
+            tables=described,
+            next_page_token=str(following) if following < len(tables) else "",
+        )
+
+    async def GetTable(
+        self, request: lobby_pb2.GetTableRequest, context: Any
+    ) -> lobby_pb2.GetTableResponse:
+        """One table."""
+        table = self.lobby.state.tables.get(request.table_id)
+        if table is None:
+            raise NotFound(f"no table {request.table_id!r}")
+        return lobby_pb2.GetTableResponse(table=await self._describe(table))
+
+    # --- buying in and leaving -------------------------------------------------------------
+
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Any
+    ) -> lobby_pb2.JoinTableResponse:
+        """Reserve the buy-in from the wallet, then sit down; undone if seating fails."""
+        player = current_identity().subject
+        request_id = _check_request_id(request.request_id)
+        reference = f"join-{player}-{request_id}"[:128]
+        known = self.lobby.state.joins.get(reference)
+        if known is not None and known.status == "completed":
+            balance = await self._balance(player)
+            return lobby_pb2.JoinTableResponse(seat=known.seat, stack=known.buy_in, balance=balance)
+        table = self.lobby.state.tables.get(request.table_id)
+        if table is None:
+            raise NotFound(f"no table {request.table_id!r}")
+        if not table.min_buy_in <= request.buy_in <= table.max_buy_in:
+            raise InvalidArgument(
+                f"buy in for {table.min_buy_in} to {table.max_buy_in} cents at this table"
+            )
+        view = await self._view(table.table_id)
+        taken = {s.seat for s in view.seats}
+        if any(s.player == player for s in view.seats):
+            raise FailedPrecondition(f"you already sit at {table.table_id}")
+        seat = request.seat or next((n for n in range(1, 11) if n not in taken), 0)
+        if seat == 0 or len(taken) >= table.options.max_players:
+            raise FailedPrecondition("the table is full")
+        if seat in taken:
+            raise FailedPrecondition(f"seat {seat} is taken")
+        if known is None:
+            await self.lobby.record(
+                reference,
+                lobby_pb2.LobbyEvent(
+                    request_id=f"{reference}-start",
+                    join_started=lobby_pb2.JoinStarted(
+                        reference=reference,
+                        player=player,
+                        table_id=table.table_id,
+                        seat=seat,
+                        buy_in=request.buy_in,
+                    ),
+                ),
+            )
+        try:
+            reserved = await self._call(
+                self.settlement.ReserveBuyIn(
+                    settlement_pb2.ReserveBuyInRequest(
+                        player=player,
+                        table_id=table.table_id,
+                        amount=request.buy_in,
+                        reference=reference,
+                    ),
+                    metadata=self.metadata,
+                    timeout=10,
+                )
+            )
+        except FailedPrecondition as exc:  # not enough in the wallet: nothing to undo
+            await self._fail_join(reference, str(exc), release=False)
+            raise
+        try:
+            await self._call(
+                self.tables.SeatPlayer(
+                    table_pb2.SeatPlayerRequest(
+                        table_id=table.table_id,
+                        seat=seat,
+                        player=player,
+                        stack=request.buy_in,
+                        request_id=reference[:64].replace(".", "-"),
+                        buy_in_reference=reference,
+                    ),
+                    metadata=self.metadata,
+                    timeout=10,
+                )
+            )
+        except Exception as exc:
+            await self._fail_join(reference, f"could not sit down: {exc}", release=True)
+            raise
+        await self.lobby.record(
+            reference,
+            lobby_pb2.LobbyEvent(
+                request_id=f"{reference}-done",
+                join_completed=lobby_pb2.JoinCompleted(reference=reference, seat=seat),
+            ),
+        )
+        log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
+        return lobby_pb2.JoinTableResponse(
+            seat=seat, stack=request.buy_in, balance=reserved.balance
+        )
+
+    async def _fail_join(self, reference: str, reason: str, *, release: bool) -> None:
+        join = self.lobby.state.joins[reference]
+        if release:
+            await self._call(
+                self.settlement.ReleaseBuyIn(
+                    settlement_pb2.ReleaseBuyInRequest(
+                        player=join.player, reference=reference, reason=reason[:200]
+                    ),
+                    metadata=self.metadata,
+                    timeout=10,
+                )
+            )
+        await self.lobby.record(
+            reference,
+            lobby_pb2.LobbyEvent(
+                request_id=f"{reference}-failed",
+                join_failed=lobby_pb2.JoinFailed(reference=reference, reason=reason[:200]),
+            ),
+        )
+        log.warning("join_failed", player_id=join.player, table_id=join.table_id, reason=reason)
+
+    async def resolve_pending_joins(self) -> None:
+        """Finish or undo buy-ins a crash interrupted: seated -> completed, else released."""
+        for join in self.lobby.state.pending_joins():
+            try:
+                view = await self._view(join.table_id)
+            except Exception as exc:  # the table service may not be up yet; try next start
+                log.warning("join_unresolved", reference=join.reference, reason=str(exc))
+                continue
+            seated = next((s for s in view.seats if s.player == join.player), None)
+            if seated is not None:
+                await self.lobby.record(
+                    join.reference,
+                    lobby_pb2.LobbyEvent(
+                        request_id=f"{join.reference}-done",
+                        join_completed=lobby_pb2.JoinCompleted(
+                            reference=join.reference, seat=seated.seat
+                        ),
+                    ),
+                )
+            else:
+                await self._fail_join(join.reference, "interrupted", release=True)
+
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Any
+    ) -> lobby_pb2.LeaveTableResponse:
+        """Stand up; the chips return to the wallet when the seat is free (settlement)."""
+        player = current_identity().subject
+        request_id = _check_request_id(request.request_id)
+        if request.table_id not in self.lobby.state.tables:
+            raise NotFound(f"no table {request.table_id!r}")
+        view = await self._view(request.table_id)
+        seat = next((s for s in view.seats if s.player == player), None)
+        if seat is None:
+            raise FailedPrecondition(f"you do not sit at {request.table_id}")
+        reply = await self._call(
+            self.tables.UnseatPlayer(
+                table_pb2.UnseatPlayerRequest(
+                    table_id=request.table_id, seat=seat.seat, request_id=f"leave-{request_id}"[:64]
+                ),
+                metadata=self.metadata,
+                timeout=10,
+            )
+        )
+        log.info(
+            "player_leaving", player_id=player, table_id=request.table_id, pending=reply.pending
+        )
+        return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack or seat.stack)
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    async def _balance(self, player: str) -> int:
+        reply = await self._call(
+            self.settlement.GetBalance(
+                settlement_pb2.GetBalanceRequest(player=player),
+                metadata=self.metadata,
+                timeout=5,
+            )
+        )
+        return int(reply.balance)
+
+    async def _call(self, call: Any) -> Any:
+        """Await another service's answer, passing its refusals on as ours."""
+        try:
+            return await call
+        except grpc.aio.AioRpcError as exc:
+            code, details = exc.code(), exc.details() or ""
+            if code == grpc.StatusCode.FAILED_PRECONDITION:
+                raise FailedPrecondition(details) from None
+            if code == grpc.StatusCode.INVALID_ARGUMENT:
+                raise InvalidArgument(details) from None
+            if code == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(details) from None
+            if code == grpc.StatusCode.ALREADY_EXISTS:
+                raise AlreadyExists(details) from None
+            if code == grpc.StatusCode.PERMISSION_DENIED:
+                raise PermissionDenied(details) from None
+            raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
+
+
+def _check_request_id(request_id: str) -> str:
+    if not _REQUEST_ID.fullmatch(request_id or ""):
+        raise InvalidArgument("request_id must be 1-64 letters, digits, '-' or '_'")
+    return request_id
