@@ -6,6 +6,7 @@ is two characters (``"Ah"``); a hidden card (``-1`` in a redacted event) is the 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -313,6 +314,14 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
     return event, meta
 
 
+GENESIS_HASH = bytes(32)
+
+
+def event_hash(envelope: pb.EventEnvelope) -> bytes:
+    """The chain hash of one stored event: SHA-256 of its deterministic serialization."""
+    return hashlib.sha256(envelope.SerializeToString(deterministic=True)).digest()
+
+
 def encode_batch(
     events: Sequence[AnyEvent],
     *,
@@ -321,15 +330,26 @@ def encode_batch(
     request_id: str,
     actor: str,
     occurred_at: datetime,
+    previous_hash: bytes = GENESIS_HASH,
 ) -> bytes:
-    """The bytes of one log message: every event of one command."""
-    batch = pb.EventBatch(
-        events=[
-            event_to_pb(e, EventMeta(aggregate_id, version, i, request_id, actor, occurred_at))
-            for i, e in enumerate(events)
-        ]
-    )
-    return batch.SerializeToString()
+    """The bytes of one log message: every event of one command, chained to ``previous_hash``
+    (the hash of the last event before them on the subject; see :func:`chain_end`)."""
+    envelopes = []
+    for i, e in enumerate(events):
+        env = event_to_pb(e, EventMeta(aggregate_id, version, i, request_id, actor, occurred_at))
+        env.previous_hash = previous_hash
+        previous_hash = event_hash(env)
+        envelopes.append(env)
+    return pb.EventBatch(events=envelopes).SerializeToString(deterministic=True)
+
+
+def chain_end(data: bytes, previous_hash: bytes = GENESIS_HASH) -> bytes:
+    """The hash of the last event of a stored batch (what the next batch chains to)."""
+    batch = pb.EventBatch()
+    batch.ParseFromString(data)
+    for env in batch.events:
+        previous_hash = event_hash(env)
+    return previous_hash
 
 
 def decode_batch(data: bytes) -> list[tuple[AnyEvent, EventMeta]]:

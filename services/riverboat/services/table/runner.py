@@ -21,7 +21,7 @@ import structlog
 from riverboat.engine.commands import TimeOut
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import HandEnded
-from riverboat.eventcodec import decode_batch, encode_batch
+from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_batch
 from riverboat.eventstore import ConcurrencyError, EventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
@@ -70,6 +70,8 @@ class TableRunner:
         self.version = 0
         self.deck: tuple[int, ...] | None = None
         self.commit_sequence = 0
+        #: Hash of the last event in the log: the next batch chains to it (docs/audit.md).
+        self.chain_hash = GENESIS_HASH
         self._lock = asyncio.Lock()
         self._requests: OrderedDict[str, int] = OrderedDict()
         self._watchers: set[asyncio.Queue[Update | None]] = set()
@@ -98,6 +100,7 @@ class TableRunner:
             pairs = decode_batch(record.payload)
             events = [e for e, _ in pairs]
             self._fold(events, record.version, record.stream_sequence, record.request_id)
+            self.chain_hash = chain_end(record.payload, self.chain_hash)
             meta = pairs[0][1] if pairs else None
             updates.append(
                 Update(
@@ -153,6 +156,7 @@ class TableRunner:
                 request_id=request_id,
                 actor=actor,
                 occurred_at=now,
+                previous_hash=self.chain_hash,
             )
             try:
                 result = await self.store.append(
@@ -166,6 +170,7 @@ class TableRunner:
                 await self._catch_up()
                 return Submitted(result.version, True)
             self._fold(events, result.version, result.stream_sequence, request_id)
+            self.chain_hash = chain_end(payload, self.chain_hash)
             update = Update(result.version, tuple(events), request_id, actor, now)
         self._broadcast(update)
         self._log_update(update, actor)
