@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 
 from riverboat.engine.events import AntePosted
@@ -39,7 +40,7 @@ def test_each_event_chains_to_the_one_before_across_batches() -> None:
     )
     envelopes = [*_batch(first).events, *_batch(second).events]
     assert envelopes[0].previous_hash == GENESIS_HASH
-    for before, after in zip(envelopes, envelopes[1:], strict=False):
+    for before, after in itertools.pairwise(envelopes):
         assert after.previous_hash == event_hash(before)
 
 
