@@ -191,3 +191,60 @@ async def test_two_writers_one_loses_and_the_state_stays_intact(
     finally:
         await dealer.close()
         await nc.close()
+
+
+async def test_a_lost_race_through_grpc_is_aborted_and_writes_nothing(
+    room: Room, operator: TableClient
+) -> None:
+    """Two table-service instances that do not hear of each other's writes (no NATS nudge):
+    the one with the stale state loses with ABORTED."""
+    from riverboat.services.common import GrpcServer
+    from riverboat.services.common.auth import AuthInterceptor
+    from riverboat.services.table.registry import TableRegistry
+    from riverboat.services.table.service import RULES, TableService
+    from riverboat.v1 import table_pb2_grpc
+
+    await operator.create_table("t-grpc-race")
+    stream, prefix = _streams(room)
+    nc = await nats.connect(room.nats_url)
+    dealer = DealerClient(room.dealer.address, token=room.token("table", "service"))
+    servers = []
+    try:
+        store = JetStreamEventStore(nc, StreamSettings(name=stream, subject_prefix=prefix))
+        config = TableConfig(auto_deal=False, stream=stream, subject_prefix=prefix)
+        for _ in range(2):
+            server = GrpcServer(
+                "127.0.0.1:0",
+                service_names=["riverboat.v1.TableService"],
+                interceptors=[AuthInterceptor(room.issuer, RULES)],
+            )
+            registry = TableRegistry(store, dealer, config, nc=None)
+            table_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
+                TableService(registry), server.server
+            )
+            await server.start()
+            servers.append(server)
+        async with (
+            grpc.aio.insecure_channel(servers[0].address) as first,
+            grpc.aio.insecure_channel(servers[1].address) as second,
+        ):
+            a = room.client(first, "operator", "operator")
+            b = room.client(second, "operator", "operator")
+            await a.view("t-grpc-race")
+            await b.view("t-grpc-race")  # both instances now hold version 1
+            await a.seat("t-grpc-race", 1, "ann", 1000)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await b.seat("t-grpc-race", 2, "bob", 1000)
+            assert err.value.code() == grpc.StatusCode.ABORTED
+            view = await b.view("t-grpc-race")  # the loser caught up; bob was never written
+            assert [s.player for s in view.seats] == ["ann"]
+            await b.seat("t-grpc-race", 2, "bob", 1000)  # a retry after looking succeeds
+            assert [s.player for s in (await a.view("t-grpc-race")).seats] in (
+                ["ann"],
+                ["ann", "bob"],
+            )
+    finally:
+        for server in servers:
+            await server.stop(0)
+        await dealer.close()
+        await nc.close()
