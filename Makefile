@@ -23,13 +23,13 @@ test: setup
 	$(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check libs services tests bench
+	$(BIN)/ruff format --check libs services tests bench
 	$(BIN)/mypy libs services bench tests
 
 fmt: setup
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format libs services tests bench
+	$(BIN)/ruff check --fix libs services tests bench
 
 bench: setup
 	$(BIN)/python -m bench

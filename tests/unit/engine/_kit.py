@@ -11,7 +11,6 @@ from riverboat.engine.game import decide, fold
 from riverboat.engine.options import pacific_options
 from riverboat.engine.state import HandState
 
-
 _DECKS: dict[str, tuple[int, ...]] = {}
 
 

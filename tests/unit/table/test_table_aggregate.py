@@ -10,7 +10,7 @@ import pytest
 from riverboat.bots import RandomBot
 from riverboat.engine.cards import parse_cards
 from riverboat.engine.commands import Act, TimeOut
-from riverboat.engine.events import CardDealt, HandShown
+from riverboat.engine.events import CardDealt, HandShown, RakeTaken
 from riverboat.engine.options import pacific_options
 from riverboat.eventcodec import decode_batch, encode_batch
 from riverboat.table import aggregate as table
@@ -74,7 +74,7 @@ def test_hands_update_seat_stacks_and_conserve_chips() -> None:
         assert state.hand is not None and state.hand.finished
         assert (
             sum(s.stack for s in state.seats)
-            + sum(e.amount for e in log if type(e).__name__ == "RakeTaken")
+            + sum(e.amount for e in log if isinstance(e, RakeTaken))
             == 3000
         )
     # Folding the whole log from scratch gives the same table.
