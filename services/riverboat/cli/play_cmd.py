@@ -1,0 +1,669 @@
+"""``riverboat play``: sit down at a table and play from a terminal.
+
+Line-oriented on purpose (a prompt, short commands, the table drawn with Rich after each
+change), so a person can play it and a script or a pseudo-terminal test can drive it. While it
+waits for a command it watches the table (``TableService.Watch``) and prints what happens.
+
+Log in (or register), list tables, buy in with ``j <table> <buy-in>``, act with ``c``/``b``/
+``r``/``f``/``i``/``k``, leave with ``l``; ``h`` lists every command. Money is typed in dollars
+(``40``, ``12.50``) or in cents with a trailing ``c`` (``1250c``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import os
+import sys
+import termios
+import threading
+import time
+import uuid
+from collections.abc import Awaitable
+from typing import Any, TextIO, TypeVar
+
+import grpc
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from riverboat.cli.clientkit import (
+    AMOUNT_RULE,
+    AmountError,
+    add_address_flags,
+    error_sentence,
+    money,
+    parse_amount,
+    token_info,
+)
+from riverboat.cli.playscreen import (
+    ACTION_WORDS,
+    ActionError,
+    Narrator,
+    choose_action,
+    lobby_table,
+    my_seat,
+    table_panel,
+)
+from riverboat.client import LobbyClient, TableClient
+from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
+
+T = TypeVar("T")
+
+CALL_TIMEOUT = 15.0  # seconds for one unary call: a person is waiting
+PROMPT_LOBBY = "lobby> "
+
+HELP = [
+    ("t", "list the tables"),
+    ("j TABLE [BUY-IN]", "buy in and sit down (TABLE: its number in the list or its id)"),
+    ("w TABLE", "watch a table without sitting down"),
+    ("c", "check, or call when there is a bet"),
+    ("b / r [TO]", "bet or raise (or complete); TO is a street total, e.g. r 4"),
+    ("i", "bring in"),
+    ("k", "complete the bring-in to a full bet"),
+    ("f", "fold"),
+    ("s  (or Enter)", "show the table again"),
+    ("l", "leave the table with your chips (after the hand if you are in one)"),
+    ("bal", "your wallet"),
+    ("h", "this help"),
+    ("q", "quit"),
+]
+
+
+def register(groups: Any) -> None:
+    """Add ``play``."""
+    play = groups.add_parser(
+        "play",
+        help="sit down and play from this terminal",
+        description=(
+            "Log in (or register), pick a table, buy in and play. Commands are short: "
+            "c call/check, b/r bet/raise, f fold, l leave, h help. Money: " + AMOUNT_RULE + "."
+        ),
+    )
+    add_address_flags(play, table=True)
+    play.add_argument("--user", help="your username (asked if missing)")
+    play.add_argument(
+        "--password",
+        help="your password (asked if missing; $RIVERBOAT_PASSWORD also works)",
+    )
+    play.add_argument("--register", action="store_true", help="create the account first")
+    play.add_argument("--token", help="a bearer token instead of logging in ($RIVERBOAT_TOKEN)")
+    play.set_defaults(handler=cmd_play)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Run the client until the player quits."""
+    console = Console(highlight=False)
+    try:
+        return asyncio.run(PlaySession(args, console).run())
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+        return 130
+
+
+class LineReader:
+    """Lines from standard input without blocking the event loop.
+
+    A terminal or pipe is watched with ``add_reader``; a regular file (``< moves.txt``), which
+    cannot be polled, is read by a daemon thread (daemon: quitting must not wait for Enter).
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.fd = stream.fileno()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._buffer = b""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._polled = False
+        self._eof = False
+
+    def start(self) -> None:
+        """Begin reading."""
+        self._loop = asyncio.get_running_loop()
+        try:
+            self._loop.add_reader(self.fd, self._readable)
+            self._polled = True
+        except (OSError, ValueError, NotImplementedError):
+            threading.Thread(target=self._read_blocking, daemon=True).start()
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        self._feed(data)
+
+    def _read_blocking(self) -> None:
+        assert self._loop is not None
+        while True:
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                data = b""
+            with contextlib.suppress(RuntimeError):  # the loop closed: we are quitting
+                self._loop.call_soon_threadsafe(self._feed, data)
+            if not data:
+                return
+
+    def _feed(self, data: bytes) -> None:
+        if not data:
+            self.close()
+            if self._buffer:
+                self.queue.put_nowait(self._buffer.decode(errors="replace"))
+                self._buffer = b""
+            self.queue.put_nowait(None)
+            return
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            self.queue.put_nowait(line.decode(errors="replace").rstrip("\r"))
+
+    async def readline(self) -> str | None:
+        """The next line without its newline; None at the end of input."""
+        if self._eof:
+            return None
+        line = await self.queue.get()
+        if line is None:
+            self._eof = True
+        return line
+
+    def close(self) -> None:
+        """Stop watching standard input."""
+        if self._polled and self._loop is not None:
+            self._loop.remove_reader(self.fd)
+            self._polled = False
+
+
+class PlaySession:
+    """One person at the terminal: signed in to the lobby, at most one table at a time."""
+
+    def __init__(self, args: argparse.Namespace, console: Console, stdin: TextIO | None = None):
+        self.args = args
+        self.console = console
+        self.stdin = stdin or sys.stdin
+        self.reader = LineReader(self.stdin)
+        self.echoes = self.stdin.isatty()  # a terminal echoes what is typed; a pipe does not
+        self.player = ""
+        self.token = ""
+        self.lobby: LobbyClient | None = None
+        self.tables: TableClient | None = None
+        self.settlement: settlement_pb2_grpc.SettlementServiceStub | None = None
+        self.listed: list[lobby_pb2.LobbyTable] = []
+        self.table_id = ""
+        self.view: table_pb2.TableView | None = None
+        self.narrator = Narrator("")
+        self.recent: collections.deque[str] = collections.deque(maxlen=4)
+        self.watcher: asyncio.Task[None] | None = None
+        self.prompt = ""  # the prompt on screen now
+        self.question: str | None = None  # a question asked instead of the command prompt
+        self.waiting = False  # a line is being read
+        self.prompt_shown = False
+        self.was_my_turn = False
+        self.quit_warned = False
+
+    # --- output ----------------------------------------------------------------------------
+
+    def show(self, *items: RenderableType) -> None:
+        """Print above the prompt, then put the prompt back."""
+        if self.prompt_shown:
+            # Start on a clean line: the prompt (and anything half typed) is redrawn after.
+            self.console.file.write("\r\x1b[2K" if self.console.is_terminal else "\n")
+            self.prompt_shown = False
+        for item in items:
+            self.console.print(item)
+        self._show_prompt()
+
+    def say(self, text: str, style: str = "") -> None:
+        """One plain sentence."""
+        self.show(Text(text, style=style))
+
+    def fail(self, text: str) -> None:
+        """A refusal or problem, as a sentence."""
+        self.show(Text(text, style="bold red"))
+
+    def _show_prompt(self) -> None:
+        if self.waiting and not self.prompt_shown:
+            self.prompt = self.question if self.question is not None else self._prompt_text()
+            self.console.print(self.prompt, end="", markup=False, highlight=False)
+            self.console.file.flush()
+            self.prompt_shown = True
+
+    def _prompt_text(self) -> str:
+        """``lobby> ``, ``TABLE> ``, or ``TABLE YOUR TURN> `` when the table waits for us."""
+        if not self.table_id:
+            return PROMPT_LOBBY
+        if self.my_turn():
+            return f"{self.table_id} YOUR TURN> "
+        return f"{self.table_id}> "
+
+    async def ask(self, question: str | None = None, *, secret: bool = False) -> str | None:
+        """Read a line after ``question`` (or the command prompt); no echo when ``secret``."""
+        saved = None
+        if secret and self.stdin.isatty():
+            fd = self.stdin.fileno()
+            saved = termios.tcgetattr(fd)
+            quiet = list(saved)
+            quiet[3] &= ~termios.ECHO
+            # TCSADRAIN, not TCSAFLUSH: keep anything already typed ahead.
+            termios.tcsetattr(fd, termios.TCSADRAIN, quiet)
+        try:
+            self.question, self.waiting, self.prompt_shown = question, True, False
+            self._show_prompt()
+            line = await self.reader.readline()
+        finally:
+            self.waiting = self.prompt_shown = False
+            if saved is not None:
+                termios.tcsetattr(self.stdin.fileno(), termios.TCSADRAIN, saved)
+        if secret or not self.echoes:
+            self.console.print()  # the Enter was not echoed: end the prompt's line
+        return line
+
+    # --- calls -----------------------------------------------------------------------------
+
+    async def call(self, service: str, address: str, call: Awaitable[T]) -> T | None:
+        """Await one RPC; on refusal print it as a sentence and return None."""
+        try:
+            return await asyncio.wait_for(call, CALL_TIMEOUT)
+        except grpc.aio.AioRpcError as exc:
+            self.fail(error_sentence(exc, service, address))
+        except TimeoutError:
+            self.fail(f"The {service} at {address} did not answer in time; try again.")
+        return None
+
+    def _lobby_call(self, call: Awaitable[T]) -> Awaitable[T | None]:
+        return self.call("lobby", self.args.lobby, call)
+
+    def _table_call(self, call: Awaitable[T]) -> Awaitable[T | None]:
+        return self.call("table service", self.args.table, call)
+
+    # --- the session -----------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Sign in, then read commands until ``q`` or the end of input."""
+        self.reader.start()
+        channels = [
+            grpc.aio.insecure_channel(self.args.lobby),
+            grpc.aio.insecure_channel(self.args.table),
+            grpc.aio.insecure_channel(self.args.settlement),
+        ]
+        try:
+            self.lobby = LobbyClient(channels[0])
+            if not await self.sign_in():
+                return 1
+            self.tables = TableClient(channels[1], self.token, self.player)
+            self.settlement = settlement_pb2_grpc.SettlementServiceStub(channels[2])  # type: ignore[no-untyped-call]
+            self.say(f"Signed in as {self.player}. Type h for help.", "bold")
+            await self.list_tables()
+            seated = [t for t in self.listed if any(s.player == self.player for s in t.seats)]
+            if seated:
+                self.say(f"You sit at {seated[0].table_id}; back at the table.")
+                await self.attach(seated[0].table_id)
+            while True:
+                line = await self.ask()
+                if line is None:
+                    self.console.print("Bye.")
+                    return 0
+                if not await self.handle(line.strip()):
+                    return 0
+        finally:
+            if self.watcher is not None:
+                self.watcher.cancel()
+                with contextlib.suppress(BaseException):
+                    await self.watcher
+            self.reader.close()
+            for channel in channels:
+                await channel.close(None)
+
+    async def sign_in(self) -> bool:
+        """A token: given, or from logging in (registering first when asked or agreed)."""
+        assert self.lobby is not None
+        token = self.args.token or os.environ.get("RIVERBOAT_TOKEN", "")
+        if token:
+            try:
+                info = token_info(token)
+            except ValueError as exc:
+                self.fail(f"{exc}.")
+                return False
+            if info.expires < time.time():
+                self.fail("That token has expired; log in again (unset RIVERBOAT_TOKEN).")
+                return False
+            self.token, self.player = token, info.subject
+            self.lobby.token = token
+            return True
+        user = self.args.user
+        password = self.args.password or os.environ.get("RIVERBOAT_PASSWORD")
+        register = self.args.register
+        while True:
+            if not user:
+                user = (await self.ask("username: ") or "").strip()
+                if not user:
+                    return False
+            if not password:
+                password = await self.ask("password: ", secret=True)
+                if password is None:
+                    return False
+            if register:
+                made = await self._lobby_call(self.lobby.register(user, password))
+                if made is None:
+                    user = password = None
+                    register = False
+                    continue
+                self.say(f"Welcome, {user}: your account is ready.", "bold green")
+            try:
+                reply = await asyncio.wait_for(self.lobby.login(user, password), CALL_TIMEOUT)
+            except grpc.aio.AioRpcError as exc:
+                self.fail(error_sentence(exc, "lobby", self.args.lobby))
+                if exc.code() != grpc.StatusCode.UNAUTHENTICATED:
+                    return False
+                answer = await self.ask(f"Register a new account as {user}? [y/N] ")
+                if answer is None:
+                    return False
+                if answer.strip().lower() in ("y", "yes"):
+                    register = True
+                else:
+                    user = password = None
+                continue
+            except TimeoutError:
+                self.fail(f"The lobby at {self.args.lobby} did not answer in time.")
+                return False
+            self.token, self.player = reply.token, reply.player_id
+            if reply.role != "player":
+                self.say(
+                    f"{user} is an {reply.role} account: you can watch tables but not sit down "
+                    "(operators use `riverboat admin`)."
+                )
+            return True
+
+    async def handle(self, line: str) -> bool:
+        """Run one command; False to quit."""
+        word, _, rest = line.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word in ("q", "quit", "exit"):
+            return self.quit()
+        self.quit_warned = False
+        if word in ("", "s", "show"):
+            if self.view is not None:
+                self.show(table_panel(self.view, list(self.recent)))
+            elif not word:
+                self._show_prompt()
+            else:
+                self.say("You are not at a table; t lists them.")
+        elif word in ("h", "help", "?"):
+            self.show(help_table())
+        elif word in ("t", "tables"):
+            await self.list_tables()
+        elif word in ("j", "join"):
+            await self.join(rest)
+        elif word in ("w", "watch"):
+            await self.watch(rest)
+        elif word in ("l", "leave"):
+            await self.leave()
+        elif word in ("bal", "balance", "wallet"):
+            await self.balance()
+        elif word in ACTION_WORDS:
+            await self.act(word, rest)
+        else:
+            self.fail(f"Unknown command {word!r}; h lists the commands.")
+        return True
+
+    def quit(self) -> bool:
+        view = self.view
+        if view is not None and view.viewer_seat and not self.quit_warned:
+            self.quit_warned = True
+            self.say(
+                f"You still sit at {self.table_id}: your chips stay there and the clock checks "
+                "or folds for you. l leaves the table first; q again quits anyway."
+            )
+            return True
+        self.console.print("Bye.")
+        return False
+
+    # --- the lobby -------------------------------------------------------------------------
+
+    async def list_tables(self) -> None:
+        """Every table, numbered."""
+        assert self.lobby is not None
+        tables: list[lobby_pb2.LobbyTable] = []
+        page_token = ""
+        for _ in range(20):  # at most 2,000 tables: enough for a terminal
+            reply = await self._lobby_call(self.lobby.list_tables(100, page_token))
+            if reply is None:
+                return
+            tables.extend(reply.tables)
+            page_token = reply.next_page_token
+            if not page_token:
+                break
+        self.listed = tables
+        if not tables:
+            self.say("No tables yet: an operator opens them with `riverboat admin create-table`.")
+            return
+        self.show(
+            lobby_table(tables, self.player),
+            Text("j TABLE BUY-IN sits down (for example: j 1 40), w TABLE watches.", style="dim"),
+        )
+
+    def _table_ref(self, text: str) -> str | None:
+        """A table id from its number in the last list or its id."""
+        if not text:
+            self.fail("Which table? Give its number in the list (t) or its id.")
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(self.listed):
+            return self.listed[int(text) - 1].table_id
+        return text
+
+    async def join(self, rest: str) -> None:
+        """``j TABLE [BUY-IN]``: buy in (the table's minimum by default) and sit down."""
+        assert self.lobby is not None and self.tables is not None
+        ref, _, amount_text = rest.partition(" ")
+        table_id = self._table_ref(ref)
+        if table_id is None:
+            return
+        table = await self._lobby_call(self.lobby.get_table(table_id))
+        if table is None:
+            return
+        if any(s.player == self.player for s in table.seats):
+            self.say(f"You already sit at {table_id}; back at the table.")
+            await self.attach(table_id)
+            return
+        try:
+            buy_in = parse_amount(amount_text) if amount_text.strip() else table.min_buy_in
+        except AmountError as exc:
+            self.fail(f"{exc}.")
+            return
+        if not table.min_buy_in <= buy_in <= table.max_buy_in:
+            self.fail(
+                f"Buy in for {money(table.min_buy_in)} to {money(table.max_buy_in)} at {table_id}."
+            )
+            return
+        reply = await self._lobby_call(
+            self.lobby.join(table_id, buy_in, request_id=f"play-{uuid.uuid4().hex[:24]}")
+        )
+        if reply is None:
+            return
+        self.say(
+            f"You sit in seat {reply.seat} at {table.name} with {money(reply.stack)}; "
+            f"{money(reply.balance)} left in your wallet.",
+            "bold green",
+        )
+        await self.attach(table_id)
+
+    async def watch(self, rest: str) -> None:
+        """``w TABLE``: follow a table without sitting down."""
+        table_id = self._table_ref(rest.strip())
+        if table_id is not None:
+            await self.attach(table_id)
+
+    async def leave(self) -> None:
+        """Stand up: now, or when the hand you are in ends; the chips go to the wallet."""
+        assert self.lobby is not None
+        view = self.view
+        if not self.table_id:
+            self.say("You are not at a table.")
+            return
+        if view is None or not view.viewer_seat:
+            self.detach()
+            self.say("Stopped watching; back in the lobby.")
+            return
+        reply = await self._lobby_call(
+            self.lobby.leave(self.table_id, request_id=f"play-{uuid.uuid4().hex[:24]}")
+        )
+        # Nothing to print: the watch narrates LeaveRequested ("You will leave when this hand
+        # ends") or PlayerLeft ("You stood up with $40.90").
+        del reply
+
+    async def balance(self) -> None:
+        """The wallet, from the settlement service."""
+        assert self.settlement is not None
+        reply = await self.call(
+            "settlement service",
+            self.args.settlement,
+            self.settlement.GetBalance(
+                settlement_pb2.GetBalanceRequest(player=self.player),
+                metadata=(("authorization", f"Bearer {self.token}"),),
+            ),
+        )
+        if reply is not None:
+            self.say(
+                f"Wallet {money(reply.balance)}, at tables {money(reply.at_tables)}"
+                + (f", being seated {money(reply.reserved)}" if reply.reserved else "")
+                + "."
+            )
+
+    # --- at a table ------------------------------------------------------------------------
+
+    def my_turn(self) -> bool:
+        """Whether the latest view waits for this player."""
+        v = self.view
+        return v is not None and v.viewer_seat != 0 and v.to_act == v.viewer_seat
+
+    async def attach(self, table_id: str) -> None:
+        """Follow ``table_id``: its updates print as they come."""
+        assert self.tables is not None
+        view = await self._table_call(self.tables.view(table_id))
+        if view is None:
+            return
+        self.detach()
+        self.table_id = table_id
+        self.view = view
+        self.narrator = Narrator(self.player)
+        self.recent.clear()
+        self.was_my_turn = False
+        self.watcher = asyncio.ensure_future(self._watch(table_id, view.version))
+        self.show(table_panel(view))
+        self.was_my_turn = self.my_turn()
+
+    def detach(self) -> None:
+        """Stop following the table."""
+        if self.watcher is not None and self.watcher is not asyncio.current_task():
+            self.watcher.cancel()
+        self.watcher = None
+        self.table_id = ""
+        self.view = None
+
+    async def _watch(self, table_id: str, after: int) -> None:
+        assert self.tables is not None
+        failures = 0
+        while True:
+            try:
+                async for update in self.tables.watch(table_id, after):
+                    failures = 0
+                    after = update.version
+                    if not self._on_update(update):
+                        return
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (
+                    grpc.StatusCode.NOT_FOUND,
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                ):
+                    self.fail(error_sentence(exc, "table service", self.args.table))
+                    self.detach()
+                    return
+                failures += 1
+                if failures == 1:
+                    self.fail(
+                        error_sentence(exc, "table service", self.args.table) + " Reconnecting..."
+                    )
+            # The stream ended (a restart, a network blip): resume after the last version seen.
+            await asyncio.sleep(min(5.0, 0.25 * 2**failures))
+
+    def _on_update(self, update: table_pb2.WatchResponse) -> bool:
+        """Print one update; False once the player has left the table."""
+        view = update.view if update.HasField("view") else self.view
+        digest = self.narrator.feed(update.events, view)
+        if digest.new_hand:
+            self.recent.clear()
+        self.recent.extend(digest.actions)
+        self.view = view
+        items: list[RenderableType] = list(digest.lines)
+        if digest.left_with is not None:
+            table_id = self.table_id
+            self.detach()
+            self.show(*items, Text(f"Back in the lobby (you left {table_id}); t lists tables."))
+            return False
+        if view is None:
+            self.show(*items)
+            return True
+        me = my_seat(view)
+        playing = me is not None and me.in_hand and not me.folded
+        turn = self.my_turn()
+        redraw = (
+            (turn and (not self.was_my_turn or bool(digest.actions) or digest.new_street))
+            or (digest.new_street and playing and not turn)
+            or digest.showdown
+            or (digest.new_hand and me is None)
+        )
+        self.was_my_turn = turn
+        if redraw:
+            items.append(table_panel(view))
+        if digest.hand_ended and me is not None and me.stack == 0 and not view.hand_in_progress:
+            items.append(Text("You are out of chips: l leaves the table.", style="bold"))
+        if items:
+            self.show(*items)
+        elif self.prompt_shown and self._prompt_text() != self.prompt:
+            self.show()
+        return True
+
+    async def act(self, word: str, amount_text: str) -> None:
+        """Send the action a command stands for, if it is legal now."""
+        assert self.tables is not None
+        view = self.view
+        if view is None:
+            self.say("You are not at a table: t lists them, j TABLE BUY-IN sits down.")
+            return
+        try:
+            action, amount = choose_action(word, amount_text or None, view)
+        except ActionError as exc:
+            self.fail(str(exc))
+            return
+        reply = await self._table_call(
+            self.tables.act(
+                self.table_id,
+                view.hand_id,
+                view.viewer_seat,
+                action,
+                amount,
+                request_id=f"play-{uuid.uuid4().hex[:24]}",
+            )
+        )
+        # The reply's view is at least as new as the last update: the prompt must not go on
+        # saying "YOUR TURN" until the watch catches up.
+        current = self.view
+        if reply is not None and current is not None and reply.view.version > current.version:
+            self.view = reply.view
+            self.was_my_turn = self.my_turn()
+
+
+def help_table() -> Table:
+    """The commands."""
+    grid = Table(title="Commands", box=None, show_header=False, title_justify="left")
+    grid.add_column(style="bold")
+    grid.add_column()
+    for keys, what in HELP:
+        grid.add_row(keys, what)
+    grid.add_row("", f"Money: {AMOUNT_RULE}.")
+    return grid
