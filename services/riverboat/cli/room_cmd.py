@@ -28,6 +28,7 @@ def register(groups: Any) -> None:
     """Add ``up``, ``bots`` and ``table``."""
     up = groups.add_parser("up", help="start NATS, the dealer and table services, a demo table")
     up.add_argument("--nats", help="use this NATS server instead of starting one")
+    up.add_argument("--nats-port", type=int, default=DEFAULT_PORT, help="port of the NATS started")
     up.add_argument("--var", default="var", help="where logs and the NATS store go (./var)")
     up.add_argument("--table-address", default="127.0.0.1:50052")
     up.add_argument("--dealer-address", default="127.0.0.1:50053")
@@ -144,7 +145,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         if args.nats:
             nats_url = args.nats
         else:
-            nats_server = NatsServer(var / "nats", port=DEFAULT_PORT)
+            nats_server = NatsServer(var / "nats", port=args.nats_port)
             nats_server.start()
             nats_url = nats_server.url
             print(f"nats-server    {nats_url}  (store {var / 'nats'})")
