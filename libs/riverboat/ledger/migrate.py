@@ -1,0 +1,60 @@
+"""Schema migrations (Alembic), shipped inside the package so an installed wheel can migrate.
+
+The Alembic environment and versions live in :mod:`riverboat.ledger.migrations`; these helpers
+run them against an engine without an ``alembic.ini``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from riverboat.ledger.db import WRITE
+
+__all__ = ["current_revision", "downgrade_all", "head_revision", "upgrade"]
+
+_SCRIPTS = Path(__file__).parent / "migrations"
+
+
+def _config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(_SCRIPTS))
+    return config
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema up to ``revision`` (the latest by default); idempotent."""
+    with engine.connect() as conn:
+        conn.execution_options(**{WRITE: True})
+        config = _config()
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+        conn.commit()
+
+
+def downgrade_all(engine: Engine) -> None:
+    """Drop every ledger table (back to an empty schema)."""
+    with engine.connect() as conn:
+        conn.execution_options(**{WRITE: True})
+        config = _config()
+        config.attributes["connection"] = conn
+        command.downgrade(config, "base")
+        conn.commit()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema's revision, or None for an empty database."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def head_revision() -> str:
+    """The newest revision this code knows."""
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    assert head is not None
+    return head

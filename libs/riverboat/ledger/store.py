@@ -1,0 +1,385 @@
+"""Applying log records to the ledger: exactly once, in order, one transaction per record.
+
+A *record* is one message of a wallet or table log (all events of one command). Applying it:
+
+1. reads the aggregate's :class:`~riverboat.ledger.models.Position`: a version already applied
+   is a :attr:`Outcome.DUPLICATE` (nothing happens); a version beyond the next one is a
+   :attr:`Outcome.GAP` (the caller must apply the missing records first);
+2. inserts the record's :class:`~riverboat.ledger.models.ProcessedEvent` row (primary key: a
+   concurrent second apply of the same record fails here and is reported as a duplicate);
+3. writes the postings and read-model changes the projection derives from its events, and runs
+   the hand-end invariant checks;
+4. moves the position on; and commits all of it at once.
+
+So a record redelivered any number of times, or delivered after a crash between the commit and
+the acknowledgement, changes the ledger once.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+
+from riverboat.eventcodec import decode_batch
+from riverboat.ledger import accounts as acc
+from riverboat.ledger.db import WRITE
+from riverboat.ledger.models import (
+    Account,
+    Hand,
+    LedgerTable,
+    Position,
+    Posting,
+    PostingLine,
+    ProcessedEvent,
+    TableSeat,
+    Wallet,
+)
+from riverboat.ledger.projection import (
+    TABLES,
+    WALLETS,
+    Effect,
+    HandCheck,
+    HandClosed,
+    HandOpened,
+    HandRaked,
+    PostingSpec,
+    SeatInfo,
+    TableContext,
+    WalletSeen,
+    project_table_event,
+    project_wallet_event,
+)
+from riverboat.ledger.walletcodec import decode_wallet_batch
+
+__all__ = ["ApplyResult", "Ledger", "LedgerWriter", "Outcome", "Violation"]
+
+
+class Outcome(enum.Enum):
+    """What applying a record did."""
+
+    APPLIED = "applied"
+    DUPLICATE = "duplicate"  # applied before: nothing changed
+    GAP = "gap"  # an earlier record of the aggregate is missing: nothing changed
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A broken invariant, with where it was found."""
+
+    check: str
+    message: str
+    table_id: str | None = None
+    hand_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """The outcome, the aggregate's position after it, and any invariant the record broke."""
+
+    outcome: Outcome
+    position: int
+    violations: tuple[Violation, ...] = field(default=())
+
+
+def record_key(source: str, aggregate_id: str, version: int) -> str:
+    """The processed-event key of a record."""
+    return f"{source}:{aggregate_id}:{version}"
+
+
+def _insert(conn: Connection, model: Any) -> Any:
+    """A dialect INSERT, which knows ON CONFLICT on SQLite and PostgreSQL."""
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(model)
+    return sqlite.insert(model)
+
+
+class LedgerWriter:
+    """Applies records inside one open transaction (see :meth:`Ledger.writer`)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    # -- records --------------------------------------------------------------------------
+
+    def apply_table_record(self, table_id: str, version: int, payload: bytes) -> ApplyResult:
+        """Apply one table log record (an ``EventBatch``)."""
+        events = decode_batch(payload)  # before any write: a poison record changes nothing
+        claimed = self._claim(TABLES, table_id, version)
+        if claimed is not None:
+            return claimed
+        ctx = self._load_table(table_id)
+        effects: list[Effect] = []
+        for event, meta in events:
+            effects.extend(project_table_event(ctx, event, meta))
+        violations = self._write(effects)
+        self._save_table(ctx)
+        return ApplyResult(Outcome.APPLIED, version, tuple(violations))
+
+    def apply_wallet_record(self, wallet_id: str, version: int, payload: bytes) -> ApplyResult:
+        """Apply one wallet log record (a ``WalletEventBatch``)."""
+        player, items = decode_wallet_batch(payload)
+        claimed = self._claim(WALLETS, wallet_id, version)
+        if claimed is not None:
+            return claimed
+        effects: list[Effect] = []
+        for item in items:
+            effects.extend(project_wallet_event(player, wallet_id, version, item))
+        violations = self._write(effects)
+        return ApplyResult(Outcome.APPLIED, version, tuple(violations))
+
+    def position(self, source: str, aggregate_id: str) -> int:
+        """The last version applied of an aggregate (0: none)."""
+        found = self.conn.scalar(
+            select(Position.version).where(
+                Position.source == source, Position.aggregate_id == aggregate_id
+            )
+        )
+        return int(found or 0)
+
+    def _claim(self, source: str, aggregate_id: str, version: int) -> ApplyResult | None:
+        """Record the version as processed, or say why not (None: go ahead)."""
+        last = self.position(source, aggregate_id)
+        if version <= last:
+            return ApplyResult(Outcome.DUPLICATE, last)
+        if version > last + 1:
+            return ApplyResult(Outcome.GAP, last)
+        self.conn.execute(
+            insert(ProcessedEvent).values(
+                key=record_key(source, aggregate_id, version),
+                source=source,
+                aggregate_id=aggregate_id,
+                version=version,
+                processed_at=datetime.now(UTC),
+            )
+        )
+        if last == 0:
+            self.conn.execute(
+                insert(Position).values(source=source, aggregate_id=aggregate_id, version=version)
+            )
+        else:
+            self.conn.execute(
+                update(Position)
+                .where(Position.source == source, Position.aggregate_id == aggregate_id)
+                .values(version=version)
+            )
+        return None
+
+    # -- effects --------------------------------------------------------------------------
+
+    def _write(self, effects: Sequence[Effect]) -> list[Violation]:
+        violations: list[Violation] = []
+        for effect in effects:
+            match effect:
+                case PostingSpec():
+                    self._post(effect)
+                case HandOpened():
+                    self.conn.execute(
+                        insert(Hand).values(
+                            table_id=effect.table_id,
+                            hand_id=effect.hand_id,
+                            variant=effect.variant,
+                            status="playing",
+                            started_at=effect.started_at,
+                            rake=0,
+                        )
+                    )
+                case HandRaked():
+                    self.conn.execute(
+                        update(Hand)
+                        .where(Hand.table_id == effect.table_id, Hand.hand_id == effect.hand_id)
+                        .values(rake=Hand.rake + effect.amount)
+                    )
+                case HandClosed():
+                    self.conn.execute(
+                        update(Hand)
+                        .where(Hand.table_id == effect.table_id, Hand.hand_id == effect.hand_id)
+                        .values(
+                            status=effect.status,
+                            ended_at=effect.ended_at,
+                            day=effect.ended_at.astimezone(UTC).date().isoformat(),
+                        )
+                    )
+                case HandCheck():
+                    violations.extend(self._check_hand(effect))
+                case WalletSeen():
+                    values = {
+                        "player": effect.player,
+                        "wallet_id": effect.wallet_id,
+                        "balance": effect.balance,
+                        "version": effect.version,
+                    }
+                    stmt = _insert(self.conn, Wallet).values(**values)
+                    self.conn.execute(
+                        stmt.on_conflict_do_update(
+                            index_elements=["player"],
+                            set_={"balance": effect.balance, "version": effect.version},
+                        )
+                    )
+        return violations
+
+    def _post(self, spec: PostingSpec) -> None:
+        opened = [
+            {
+                "name": a.name,
+                "kind": str(a.kind),
+                "player": a.player,
+                "table_id": a.table_id or None,
+            }
+            for a, _ in spec.lines
+        ]
+        self.conn.execute(
+            _insert(self.conn, Account)
+            .values(balance=0)
+            .on_conflict_do_nothing(index_elements=["name"]),
+            opened,
+        )
+        posting_id = self.conn.scalar(
+            insert(Posting)
+            .values(
+                key=spec.key,
+                kind=spec.kind,
+                reference=spec.reference[:300],
+                table_id=spec.table_id,
+                hand_id=spec.hand_id,
+                occurred_at=spec.occurred_at,
+            )
+            .returning(Posting.id)
+        )
+        lines = []
+        for account, amount in spec.lines:
+            row = self.conn.execute(
+                update(Account)
+                .where(Account.name == account.name)
+                .values(balance=Account.balance + amount)
+                .returning(Account.id, Account.balance)
+            ).one()
+            lines.append(
+                {
+                    "posting_id": posting_id,
+                    "account_id": row.id,
+                    "amount": amount,
+                    "balance_after": row.balance,
+                }
+            )
+        self.conn.execute(insert(PostingLine), lines)
+
+    def _balance(self, name: str) -> int:
+        return int(self.conn.scalar(select(Account.balance).where(Account.name == name)) or 0)
+
+    def _check_hand(self, check: HandCheck) -> list[Violation]:
+        """The invariants at a hand's start, end or void (see :class:`HandCheck`)."""
+        out: list[Violation] = []
+
+        def fail(name: str, message: str) -> None:
+            out.append(Violation(name, message, check.table_id, check.hand_id))
+
+        pot = acc.pot(check.table_id, check.hand_id).name
+        if check.pot_empty and (left := self._balance(pot)) != 0:
+            fail("pot_empty", f"{pot} holds {left} after the hand's {check.moment}")
+        for player, stated in check.stacks:
+            name = acc.table_stack(check.table_id, player).name
+            if (held := self._balance(name)) != stated:
+                fail("stack_matches_table", f"{name} is {held}, the table says {stated}")
+        if check.moment == "start":
+            return out
+        sums = (
+            select(PostingLine.posting_id, func.sum(PostingLine.amount).label("total"))
+            .join(Posting, Posting.id == PostingLine.posting_id)
+            .where(Posting.table_id == check.table_id, Posting.hand_id == check.hand_id)
+            .group_by(PostingLine.posting_id)
+            .having(func.sum(PostingLine.amount) != 0)
+        )
+        for posting_id, total in self.conn.execute(sums):
+            fail("posting_balances", f"posting {posting_id} is off by {total}")
+        total = int(self.conn.scalar(select(func.coalesce(func.sum(Account.balance), 0))) or 0)
+        if total != 0:
+            fail("conservation", f"all balances sum to {total}, not 0: chips were made or lost")
+        return out
+
+    # -- table context --------------------------------------------------------------------
+
+    def _load_table(self, table_id: str) -> TableContext:
+        row = self.conn.execute(
+            select(LedgerTable.variant, LedgerTable.current_hand_id).where(
+                LedgerTable.table_id == table_id
+            )
+        ).one_or_none()
+        ctx = TableContext(table_id)
+        if row is not None:
+            ctx.variant, ctx.current_hand = row.variant, row.current_hand_id
+        seats = select(TableSeat.seat, TableSeat.player, TableSeat.stack).where(
+            TableSeat.table_id == table_id
+        )
+        for seat, player, stack in self.conn.execute(seats):
+            ctx.seats[seat] = SeatInfo(player, stack)
+        return ctx
+
+    def _save_table(self, ctx: TableContext) -> None:
+        stmt = _insert(self.conn, LedgerTable).values(
+            table_id=ctx.table_id, variant=ctx.variant, current_hand_id=ctx.current_hand
+        )
+        self.conn.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["table_id"],
+                set_={"variant": ctx.variant, "current_hand_id": ctx.current_hand},
+            )
+        )
+        self.conn.execute(delete(TableSeat).where(TableSeat.table_id == ctx.table_id))
+        if ctx.seats:
+            self.conn.execute(
+                insert(TableSeat),
+                [
+                    {"table_id": ctx.table_id, "seat": s, "player": i.player, "stack": i.stack}
+                    for s, i in sorted(ctx.seats.items())
+                ],
+            )
+
+
+class Ledger:
+    """The ledger database: apply records, one transaction each (or many, for a replay)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def writer(self) -> Iterator[LedgerWriter]:
+        """One write transaction, committed when the block ends without an exception."""
+        with self.engine.connect() as conn:
+            conn.execution_options(**{WRITE: True})
+            with conn.begin():
+                yield LedgerWriter(conn)
+
+    def apply_table_record(self, table_id: str, version: int, payload: bytes) -> ApplyResult:
+        """Apply one table record in its own transaction."""
+        return self._apply(TABLES, table_id, version, payload)
+
+    def apply_wallet_record(self, wallet_id: str, version: int, payload: bytes) -> ApplyResult:
+        """Apply one wallet record in its own transaction."""
+        return self._apply(WALLETS, wallet_id, version, payload)
+
+    def position(self, source: str, aggregate_id: str) -> int:
+        """The last version of an aggregate the ledger has applied."""
+        with self.engine.connect() as conn:
+            return LedgerWriter(conn).position(source, aggregate_id)
+
+    def _apply(self, source: str, aggregate_id: str, version: int, payload: bytes) -> ApplyResult:
+        try:
+            with self.writer() as writer:
+                if source == TABLES:
+                    return writer.apply_table_record(aggregate_id, version, payload)
+                return writer.apply_wallet_record(aggregate_id, version, payload)
+        except IntegrityError:
+            # Another process applied the same record at the same moment (its processed-event
+            # row won); anything else is a real error.
+            last = self.position(source, aggregate_id)
+            if last >= version:
+                return ApplyResult(Outcome.DUPLICATE, last)
+            raise

@@ -1,0 +1,355 @@
+"""The wallet aggregate: a player's money outside the tables, as a log of events.
+
+Each wallet is its own event-sourced aggregate (one subject per wallet), written with optimistic
+concurrency: a command is decided against the wallet's state at version ``v`` and appended only
+if the wallet is still at ``v``. Two commands can therefore never spend the same balance.
+
+The ``decide_*`` functions are pure: they check a command against a :class:`WalletState` and
+return a :class:`Decision` (the events to append, or the earlier outcome for a repeat).
+Repeats are recognised by the cashier's ``external_ref`` (deposits, withdrawals), the buy-in
+``reference`` (reserve, release) or the table event id (seating, cash-out).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "MAX_AMOUNT",
+    "BuyInReleased",
+    "BuyInReserved",
+    "BuyInSeated",
+    "CashedOut",
+    "Decision",
+    "Deposited",
+    "Reservation",
+    "WalletError",
+    "WalletEvent",
+    "WalletState",
+    "balance_change",
+    "decide_cash_out",
+    "decide_deposit",
+    "decide_release",
+    "decide_reserve",
+    "decide_seat",
+    "decide_withdraw",
+    "wallet_id",
+]
+
+MAX_AMOUNT = 10**12  # ten billion dollars in cents: far beyond any real wallet, far below int64
+MAX_REF = 128
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,120}")
+_REF = re.compile(r"[!-~]{1,128}")  # printable ASCII without spaces: it travels in headers
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Deposited:
+    """The cashier credited the wallet."""
+
+    amount: int
+    external_ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawn:
+    """The wallet paid out to the cashier."""
+
+    amount: int
+    external_ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInReserved:
+    """Chips set aside for a buy-in (wallet -> in transit)."""
+
+    reference: str
+    table_id: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInReleased:
+    """A reservation given back; ``amount`` 0 burns a reference that was never reserved."""
+
+    reference: str
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BuyInSeated:
+    """The table seated the player; ``wallet_delta`` settles reserved vs seated chips."""
+
+    reference: str
+    table_id: str
+    seated: int
+    wallet_delta: int
+    table_event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CashedOut:
+    """A player left a table; their chips came back to the wallet."""
+
+    table_id: str
+    amount: int
+    table_event_id: str
+
+
+WalletEvent = Deposited | Withdrawn | BuyInReserved | BuyInReleased | BuyInSeated | CashedOut
+
+
+def balance_change(event: WalletEvent) -> int:
+    """How much ``event`` adds to the wallet's balance (negative: takes)."""
+    match event:
+        case Deposited() | CashedOut():
+            return event.amount
+        case Withdrawn() | BuyInReserved():
+            return -event.amount
+        case BuyInReleased():
+            return event.amount
+        case BuyInSeated():
+            return event.wallet_delta
+    raise TypeError(f"not a wallet event: {event!r}")  # pragma: no cover
+
+
+# --- state ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Reservation:
+    """A buy-in reservation and what became of it."""
+
+    table_id: str
+    amount: int
+    status: str  # reserved, released, seated
+    balance_after: int
+
+    @property
+    def outstanding(self) -> int:
+        """Chips still in transit under this reservation."""
+        return self.amount if self.status == "reserved" else 0
+
+
+@dataclass(slots=True)
+class WalletState:
+    """The fold of one wallet's events (mutable: the repository owns and updates it)."""
+
+    player: str
+    version: int = 0
+    balance: int = 0
+    # external_ref -> (kind, amount, balance after): deposits and withdrawals by reference.
+    cashier_refs: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    reservations: dict[str, Reservation] = field(default_factory=dict)
+    # Table events (seatings, cash-outs) already recorded, with the balance after each.
+    table_events: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def reserved(self) -> int:
+        """Chips reserved for buy-ins not seated or released yet."""
+        return sum(r.outstanding for r in self.reservations.values())
+
+    def apply(self, event: WalletEvent, balance_after: int) -> None:
+        """Fold one event in (``balance_after`` as the log states it)."""
+        self.balance = balance_after
+        match event:
+            case Deposited():
+                self.cashier_refs[event.external_ref] = ("deposit", event.amount, balance_after)
+            case Withdrawn():
+                self.cashier_refs[event.external_ref] = ("withdrawal", event.amount, balance_after)
+            case BuyInReserved():
+                self.reservations[event.reference] = Reservation(
+                    event.table_id, event.amount, "reserved", balance_after
+                )
+            case BuyInReleased():
+                known = self.reservations.get(event.reference)
+                if known is None:  # a tombstone: the reference was never reserved
+                    self.reservations[event.reference] = Reservation("", 0, "released", 0)
+                else:
+                    known.status = "released"
+            case BuyInSeated():
+                known = self.reservations.get(event.reference)
+                if known is None:
+                    self.reservations[event.reference] = Reservation(
+                        event.table_id, 0, "seated", balance_after
+                    )
+                else:
+                    known.status = "seated"
+                self.table_events[event.table_event_id] = balance_after
+            case CashedOut():
+                self.table_events[event.table_event_id] = balance_after
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+class WalletError(Exception):
+    """A refused wallet command. ``reason`` is stable (UPPER_SNAKE_CASE); ``kind`` says which
+    gRPC status fits: ``invalid``, ``precondition`` or ``conflict`` (already exists)."""
+
+    def __init__(self, message: str, *, reason: str, kind: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+        self.kind = kind
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a command does: ``events`` to append (empty for a repeat, then ``duplicate``)."""
+
+    events: tuple[WalletEvent, ...]
+    duplicate: bool
+    balance: int  # the balance after the command (the original one for a repeat)
+    flag: bool = True  # command-specific: ReleaseBuyIn's "released"
+
+
+def _amount(amount: int) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= MAX_AMOUNT:
+        raise WalletError(
+            f"amount must be 1..{MAX_AMOUNT} cents, got {amount}",
+            reason="BAD_AMOUNT",
+            kind="invalid",
+        )
+
+
+def _ref(value: str, what: str) -> None:
+    if _REF.fullmatch(value or "") is None:
+        raise WalletError(
+            f"{what} must be 1-{MAX_REF} printable characters without spaces",
+            reason="BAD_REFERENCE",
+            kind="invalid",
+        )
+
+
+def _funds(state: WalletState, amount: int) -> None:
+    if amount > state.balance:
+        raise WalletError(
+            f"insufficient funds: the wallet holds {state.balance}, {amount} is needed",
+            reason="INSUFFICIENT_FUNDS",
+            kind="precondition",
+        )
+
+
+def _cashier(state: WalletState, kind: str, amount: int, external_ref: str) -> Decision | None:
+    _amount(amount)
+    _ref(external_ref, "external_ref")
+    earlier = state.cashier_refs.get(external_ref)
+    if earlier is None:
+        return None
+    if earlier[:2] != (kind, amount):
+        raise WalletError(
+            f"external_ref {external_ref!r} was already used for a {earlier[0]} of {earlier[1]}",
+            reason="REFERENCE_REUSED",
+            kind="conflict",
+        )
+    return Decision((), True, earlier[2])
+
+
+def decide_deposit(state: WalletState, amount: int, external_ref: str) -> Decision:
+    """Credit the wallet; a repeat of ``external_ref`` changes nothing."""
+    earlier = _cashier(state, "deposit", amount, external_ref)
+    if earlier is not None:
+        return earlier
+    if state.balance + amount > MAX_AMOUNT:
+        raise WalletError("the wallet would exceed its limit", reason="LIMIT", kind="precondition")
+    return Decision((Deposited(amount, external_ref),), False, state.balance + amount)
+
+
+def decide_withdraw(state: WalletState, amount: int, external_ref: str) -> Decision:
+    """Pay out from the wallet, never below zero; a repeat of ``external_ref`` changes nothing."""
+    earlier = _cashier(state, "withdrawal", amount, external_ref)
+    if earlier is not None:
+        return earlier
+    _funds(state, amount)
+    return Decision((Withdrawn(amount, external_ref),), False, state.balance - amount)
+
+
+def decide_reserve(state: WalletState, table_id: str, amount: int, reference: str) -> Decision:
+    """Set chips aside for a buy-in at ``table_id``; idempotent per ``reference``."""
+    _amount(amount)
+    _ref(reference, "reference")
+    if not table_id:
+        raise WalletError("table_id is required", reason="BAD_TABLE", kind="invalid")
+    earlier = state.reservations.get(reference)
+    if earlier is not None:
+        if earlier.status == "released":
+            raise WalletError(
+                f"buy-in {reference!r} was released; use a new reference",
+                reason="BUY_IN_RELEASED",
+                kind="precondition",
+            )
+        if (earlier.table_id, earlier.amount) != (table_id, amount):
+            raise WalletError(
+                f"buy-in {reference!r} was already reserved for {earlier.amount} at "
+                f"{earlier.table_id}",
+                reason="REFERENCE_REUSED",
+                kind="conflict",
+            )
+        return Decision((), True, earlier.balance_after)
+    _funds(state, amount)
+    return Decision((BuyInReserved(reference, table_id, amount),), False, state.balance - amount)
+
+
+def decide_release(state: WalletState, reference: str, reason: str) -> Decision:
+    """Give a reservation back. Releasing an unknown reference burns it (a later reserve with it
+    is refused), so a reserve that arrives after its own compensation cannot strand chips."""
+    _ref(reference, "reference")
+    earlier = state.reservations.get(reference)
+    if earlier is None:
+        return Decision((BuyInReleased(reference, 0, reason[:200]),), False, state.balance, False)
+    if earlier.status == "seated":
+        raise WalletError(
+            f"buy-in {reference!r} was seated: the chips are on the table",
+            reason="BUY_IN_SEATED",
+            kind="precondition",
+        )
+    if earlier.status == "released":
+        return Decision((), True, state.balance, earlier.amount > 0)
+    released = BuyInReleased(reference, earlier.amount, reason[:200])
+    return Decision((released,), False, state.balance + earlier.amount)
+
+
+def decide_seat(
+    state: WalletState, reference: str, table_id: str, seated: int, table_event_id: str
+) -> Decision:
+    """Record that a table seated the player with ``reference``'s chips.
+
+    The reservation's outstanding chips pay for the seat; any difference is settled with the
+    wallet (a seat without an outstanding reservation is paid from the wallet, which may then
+    go negative: ``riverboat settlement check`` reports that).
+    """
+    if table_event_id in state.table_events:
+        return Decision((), True, state.table_events[table_event_id])
+    earlier = state.reservations.get(reference)
+    outstanding = earlier.outstanding if earlier is not None else 0
+    delta = outstanding - seated
+    event = BuyInSeated(reference, table_id, seated, delta, table_event_id)
+    return Decision((event,), False, state.balance + delta)
+
+
+def decide_cash_out(
+    state: WalletState, table_id: str, amount: int, table_event_id: str
+) -> Decision:
+    """Credit the chips a player left a table with; once per table event."""
+    if table_event_id in state.table_events:
+        return Decision((), True, state.table_events[table_event_id])
+    if amount < 0:
+        raise WalletError("a negative cash-out", reason="BAD_AMOUNT", kind="invalid")
+    return Decision((CashedOut(table_id, amount, table_event_id),), False, state.balance + amount)
+
+
+def wallet_id(player: str) -> str:
+    """The wallet's aggregate id (a NATS subject token) for ``player``.
+
+    Ids that are already safe tokens are used as they are; others become ``h_`` and a
+    SHA-256 prefix (the player's name is kept inside each record).
+    """
+    if _SAFE_ID.fullmatch(player) and not player.startswith("h_"):
+        return player
+    return "h_" + hashlib.sha256(player.encode()).hexdigest()[:40]
