@@ -25,7 +25,16 @@ class LegalAction(NamedTuple):
 
 
 def legal_actions(state: HandState) -> list[LegalAction]:
-    """Everything the player to act may do now (empty when nobody is to act)."""
+    """Everything the player to act may do now (empty when nobody is to act).
+
+    In a dealer's choice game this includes the card actions of a phase played in turn
+    (draw, expose, take or stand, match); see :func:`riverboat.engine.games.moves` for the
+    simultaneous phases.
+    """
+    if state.__class__ is not HandState:
+        from riverboat.engine.games import legal_actions as game_legal_actions
+
+        return game_legal_actions(state)  # type: ignore[arg-type]
     i = state.to_act
     if i is None or state.finished:
         return []
@@ -117,11 +126,12 @@ def _may_wager(state: HandState, i: int) -> bool:
 
 def _increments(state: HandState) -> tuple[int, ...]:
     opts = state.options
-    if state.street >= 5 or state.big_bet_round:
+    if state.big_bet_round or (state.street >= 5 and not opts.final_bet_rule):
         return (opts.big_bet,)
     if state.street == 4 and opts.open_pair_double_bet and open_pair_showing(state):
         return (opts.small_bet, opts.big_bet)
-    return (opts.small_bet,)
+    # The round's own size: the small bet, or the big one on 7th under the Final Bet Rule.
+    return (state.bet_size,)
 
 
 def open_pair_showing(state: HandState) -> bool:

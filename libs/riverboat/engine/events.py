@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from riverboat.engine.cards import card_str, parse_card
+from riverboat.engine.cards import RANK_CHARS, card_str, parse_card
 from riverboat.engine.errors import InvalidCommand
 
 
@@ -135,6 +135,207 @@ class HandEnded:
     stacks: tuple[tuple[int, int], ...]
 
 
+# --- dealer's choice games ---------------------------------------------------------------------
+#
+# Visibility (see riverboat.engine.visibility): events are public unless said otherwise here.
+
+
+@dataclass(frozen=True, slots=True)
+class GameOptionsSet:
+    """The options of the game being dealt, every key resolved (defaults filled in).
+
+    Emitted right after ``HandStarted`` by every dealer's choice game (not by Pacific stud).
+    """
+
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PotCarriedIn:
+    """A pot that rode from the previous deal joins this deal's main pot (dead money)."""
+
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseStarted:
+    """A non-betting phase opens: ``seats_to_act`` must each act once, in that order when not
+    ``simultaneous`` (draws, exposes, card offers, matches) or in any order when it is (passes,
+    discards, ordering, declarations). Card actions take ``min_cards``..``max_cards`` cards."""
+
+    phase: str
+    seats_to_act: tuple[int, ...]
+    simultaneous: bool
+    min_cards: int
+    max_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDiscarded:
+    """A player threw ``cards`` away face down (a draw, or Anaconda's two). Only the player
+    sees which cards; everyone sees how many."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsToPass:
+    """A player put down ``cards`` to pass (sealed: only the player sees them until every
+    player has put theirs down and ``CardsPassed`` delivers them)."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPassed:
+    """``cards`` go from ``seat`` to ``to_seat``. Seen by the giver and the receiver only."""
+
+    seat: int
+    to_seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsOrdered:
+    """A player stacked their cards face down in the order they will be turned up (first
+    element first). Only the player sees the order."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardTurnedUp:
+    """One of a player's face-down cards is turned face up (a roll, or an exposed card)."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfferAnswered:
+    """A player took the card offered (it follows as ``CardDealt``) or stood."""
+
+    seat: int
+    took: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationSealed:
+    """A player committed their declaration. Sealed: only the player sees ``choice`` until
+    ``DeclarationsRevealed``; the others see only that the seat has declared."""
+
+    seat: int
+    choice: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationsRevealed:
+    """Every declaration, revealed at once: ``(seat, choice)`` pairs in dealing order."""
+
+    declarations: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardPaymentPosted:
+    """A face-up card cost its owner ``amount`` (a wild card, a seven...): dead money."""
+
+    seat: int
+    card: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class WildRankChanged:
+    """Follow the Queen: ``rank`` (0 deuce .. 12 ace) is now wild besides the queens, or None.
+    ``awaiting``: a face-up queen was the last face-up card, so the next one names the rank."""
+
+    rank: int | None
+    awaiting: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDue:
+    """Match the pot or fold: ``seat`` must put in ``amount`` (the pot when their card fell)."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotMatched:
+    """A player matched the pot (dead money, not a bet)."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDeclined:
+    """A player would not (or could not) match the pot, and folds."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableRowDealt:
+    """Elimination: ``count`` table cards are laid face down in a row (their faces stay with
+    the dealer until turned)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableCardTurned:
+    """Elimination: a table card turned up, from the row or (a repeated rank) from the stock."""
+
+    card: int
+    from_stock: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RankEliminated:
+    """Elimination: every card of ``rank`` must go."""
+
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsEliminated:
+    """Elimination: a player's cards of the eliminated rank, thrown away face up."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReshuffleRequested:
+    """The stub ran out during a draw: the dealer must shuffle ``cards`` (the discards of the
+    players who drew before ``seat``) and send them back with the ``Reshuffle`` command;
+    ``owed`` cards are still due to ``seat``. ``cards`` are seen by no player."""
+
+    seat: int
+    cards: tuple[int, ...]
+    owed: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsReshuffled:
+    """The dealer's shuffle of the requested discards became the new stub (``count`` cards,
+    appended to the hand's deck)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotCarriedOver:
+    """Nobody could win (declarations): the pot rides to the next deal, same dealer, same game."""
+
+    amount: int
+
+
 Event = (
     HandStarted
     | AntePosted
@@ -147,6 +348,29 @@ Event = (
     | RakeTaken
     | PotAwarded
     | HandEnded
+    | GameOptionsSet
+    | PotCarriedIn
+    | PhaseStarted
+    | CardsDiscarded
+    | CardsToPass
+    | CardsPassed
+    | CardsOrdered
+    | CardTurnedUp
+    | OfferAnswered
+    | DeclarationSealed
+    | DeclarationsRevealed
+    | CardPaymentPosted
+    | WildRankChanged
+    | MatchDue
+    | PotMatched
+    | MatchDeclined
+    | TableRowDealt
+    | TableCardTurned
+    | RankEliminated
+    | CardsEliminated
+    | ReshuffleRequested
+    | DiscardsReshuffled
+    | PotCarriedOver
 )
 
 EVENT_TYPES: Final[dict[str, type[Any]]] = {
@@ -163,12 +387,37 @@ EVENT_TYPES: Final[dict[str, type[Any]]] = {
         RakeTaken,
         PotAwarded,
         HandEnded,
+        GameOptionsSet,
+        PotCarriedIn,
+        PhaseStarted,
+        CardsDiscarded,
+        CardsToPass,
+        CardsPassed,
+        CardsOrdered,
+        CardTurnedUp,
+        OfferAnswered,
+        DeclarationSealed,
+        DeclarationsRevealed,
+        CardPaymentPosted,
+        WildRankChanged,
+        MatchDue,
+        PotMatched,
+        MatchDeclined,
+        TableRowDealt,
+        TableCardTurned,
+        RankEliminated,
+        CardsEliminated,
+        ReshuffleRequested,
+        DiscardsReshuffled,
+        PotCarriedOver,
     )
 }
 
 # Fields holding cards: written as text in the JSON form so people and other tools can read them.
 _CARD_FIELDS: Final = frozenset({"card"})
 _CARDS_FIELDS: Final = frozenset({"cards"})
+# Fields holding a rank (0..12, or None): written as the rank's character ("7", "Q").
+_RANK_FIELDS: Final = frozenset({"rank"})
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -182,10 +431,14 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = [card_str(c) for c in value]
         elif f.name == "seats" and isinstance(event, HandStarted):
             value = [{"seat": s.seat, "player": s.player, "stack": s.stack} for s in value]
-        elif f.name in ("shares", "stacks"):
+        elif f.name in ("shares", "stacks", "declarations"):
             value = [[a, b] for a, b in value]
+        elif f.name in _RANK_FIELDS:
+            value = None if value is None else RANK_CHARS[value]
         elif isinstance(value, tuple):
             value = list(value)
+        elif isinstance(value, dict):
+            value = dict(value)
         out[f.name] = value
     return out
 
@@ -203,8 +456,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
                 value = tuple(parse_card(c) for c in value)
             elif f.name == "seats":
                 value = tuple(SeatEntry(s["seat"], s["player"], s["stack"]) for s in value)
-            elif f.name in ("shares", "stacks"):
+            elif f.name in ("shares", "stacks", "declarations"):
                 value = tuple((a, b) for a, b in value)
+            elif f.name in _RANK_FIELDS:
+                value = None if value is None else RANK_CHARS.index(value)
             elif isinstance(value, list):
                 value = tuple(value)
             kwargs[f.name] = value

@@ -25,14 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from riverboat.engine import stud
+from riverboat.engine import flow, phases, stud
 from riverboat.engine.betting import LegalAction, legal_actions
-from riverboat.engine.commands import Act, Command, StartHand, TimeOut
+from riverboat.engine.commands import Act, Command, Reshuffle, StartHand, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.events import Event, HandStarted
+from riverboat.engine.games import GAMES, game_for
+from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.state import HandState, apply, fold_events, initial_state
 
-VARIANTS = (stud.VARIANT,)
+#: Every variant the engine plays: Pacific stud hi/lo first, then the dealer's choice games.
+VARIANTS = (stud.VARIANT, *GAMES)
 
 __all__ = [
     "VARIANTS",
@@ -56,17 +59,7 @@ def decide(
     Raises an :class:`~riverboat.engine.errors.EngineError` naming the broken rule when the
     command is refused; ``state`` is never modified (it is immutable).
     """
-    if isinstance(command, StartHand):
-        if state is not None and not state.finished:
-            raise IllegalAction("a hand is already in progress", rule="hand_in_progress")
-        return stud.start(command)
-    if isinstance(command, Act | TimeOut):
-        if state is None:
-            raise IllegalAction("no hand is in progress", rule="no_hand")
-        if deck is None:
-            raise InvalidCommand("the dealer's deck for this hand is needed", rule="bad_deck")
-        return stud.act(state, command, deck)
-    raise InvalidCommand(f"unknown command {type(command).__name__}")
+    return step(state, command, deck)[0]
 
 
 def step(
@@ -82,12 +75,23 @@ def step(
     if isinstance(command, StartHand):
         if state is not None and not state.finished:
             raise IllegalAction("a hand is already in progress", rule="hand_in_progress")
-        return stud.start_with_state(command)
-    if isinstance(command, Act | TimeOut):
+        if command.variant == stud.VARIANT:
+            if command.game_options or command.carried_pot:
+                raise InvalidCommand(
+                    "seven_card_stud_hi_lo takes no game options and no carried pot",
+                    rule="invalid_command",
+                )
+            return stud.start_with_state(command)
+        return flow.start(game_for(command.variant), command)
+    if isinstance(command, Act | TimeOut | Reshuffle):
         if state is None:
             raise IllegalAction("no hand is in progress", rule="no_hand")
         if deck is None:
             raise InvalidCommand("the dealer's deck for this hand is needed", rule="bad_deck")
+        if isinstance(state, GameHandState):
+            return phases.act(game_for(state.variant), state, command, deck)
+        if isinstance(command, Reshuffle):
+            raise IllegalAction("no reshuffle was asked for", rule="no_reshuffle")
         return stud.act_with_state(state, command, deck)
     raise InvalidCommand(f"unknown command {type(command).__name__}")
 
@@ -112,15 +116,31 @@ class Hand:
         events, state = step(None, command)
         return cls(state, command.deck, events)
 
-    def apply_command(self, command: Act | TimeOut) -> list[Event]:
-        """Decide ``command``, fold its events in, and return them."""
+    def apply_command(self, command: Act | TimeOut | Reshuffle) -> list[Event]:
+        """Decide ``command``, fold its events in, and return them. A ``Reshuffle`` also
+        appends the dealer's reshuffled discards to the hand's deck."""
         new, self.state = step(self.state, command, self.deck)
+        if isinstance(command, Reshuffle):
+            self.deck = (*self.deck, *command.cards)
         self.events.extend(new)
         return new
 
-    def act(self, seat: int, action: str, amount: int | None = None) -> Hand:
+    def act(
+        self,
+        seat: int,
+        action: str,
+        amount: int | None = None,
+        *,
+        cards: tuple[int, ...] = (),
+        choice: str | None = None,
+    ) -> Hand:
         """A player's action; returns the hand, so calls can be chained."""
-        self.apply_command(Act(seat, action, amount))
+        self.apply_command(Act(seat, action, amount, cards, choice))
+        return self
+
+    def reshuffle(self, cards: tuple[int, ...]) -> Hand:
+        """The dealer's reshuffle of the discards a draw asked for (``ReshuffleRequested``)."""
+        self.apply_command(Reshuffle(cards))
         return self
 
     def legal(self) -> list[LegalAction]:

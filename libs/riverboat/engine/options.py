@@ -11,6 +11,9 @@ is in integer minor units (cents).
 200
 >>> TableOptions.from_dict({"small_bet": 500, "big_bet": 1000}).bring_in
 250
+>>> dc = dealers_choice_options()   # Buderick's table: the dealer antes $1, $2 bets, $5 last
+>>> dc.ante, dc.ante_mode, dc.small_bet, dc.big_bet, dc.final_bet_rule, dc.uncap_heads_up
+(100, 'dealer', 200, 500, True, False)
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ class TableOptions:
     odd_chip_order: OddChipOrder = "card_by_suit"
     min_players: int = 2
     max_players: int = 8
+    #: Seven-card stud on a dealer's choice table: the small bet on every street but the last
+    #: (7th), the big bet on 7th only (Buderick's "Final Bet Rule"). Off: Pacific's limits
+    #: (small on 3rd and 4th, big from 5th). The other dealer's choice games always bet this way.
+    final_bet_rule: bool = False
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -101,6 +108,8 @@ class TableOptions:
                 out.append(f"rake_caps must be increasing (players, cap) pairs, got {entry!r}")
                 break
             previous = entry[0]
+        if not isinstance(self.final_bet_rule, bool):
+            out.append(f"final_bet_rule must be true or false, got {self.final_bet_rule!r}")
         if self.odd_chip_order not in ("card_by_suit", "seat"):
             out.append(
                 f"odd_chip_order must be 'card_by_suit' or 'seat', not {self.odd_chip_order!r}"
@@ -182,6 +191,27 @@ _OPTION_FIELDS: Final = tuple(f.name for f in fields(TableOptions))
 def pacific_options(**overrides: Any) -> TableOptions:
     """The "Pacific" seven-card stud hi/lo template, with optional overrides."""
     return TableOptions.from_dict(overrides)
+
+
+#: The "Dealer's choice" template of house-rules.md (Buderick's table), as option overrides.
+DEALERS_CHOICE_TEMPLATE: Final[dict[str, Any]] = {
+    "small_bet": 200,
+    "big_bet": 500,
+    "ante": 100,
+    "ante_mode": "dealer",
+    "bring_in": 100,
+    "max_raises": 3,
+    "uncap_heads_up": False,
+    "open_pair_double_bet": False,
+    "final_bet_rule": True,
+}
+
+
+def dealers_choice_options(**overrides: Any) -> TableOptions:
+    """The "Dealer's choice" template: the dealer alone antes $1, fixed $2 bets and raises with
+    $5 in the last round (Final Bet Rule), a bet plus three raises even heads-up; the Pacific
+    rake schedule. ``overrides`` change any option."""
+    return TableOptions.from_dict({**DEALERS_CHOICE_TEMPLATE, **overrides})
 
 
 def _is_int(value: object) -> bool:

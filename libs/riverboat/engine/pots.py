@@ -10,6 +10,9 @@
 [42, 0]
 >>> split_evenly(101, [4, 2])
 {4: 51, 2: 50}
+>>> # The dealer's $1 ante is dead money: it is not a level that makes a side pot.
+>>> build_pots_with_dead([300, 200, 200], [100, 0, 0], [False, False, False])
+[Pot(amount=700, eligible=(0, 1, 2))]
 """
 
 from __future__ import annotations
@@ -53,6 +56,38 @@ def build_pots(committed: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     leftover = sum(committed) - sum(p.amount for p in pots)
     if leftover and pots:
         pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
+    return pots
+
+
+def build_pots_with_dead(
+    committed: Sequence[int], dead: Sequence[int], folded: Sequence[bool], extra: int = 0
+) -> list[Pot]:
+    """Pots when some chips are dead money (a dealer-only ante, card payments, a matched pot,
+    and ``extra``: a pot carried in from the previous deal).
+
+    Dead money is no bet: it does not make an all-in level. It forms the main pot, open to
+    every player still in; the bets (``committed`` less ``dead``) then make the pots above it
+    by all-in level, merged into the main pot when the same players can win them.
+    """
+    bets = [c - d for c, d in zip(committed, dead, strict=True)]
+    live = tuple(i for i, f in enumerate(folded) if not f)
+    pots: list[Pot] = []
+    dead_money = sum(dead) + extra
+    if dead_money:
+        pots.append(Pot(dead_money, live))
+    for pot in build_pots(bets, folded):
+        if pots and pots[-1].eligible == pot.eligible:
+            pots[-1] = Pot(pots[-1].amount + pot.amount, pot.eligible)
+        else:
+            pots.append(pot)
+    # Bets with no live level to sit on (only possible when everyone still in bet nothing)
+    # belong to the last pot, or to a pot of their own for the players still in.
+    leftover = sum(committed) + extra - sum(p.amount for p in pots)
+    if leftover:
+        if pots:
+            pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
+        else:
+            pots.append(Pot(leftover, live))
     return pots
 
 

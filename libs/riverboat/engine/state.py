@@ -114,14 +114,29 @@ _SET = object.__setattr__
 def replace(state: HandState, **changes: Any) -> HandState:
     """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
     ``__init__``. The fold runs once per event, so this copy is its main cost."""
-    assert _FIELDS.issuperset(changes), f"unknown HandState fields: {set(changes) - _FIELDS}"
-    new = object.__new__(HandState)
+    assert _FIELDS.issuperset(changes) or state.__class__ is not HandState, (
+        f"unknown HandState fields: {set(changes) - _FIELDS}"
+    )
+    new = object.__new__(state.__class__)  # HandState, or a dealer's choice GameHandState
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new
 
 
+#: The variant played on plain :class:`HandState`; every other (dealer's choice) variant is
+#: played on :class:`riverboat.engine.gamestate.GameHandState`.
+STUD_VARIANT = "seven_card_stud_hi_lo"
+
+
 def initial_state(event: HandStarted) -> HandState:
     """The state right after ``HandStarted``."""
+    if event.variant != STUD_VARIANT:
+        from riverboat.engine.gamestate import initial_game_state
+
+        return initial_game_state(event)
+    return _initial(event)
+
+
+def _initial(event: HandStarted) -> HandState:
     options = _options(event.options)
     ordered = dealing_order(event.button, [s.seat for s in event.seats])
     by_seat = {s.seat: s for s in event.seats}
@@ -181,10 +196,27 @@ def fold_events(events: list[Event]) -> HandState:
 
 def apply(state: HandState, event: Event) -> HandState:
     """Fold one event into the state."""
-    handler = _HANDLERS.get(type(event))
+    if state.__class__ is HandState:
+        handler = _HANDLERS.get(type(event))
+    else:
+        handler = _game_handlers().get(type(event))
     if handler is None:
         raise TypeError(f"apply: unsupported event {type(event).__name__}")
     return handler(state, event)
+
+
+_GAME_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {}
+
+
+def _game_handlers() -> dict[type[Any], Callable[[HandState, Any], HandState]]:
+    """The handlers of a dealer's choice hand: the stud ones, some overridden, and the games'
+    own events (loaded on first use: :mod:`riverboat.engine.gamestate` imports this module)."""
+    if not _GAME_HANDLERS:
+        from riverboat.engine.gamestate import GAME_HANDLERS
+
+        _GAME_HANDLERS.update(_HANDLERS)
+        _GAME_HANDLERS.update(GAME_HANDLERS)
+    return _GAME_HANDLERS
 
 
 def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
@@ -259,6 +291,9 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     if event.to > level:
         if event.action == "bring_in":
             full = False
+        elif state.__class__ is not HandState:
+            # Dealer's choice games: the round's own bet size is the full bet.
+            full = 2 * (event.to - last_full) >= state.bet_size
         else:
             if (
                 state.street == 4
@@ -267,7 +302,11 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
                 and not event.all_in
             ):
                 big_round = True
-            increment = state.options.big_bet if big_round or state.street >= 5 else state.bet_size
+            opts = state.options
+            if big_round or (state.street >= 5 and not opts.final_bet_rule):
+                increment = opts.big_bet
+            else:
+                increment = state.bet_size
             # A bet or raise of half a bet or more counts as a full one (short all-in rule).
             full = 2 * (event.to - last_full) >= increment
         level = event.to

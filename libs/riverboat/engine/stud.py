@@ -34,7 +34,13 @@ from riverboat.engine.events import (
     RakeTaken,
     UncalledBetReturned,
 )
-from riverboat.engine.pots import build_pots, rake_amount, split_evenly, take_rake
+from riverboat.engine.pots import (
+    build_pots,
+    build_pots_with_dead,
+    rake_amount,
+    split_evenly,
+    take_rake,
+)
 from riverboat.engine.state import HandState, apply, initial_state
 
 VARIANT = "seven_card_stud_hi_lo"
@@ -277,7 +283,10 @@ def _advance(rec: _Recorder) -> None:
         s = rec.s
         opener = _best_board(s)
         first = _first_able(s, opener)
-        bet_size = s.options.small_bet if street == 4 else s.options.big_bet
+        if s.options.final_bet_rule:  # dealer's choice: the big bet on the last street only
+            bet_size = s.options.big_bet if street == 7 else s.options.small_bet
+        else:
+            bet_size = s.options.small_bet if street == 4 else s.options.big_bet
         rec.emit(
             BettingRoundStarted(
                 street=street,
@@ -324,8 +333,15 @@ def _pay(rec: _Recorder, *, showdown: bool) -> None:
                     low_text=None if low is None else describe_low(low),
                 )
             )
-    pots = build_pots(s.committed, s.folded)
     opts = s.options
+    if opts.ante_mode == "dealer":
+        # The dealer's lone ante is dead money, not a level that would make a side pot.
+        dead = [0] * s.player_count
+        dealer = s.seats.index(s.button)
+        dead[dealer] = min(opts.ante, s.starting_stacks[dealer])
+        pots = build_pots_with_dead(s.committed, dead, s.folded)
+    else:
+        pots = build_pots(s.committed, s.folded)
     rake = 0
     if opts.rake_basis_points and not (opts.no_rake_on_third_street and s.street <= 3):
         rake = rake_amount(

@@ -1,0 +1,589 @@
+"""The dealer's choice hand runner: what every game shares.
+
+A game (:class:`Game`, one module per game under :mod:`riverboat.engine.games`) says only how
+its hand goes: :meth:`Game.step` is called whenever nobody has anything left to do, and
+begins the next stage (deal cards, open a betting round, open a phase, show down). This module
+does the rest: starting a hand, betting rounds, the phases' card actions and the dealer's
+reshuffle (:mod:`riverboat.engine.phases`), early wins and the payout, including
+declarations and a pot that rides.
+
+Like stud, ``decide`` is pure: the deck is an input, only dealt cards enter the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from riverboat.engine.betting import LegalAction, _may_wager, find_legal
+from riverboat.engine.cards import ACE, CardError, rank_of, suit_of, validate_deck
+from riverboat.engine.commands import BETTING_ACTIONS, GAME_ACTIONS, Act, StartHand, TimeOut
+from riverboat.engine.declare import BOTH, HIGH, LOW, Claim, Outcome, resolve
+from riverboat.engine.errors import IllegalAction, InvalidCommand
+from riverboat.engine.events import (
+    ActionTaken,
+    AntePosted,
+    BettingRoundStarted,
+    CardDealt,
+    Event,
+    GameOptionsSet,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    PhaseStarted,
+    PotAwarded,
+    PotCarriedIn,
+    PotCarriedOver,
+    RakeTaken,
+    UncalledBetReturned,
+)
+from riverboat.engine.game_options import GameOptions, OptionSpec, resolve_options
+from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
+from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
+from riverboat.engine.state import HandState, apply, initial_state
+
+MAX_SEAT = 10
+
+
+class Recorder:
+    """Collects events while folding them, so later decisions see their effect."""
+
+    def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
+        self.state = state
+        self.deck = deck
+        self.events: list[Event] = []
+
+    @property
+    def s(self) -> GameHandState:
+        """The state so far."""
+        assert isinstance(self.state, GameHandState)
+        return self.state
+
+    def emit(self, event: Event) -> None:
+        """Record ``event`` and fold it in."""
+        self.events.append(event)
+        if isinstance(event, HandStarted):
+            self.state = initial_state(event)
+        else:
+            assert self.state is not None
+            self.state = apply(self.state, event)
+
+
+class Game:
+    """A dealer's choice game. Subclasses set the class attributes and implement
+    :meth:`step`; the rest has defaults most games keep."""
+
+    #: The registered variant name (stable: it is stored in every hand's events).
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    max_players: ClassVar[int] = 8
+    #: Cards each player needs at the start (the deck must hold at least that many each).
+    first_cards: ClassVar[int] = 5
+    specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    #: The declaration words of a declare game: (low way, high way); None: no declaring.
+    ways: ClassVar[tuple[str, str] | None] = None
+    #: Odd chips among tied hands follow the table's ``odd_chip_order`` (stud games); other
+    #: games give them clockwise from the button (house rules, button games).
+    stud_odd_chips: ClassVar[bool] = False
+
+    def cards_needed(self, players: int) -> int:
+        """Cards the deck must hold for the first deal."""
+        return self.first_cards * players
+
+    def resolve(self, *layers: Mapping[str, Any] | None) -> GameOptions:
+        """The game's options: defaults, then each layer of overrides."""
+        return resolve_options(self.name, self.specs, *layers)
+
+    def step(self, rec: Recorder) -> None:
+        """Begin the next stage of the hand (called when nobody has anything to do)."""
+        raise NotImplementedError
+
+    def opener(self, s: GameHandState) -> int:
+        """Who opens the betting round about to begin (before skipping all-in players)."""
+        return rotate_opener(s)
+
+    def declares(self, s: GameHandState) -> bool:
+        """Whether this hand is shown down by declaration."""
+        return self.ways is not None
+
+    def declare_ways(self, s: GameHandState, i: int) -> tuple[str, ...]:
+        """The declarations player ``i`` may make."""
+        assert self.ways is not None
+        return (self.ways[0], HIGH, BOTH)
+
+    def high(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+        """Player ``i``'s high key (higher is better) and its text, or None (cannot win)."""
+        raise NotImplementedError
+
+    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+        """Player ``i``'s low-way key (lower is better) and its text, or None."""
+        return None
+
+    def sweepers(self, s: GameHandState, live: Sequence[int]) -> list[int]:
+        """Players whose hand takes the whole pot whatever was declared (a natural)."""
+        return []
+
+    def offer_face_up(self, s: GameHandState) -> bool:
+        """Whether a card taken from an offer is dealt face up."""
+        return True
+
+    def after_face_up(self, rec: Recorder, i: int, card: int) -> None:
+        """Called after each face-up card dealt to player ``i`` (payments, wild cards...)."""
+
+    def after_community(self, rec: Recorder, card: int) -> None:
+        """Called after a face-up community card."""
+
+
+# --- starting a hand -------------------------------------------------------------------------
+
+
+def start(game: Game, command: StartHand) -> tuple[list[Event], HandState]:
+    """Validate ``StartHand`` for ``game``, post antes, and play on to the first decision."""
+    _validate_start(game, command)
+    options = game.resolve(command.game_options)
+    rec = Recorder(None, command.deck)
+    rec.emit(
+        HandStarted(
+            hand_id=command.hand_id,
+            variant=command.variant,
+            button=command.button,
+            seats=tuple(sorted(command.seats, key=lambda s: s.seat)),
+            deck_size=len(command.deck),
+            options=command.options.to_dict(),
+        )
+    )
+    rec.emit(GameOptionsSet(options.to_dict()))
+    if command.carried_pot:
+        rec.emit(PotCarriedIn(command.carried_pot))
+    s = rec.s
+    opts = s.options
+    if opts.ante > 0:
+        if opts.ante_mode == "per_player":
+            for i, seat in enumerate(s.seats):
+                rec.emit(AntePosted(seat, min(opts.ante, s.stacks[i])))
+        else:
+            i = s.seats.index(command.button)
+            rec.emit(AntePosted(command.button, min(opts.ante, s.stacks[i])))
+    run(game, rec)
+    return rec.events, rec.s
+
+
+def _validate_start(game: Game, command: StartHand) -> None:
+    if not command.hand_id:
+        raise InvalidCommand("a hand needs a hand_id", rule="invalid_command")
+    opts = command.options
+    n = len(command.seats)
+    most = min(opts.max_players, game.max_players)
+    if not opts.min_players <= n <= most:
+        raise InvalidCommand(
+            f"{game.title} deals to {opts.min_players}-{most} players, not {n}",
+            rule="player_count",
+        )
+    seats = [s.seat for s in command.seats]
+    if len(set(seats)) != n:
+        raise InvalidCommand("a seat appears twice", rule="duplicate_seat")
+    if len({s.player for s in command.seats}) != n:
+        raise InvalidCommand("a player appears twice", rule="duplicate_player")
+    for entry in command.seats:
+        if not isinstance(entry.seat, int) or not 1 <= entry.seat <= MAX_SEAT:
+            raise InvalidCommand(f"seats are numbered 1..{MAX_SEAT}; got {entry.seat!r}")
+        if not isinstance(entry.player, str) or not entry.player:
+            raise InvalidCommand(f"seat {entry.seat} needs a player name")
+        if not isinstance(entry.stack, int) or isinstance(entry.stack, bool) or entry.stack <= 0:
+            raise InvalidCommand(
+                f"seat {entry.seat}: a player is dealt in only with chips (stack {entry.stack!r})",
+                rule="empty_stack",
+            )
+    if not isinstance(command.button, int) or not 1 <= command.button <= MAX_SEAT:
+        raise InvalidCommand(f"the button must be a seat number 1..{MAX_SEAT}")
+    if opts.ante_mode == "dealer" and command.button not in seats:
+        raise InvalidCommand("with a dealer-only ante the button's seat must be dealt in")
+    carried = command.carried_pot
+    if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
+        raise InvalidCommand("carried_pot must be a whole number of cents", rule="bad_carry")
+    try:
+        validate_deck(command.deck)
+    except CardError as exc:
+        raise InvalidCommand(str(exc), rule="bad_deck") from None
+    need = game.cards_needed(n)
+    if len(command.deck) < need:
+        raise InvalidCommand(
+            f"the deck has {len(command.deck)} cards; the deal alone needs {need}",
+            rule="bad_deck",
+        )
+
+
+# --- the loop ------------------------------------------------------------------------------
+
+
+def awaiting(s: GameHandState) -> bool:
+    """Whether someone (a player, or the dealer's reshuffle) must act before the hand goes on."""
+    if s.finished or s.phase == RESHUFFLE:
+        return True
+    if s.phase == BET:
+        return s.to_act is not None
+    return any(s.pending)
+
+
+def run(game: Game, rec: Recorder) -> None:
+    """Play the hand on until someone must act or it ends."""
+    for _ in range(1000):
+        if awaiting(rec.s):
+            return
+        game.step(rec)
+    raise RuntimeError(f"{game.name}: the hand made no progress")  # pragma: no cover
+
+
+# --- dealing and rounds ----------------------------------------------------------------------
+
+
+def deal(rec: Recorder, game: Game, i: int, *, face_up: bool) -> None:
+    """The top card of the stub to player ``i``, then the game's face-up hooks."""
+    s = rec.s
+    if s.deck_pos >= len(rec.deck):
+        raise InvalidCommand(f"the deck ran out after {len(rec.deck)} cards", rule="deck_exhausted")
+    card = rec.deck[s.deck_pos]
+    rec.emit(CardDealt(s.seats[i], card, face_up))
+    if face_up:
+        game.after_face_up(rec, i, card)
+
+
+def deal_round(rec: Recorder, game: Game, pattern: Sequence[bool]) -> None:
+    """One card at a time clockwise from the dealer's left to every player still in, once per
+    entry of ``pattern`` (True: face up)."""
+    for face_up in pattern:
+        for i in rec.s.in_hand():
+            deal(rec, game, i, face_up=face_up)
+
+
+def stub_left(rec: Recorder) -> int:
+    """Cards left in the stub."""
+    return len(rec.deck) - rec.s.deck_pos
+
+
+def first_able(s: GameHandState, start: int) -> int | None:
+    """``start`` or the next player clockwise who can still bet; None if under two can."""
+    if sum(1 for i in range(s.player_count) if s.can_bet(i)) < 2:
+        return None
+    n = s.player_count
+    for step in range(n):
+        j = (start + step) % n
+        if s.can_bet(j):
+            return j
+    return None  # pragma: no cover
+
+
+def rotate_opener(s: GameHandState) -> int:
+    """Buderick: the first round opens with the first player on the dealer's left, the 2nd
+    round with the 2nd, and so on (counting players still in, clockwise, wrapping)."""
+    live = s.in_hand()
+    return live[s.street % len(live)]
+
+
+def left_opener(s: GameHandState) -> int:
+    """The first player still in on the dealer's left."""
+    return s.in_hand()[0]
+
+
+def best_showing(s: GameHandState, key: Callable[[int], int], *, by_suit: bool = False) -> int:
+    """The player still in with the best ``key`` (their board); ties go to the first
+    clockwise from the dealer, or with ``by_suit`` to the highest face-up card by suit."""
+    best_i, best_k = -1, -1
+    for i in s.in_hand():
+        k = key(i)
+        if k > best_k:
+            best_i, best_k = i, k
+        elif k == best_k and by_suit and _top_up(s, i) > _top_up(s, best_i):
+            best_i = i
+    return best_i
+
+
+def _top_up(s: GameHandState, i: int) -> int:
+    ups = s.up_cards(i)
+    return max(ups) if ups else -1
+
+
+def begin_round(rec: Recorder, game: Game, *, last: bool) -> None:
+    """Open the next betting round ($5 if ``last``, else $2 on the dealer's choice table)."""
+    s = rec.s
+    size = s.options.big_bet if last else s.options.small_bet
+    first = first_able(s, game.opener(s))
+    rec.emit(
+        BettingRoundStarted(
+            street=s.street + 1,
+            bet_size=size,
+            first_to_act=None if first is None else s.seats[first],
+            forced_bring_in=False,
+        )
+    )
+
+
+def begin_phase(
+    rec: Recorder,
+    phase: str,
+    players: Sequence[int],
+    *,
+    simultaneous: bool,
+    cards: tuple[int, int] = (0, 0),
+) -> None:
+    """Open a non-betting phase for ``players`` (indices, in acting order)."""
+    s = rec.s
+    rec.emit(
+        PhaseStarted(
+            phase=phase,
+            seats_to_act=tuple(s.seats[i] for i in players),
+            simultaneous=simultaneous,
+            min_cards=cards[0],
+            max_cards=cards[1],
+        )
+    )
+
+
+def finish(rec: Recorder, game: Game) -> None:
+    """After the last betting round: declarations (and a round after them if the game's
+    ``bet_after_declare`` says so), then the showdown."""
+    s = rec.s
+    if game.declares(s):
+        if "declare" not in s.phases:
+            begin_phase(rec, "declare", s.in_hand(), simultaneous=True)
+            return
+        declared_at = s.phase_streets[s.phases.index("declare")]
+        if s.game_options.get("bet_after_declare") and s.street == declared_at:
+            begin_round(rec, game, last=True)
+            return
+    showdown(rec, game)
+
+
+# --- betting -----------------------------------------------------------------------------------
+
+
+def betting_actions(s: GameHandState) -> list[LegalAction]:
+    """Fixed-limit betting for the player to act: fold, check or call, bet or raise by the
+    round's size (a matcher may bet up to their share of the pot they matched)."""
+    i = s.to_act
+    if i is None or s.finished or s.phase != BET:
+        return []
+    stack = s.stacks[i]
+    mine = s.street_bets[i]
+    most = mine + stack
+    to_call = s.level - mine
+    out = [LegalAction("fold", (mine,))]
+    if to_call <= 0:
+        out.append(LegalAction("check", (mine,)))
+    else:
+        out.append(LegalAction("call", (min(s.level, most),)))
+    if stack > to_call and _may_wager(s, i):
+        kind = "bet" if s.level == 0 else "raise"
+        targets = sorted({min(s.last_full_level + inc, most) for inc in _increments(s, i)})
+        out.append(LegalAction(kind, tuple(targets)))
+    return out
+
+
+def _increments(s: GameHandState, i: int) -> range | tuple[int, ...]:
+    size = s.bet_size
+    if s.matched[i] and s.street == s.match_round:
+        share = s.matched[i] * s.game_options.number("match_bet_percent") // 100
+        if share > size:
+            # Any whole number of dollars from the round's bet up to the share (whole cents
+            # when the bet itself is not whole dollars).
+            unit = 100 if size % 100 == 0 else 1
+            return range(size, share + 1, unit)
+    return (size,)
+
+
+def bet(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:
+    """A betting action (or the clock's check-or-fold) and what follows mechanically."""
+    s = rec.s
+    if s.to_act is None:
+        raise IllegalAction("nobody is to act now", rule="out_of_turn")
+    if s.to_act != i:
+        raise IllegalAction(
+            f"it is seat {s.seats[s.to_act]}'s turn, not seat {s.seats[i]}'s", rule="out_of_turn"
+        )
+    if isinstance(command, TimeOut):
+        names = {a.action for a in betting_actions(s)}
+        action, amount = ("check" if "check" in names else "fold"), None
+    else:
+        action, amount = command.action, command.amount
+        if action not in BETTING_ACTIONS:
+            if action in GAME_ACTIONS:
+                raise IllegalAction(
+                    f"{action} is not allowed in a betting round", rule="wrong_phase"
+                )
+            raise InvalidCommand(
+                f"unknown action {action!r}; actions are {', '.join(sorted(GAME_ACTIONS))}",
+                rule="unknown_action",
+            )
+    legal = find_legal(s, action, amount)
+    to = legal.amount if amount is None else amount
+    added = to - s.street_bets[i]
+    rec.emit(
+        ActionTaken(
+            seat=s.seats[i],
+            action=action,
+            amount=added,
+            to=to,
+            all_in=added > 0 and added == s.stacks[i],
+        )
+    )
+    after = rec.s
+    if len(after.in_hand()) == 1:
+        return_uncalled(rec)
+        win_uncontested(rec, game)
+    elif after.to_act is None:
+        return_uncalled(rec)
+        run(game, rec)
+
+
+def return_uncalled(rec: Recorder) -> None:
+    """The part of the top bet of the round nobody matched goes back to its owner."""
+    s = rec.s
+    if s.player_count < 2:
+        return
+    order = sorted(range(s.player_count), key=lambda i: s.street_bets[i], reverse=True)
+    top, second = order[0], order[1]
+    excess = s.street_bets[top] - s.street_bets[second]
+    if excess > 0:
+        rec.emit(UncalledBetReturned(s.seats[top], excess))
+
+
+# --- the payout ----------------------------------------------------------------------------------
+
+Resolver = Callable[[list[int]], Outcome]
+
+
+def win_uncontested(rec: Recorder, game: Game) -> None:
+    """Everyone else folded: the last player takes every pot, no showdown."""
+    settle(rec, game, lambda eligible: Outcome(tuple(eligible), (), False, ()))
+
+
+def settle(rec: Recorder, game: Game, resolver: Resolver) -> None:
+    """Build the pots (dead money and a pot carried in join the main pot), take the rake from
+    the pots that are paid, pay each pot by ``resolver``; pots nobody may win ride."""
+    s = rec.s
+    opts = s.options
+    pots = build_pots_with_dead(s.committed, s.dead, s.folded, s.carried_in)
+    outcomes = [resolver(list(p.eligible)) for p in pots]
+    paid = [p.amount for p, o in zip(pots, outcomes, strict=True) if not o.rides]
+    rake = 0
+    if (
+        opts.rake_basis_points
+        and sum(paid)
+        and not (opts.no_rake_on_third_street and s.street <= 1)
+    ):
+        rake = rake_amount(sum(paid), opts.rake_basis_points, opts.rake_cap(s.player_count))
+    cuts = iter(take_rake(paid, rake))
+    taken = tuple(0 if o.rides else next(cuts) for o in outcomes)
+    rec.emit(RakeTaken(rake, taken))
+    carried = 0
+    for k, (pot, outcome, cut) in enumerate(zip(pots, outcomes, taken, strict=True)):
+        if outcome.rides:
+            carried += pot.amount
+            continue
+        amount = pot.amount - cut
+        high_w, low_w = list(outcome.high), list(outcome.low)
+        shares: dict[int, int] = {}
+        if high_w and low_w:
+            low_half = amount // 2  # the odd chip between the halves goes to high
+            _add(shares, split_evenly(amount - low_half, _odd_order(s, game, high_w, high=True)))
+            _add(shares, split_evenly(low_half, _odd_order(s, game, low_w, high=False)))
+        elif high_w:
+            _add(shares, split_evenly(amount, _odd_order(s, game, high_w, high=True)))
+        else:
+            _add(shares, split_evenly(amount, _odd_order(s, game, low_w, high=False)))
+        rec.emit(
+            PotAwarded(
+                pot=k,
+                amount=amount,
+                eligible=tuple(s.seats[i] for i in pot.eligible),
+                high_winners=tuple(s.seats[i] for i in high_w),
+                low_winners=tuple(s.seats[i] for i in low_w),
+                shares=tuple((s.seats[i], v) for i, v in sorted(shares.items()) if v),
+            )
+        )
+    if carried:
+        rec.emit(PotCarriedOver(carried))
+    s = rec.s
+    rec.emit(HandEnded(tuple(sorted(zip(s.seats, s.stacks, strict=True)))))
+
+
+def _add(into: dict[int, int], more: dict[int, int]) -> None:
+    for k, v in more.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _odd_order(s: GameHandState, game: Game, winners: list[int], *, high: bool) -> list[int]:
+    """Tied winners in the order odd chips go out: clockwise from the button in button
+    games; in stud games by the table's ``odd_chip_order`` (highest card by suit for high,
+    lowest for low, looking at all the player's cards)."""
+    if len(winners) < 2 or not game.stud_odd_chips or s.options.odd_chip_order == "seat":
+        return sorted(winners)
+    if high:
+        return sorted(winners, key=lambda i: max(s.cards[i]), reverse=True)
+    return sorted(winners, key=lambda i: min(_low_card(c) for c in s.cards[i]))
+
+
+def _low_card(card: int) -> tuple[int, int]:
+    rank = rank_of(card)
+    return (-1 if rank == ACE else rank, suit_of(card))
+
+
+def showdown(rec: Recorder, game: Game) -> None:
+    """Show every hand still in and pay: by declaration, or cards speak (best high, and best
+    low way when the game has one), a natural sweeping first."""
+    s = rec.s
+    live = s.in_hand()
+    highs: dict[int, int | None] = {}
+    lows: dict[int, int | None] = {}
+    for i in live:
+        high = game.high(s, i)
+        low = game.low(s, i)
+        highs[i] = None if high is None else high[0]
+        lows[i] = None if low is None else low[0]
+        rec.emit(
+            HandShown(
+                seat=s.seats[i],
+                cards=s.cards[i],
+                high=0 if high is None else high[0],
+                low=None if low is None else low[0],
+                high_text="no hand" if high is None else high[1],
+                low_text=None if low is None else low[1],
+            )
+        )
+    s = rec.s
+    sweep = set(game.sweepers(s, live))
+    declared = game.declares(s)
+    opts = s.game_options
+    failure = opts.get("pig_failure", "reassign")
+    ride = opts.get("pig_ride", "two_pigs")
+    ways = {game.ways[0]: LOW, HIGH: HIGH, BOTH: BOTH} if game.ways else {}
+
+    def resolver(eligible: list[int]) -> Outcome:
+        naturals = [i for i in eligible if i in sweep]
+        if naturals:
+            return Outcome(tuple(naturals), (), False, ())
+        if declared:
+            claims = [Claim(i, ways[s.declarations[i]], highs[i], lows[i]) for i in eligible]
+            return resolve(claims, failure=failure, ride=ride)
+        return cards_speak(eligible, highs, lows)
+
+    settle(rec, game, resolver)
+
+
+def cards_speak(
+    eligible: list[int], highs: Mapping[int, int | None], lows: Mapping[int, int | None]
+) -> Outcome:
+    """No declaration: the best high and the best low (if any hand has one) split."""
+    with_high = [(v, i) for i in eligible if (v := highs[i]) is not None]
+    with_low = [(v, i) for i in eligible if (v := lows[i]) is not None]
+    high_w: tuple[int, ...] = ()
+    low_w: tuple[int, ...] = ()
+    if with_high:
+        top = max(v for v, _ in with_high)
+        high_w = tuple(i for v, i in with_high if v == top)
+    if with_low:
+        bottom = min(v for v, _ in with_low)
+        low_w = tuple(i for v, i in with_low if v == bottom)
+    if not high_w and not low_w:
+        return Outcome((), (), True, ())
+    return Outcome(high_w, low_w, False, ())

@@ -1,0 +1,147 @@
+"""Game options: each dealer's choice game's named options, their defaults and their sources.
+
+Every ambiguity of ``spec.md`` section 5 that belongs to a game is one option here, with
+``house-rules.md``'s default (docs/games.md lists them all). A game's options are resolved in
+three layers: the defaults below, the table's overrides, then the dealer's choice for the deal.
+
+>>> spec = OptionSpec("draws", 1, (1, 2), "A-21", "one draw of up to 5, or two draws (3, then 2)")
+>>> opts = resolve_options("draw", (spec,), {"draws": 2})
+>>> opts["draws"], opts.number("draws")
+(2, 2)
+>>> resolve_options("draw", (spec,), {"draws": 3})
+Traceback (most recent call last):
+...
+riverboat.engine.errors.InvalidOptions: draw: draws must be one of 1, 2; got 3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from riverboat.engine.cards import RANK_CHARS as RANKS
+from riverboat.engine.errors import InvalidOptions
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One named game option.
+
+    ``allowed`` lists the legal values (a tuple), or is ``"cents"`` for a non-negative whole
+    number of cents, or ``"rank"`` for a rank character or null. ``source`` names the
+    ambiguity of spec.md section 5 (``"A-9"``) or the rule book the default comes from.
+    """
+
+    name: str
+    default: Any
+    allowed: tuple[Any, ...] | str
+    source: str
+    doc: str
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is not allowed, or None."""
+        if self.allowed == "cents":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                return f"{self.name} must be a whole number of cents, got {value!r}"
+            return None
+        if self.allowed == "rank":
+            if value is None or (isinstance(value, str) and len(value) == 1 and value in RANKS):
+                return None
+            return f"{self.name} must be a rank (2..9, T, J, Q, K, A) or null, got {value!r}"
+        assert isinstance(self.allowed, tuple)
+        # Booleans and ints are different values here (True is not 1).
+        if not any(value == a and type(value) is type(a) for a in self.allowed):
+            allowed = ", ".join(_show(a) for a in self.allowed)
+            return f"{self.name} must be one of {allowed}; got {_show(value)}"
+        return None
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class GameOptions(Mapping[str, Any]):
+    """A game's resolved options: an immutable mapping with typed accessors."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, Any] | None = None) -> None:
+        self._items: dict[str, Any] = dict(items or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, GameOptions):
+            return self._items == other._items
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, repr(v)) for k, v in self._items.items())))
+
+    def __repr__(self) -> str:
+        return f"GameOptions({self._items!r})"
+
+    def flag(self, name: str) -> bool:
+        """A true/false option."""
+        return bool(self._items[name])
+
+    def number(self, name: str) -> int:
+        """A whole-number option."""
+        value = self._items[name]
+        assert isinstance(value, int)
+        return value
+
+    def text(self, name: str) -> str:
+        """A named-value option."""
+        value = self._items[name]
+        assert isinstance(value, str)
+        return value
+
+    def maybe_text(self, name: str) -> str | None:
+        """A named-value option that may be null."""
+        value = self._items.get(name)
+        assert value is None or isinstance(value, str)
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict copy (the form stored in ``GameOptionsSet``)."""
+        return dict(self._items)
+
+
+NO_OPTIONS = GameOptions()
+
+
+def resolve_options(
+    game: str, specs: tuple[OptionSpec, ...], *layers: Mapping[str, Any] | None
+) -> GameOptions:
+    """``specs``' defaults overridden by each of ``layers`` in turn, validated.
+
+    Unknown keys and disallowed values raise :class:`InvalidOptions` naming the game.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    values = {spec.name: spec.default for spec in specs}
+    for layer in layers:
+        if not layer:
+            continue
+        if not isinstance(layer, Mapping):
+            raise InvalidOptions(f"{game}: options must be an object")
+        unknown = sorted(set(layer) - set(by_name))
+        if unknown:
+            raise InvalidOptions(f"{game}: unknown option(s): {', '.join(unknown)}")
+        values.update(layer)
+    problems = [p for name, v in values.items() if (p := by_name[name].check(v))]
+    if problems:
+        raise InvalidOptions(f"{game}: " + "; ".join(problems))
+    return GameOptions(values)

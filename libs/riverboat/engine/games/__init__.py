@@ -1,0 +1,104 @@
+"""Every dealer's choice game, registered under its stable variant name.
+
+>>> sorted(GAMES)[:3]
+['anaconda', 'chicago', 'deuces_jacks_axe']
+>>> DEALERS_CHOICE[-1]
+'seven_card_stud_hi_lo'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from riverboat.engine.betting import LegalAction
+from riverboat.engine.errors import InvalidCommand, InvalidOptions
+from riverboat.engine.flow import Game
+from riverboat.engine.game_options import NO_OPTIONS, GameOptions
+from riverboat.engine.games.anaconda import Anaconda
+from riverboat.engine.games.chicago import Chicago
+from riverboat.engine.games.deuces_jacks_axe import DeucesJacksAxe
+from riverboat.engine.games.draw import Draw
+from riverboat.engine.games.elimination import Elimination
+from riverboat.engine.games.fifteen_thirty_five import FifteenThirtyFive
+from riverboat.engine.games.follow_the_queen import FollowTheQueen
+from riverboat.engine.games.seven_twenty_seven import SevenTwentySeven
+from riverboat.engine.games.woolworth import Woolworth
+from riverboat.engine.gamestate import BET, GameHandState
+from riverboat.engine.phases import legal_moves
+from riverboat.engine.state import STUD_VARIANT, HandState
+
+GAMES: Final[dict[str, Game]] = {
+    game.name: game
+    for game in (
+        Draw(),
+        Anaconda(),
+        Chicago(),
+        DeucesJacksAxe(),
+        Elimination(),
+        FifteenThirtyFive(),
+        SevenTwentySeven(),
+        FollowTheQueen(),
+        Woolworth(),
+    )
+}
+
+#: The games a dealer's choice table offers, in the rule book's order, Pacific stud last.
+DEALERS_CHOICE: Final = (*GAMES, STUD_VARIANT)
+
+__all__ = [
+    "DEALERS_CHOICE",
+    "GAMES",
+    "game_for",
+    "game_options",
+    "legal_actions",
+    "moves",
+    "waiting_for",
+]
+
+
+def game_for(variant: str) -> Game:
+    """The registered dealer's choice game named ``variant``."""
+    game = GAMES.get(variant)
+    if game is None:
+        known = ", ".join((*DEALERS_CHOICE,))
+        raise InvalidCommand(f"unknown variant {variant!r}; known: {known}", rule="unknown_variant")
+    return game
+
+
+def game_options(variant: str, *layers: Mapping[str, Any] | None) -> GameOptions:
+    """A game's options resolved from its defaults and ``layers`` of overrides. Pacific stud
+    takes no game options (its rules are table options)."""
+    if variant == STUD_VARIANT:
+        if any(layers):
+            raise InvalidOptions("seven_card_stud_hi_lo takes no game options (table options only)")
+        return NO_OPTIONS
+    return game_for(variant).resolve(*layers)
+
+
+def legal_actions(state: GameHandState) -> list[LegalAction]:
+    """What the player to act may do (sequential phases and betting rounds)."""
+    if state.to_act is None:
+        return []
+    return legal_moves(game_for(state.variant), state, state.seats[state.to_act])
+
+
+def moves(state: HandState, seat: int) -> list[LegalAction]:
+    """What ``seat`` may do now, in any game (simultaneous phases included)."""
+    if not isinstance(state, GameHandState):
+        from riverboat.engine.betting import legal_actions as stud_legal
+
+        if state.to_act is None or state.seats[state.to_act] != seat:
+            return []
+        return stud_legal(state)
+    return legal_moves(game_for(state.variant), state, seat)
+
+
+def waiting_for(state: HandState) -> tuple[int, ...]:
+    """The seats that must act before the hand can go on (several in a simultaneous phase;
+    none while the dealer reshuffles or once the hand is over)."""
+    if state.finished:
+        return ()
+    if isinstance(state, GameHandState) and state.phase != BET and state.simultaneous:
+        return tuple(seat for seat, p in zip(state.seats, state.pending, strict=True) if p)
+    return () if state.to_act is None else (state.seats[state.to_act],)

@@ -1,0 +1,121 @@
+"""The seven-card stud deal shared by Chicago, Deuces & Jacks, Follow the Queen and Woolworth.
+
+Two cards down and one up, a betting round, three more up with a round after each, the last
+card down and the last round at the big bet (Final Bet Rule): five rounds, each opened by the
+best hand showing (the game's wild cards count; ties clockwise from the dealer). No bring-in:
+the dealer's ante is the only forced bet. With eight players the deck may not reach 7th
+street: then one face-up community card is everyone's 7th card (as in Pacific stud).
+
+A face-up card may cost its owner money (the game's payments) or oblige them to match the
+pot or fold (``match_pot_rank``, a match phase before the next betting round).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from riverboat.engine.cards import RANK_CHARS, rank_of
+from riverboat.engine.evaluation import WildPredicate
+from riverboat.engine.events import CardPaymentPosted, CommunityCardDealt, MatchDue
+from riverboat.engine.flow import (
+    Game,
+    Recorder,
+    begin_phase,
+    begin_round,
+    best_showing,
+    deal,
+    finish,
+    stub_left,
+)
+from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.wild import describe, special_board, special_high
+
+STREETS = 5
+
+
+class StudFamily(Game):
+    """A dealer's choice stud game; subclasses set the wild cards, payments and showdown."""
+
+    first_cards: ClassVar[int] = 3
+    stud_odd_chips: ClassVar[bool] = True
+    #: A natural pair of sevens is the best hand (Deuces & Jacks).
+    sevens: ClassVar[bool] = False
+
+    def wild(self, s: GameHandState) -> WildPredicate | None:
+        """The wild cards now."""
+        return None
+
+    def step(self, rec: Recorder) -> None:
+        s = rec.s
+        if s.deck_pos == 0:
+            for face_up in (False, False, True):
+                for i in s.in_hand():
+                    deal(rec, self, i, face_up=face_up)
+            return
+        due = [i for i in s.in_hand() if s.match_due[i]]
+        if due:
+            begin_phase(rec, "match", due, simultaneous=False)
+            return
+        dealt = streets_dealt(s)
+        if s.street < dealt:
+            begin_round(rec, self, last=dealt == STREETS)
+        elif dealt < STREETS:
+            self._deal_street(rec, last=dealt + 1 == STREETS)
+        else:
+            finish(rec, self)
+
+    def _deal_street(self, rec: Recorder, *, last: bool) -> None:
+        live = rec.s.in_hand()
+        if last and stub_left(rec) < len(live):
+            card = rec.deck[rec.s.deck_pos]
+            rec.emit(CommunityCardDealt(card))
+            self.after_community(rec, card)
+            return
+        for i in live:
+            deal(rec, self, i, face_up=not last)
+
+    def board(self, s: GameHandState, i: int) -> int:
+        """Player ``i``'s board (face-up cards and the community card), higher is better."""
+        return special_board(s.up_cards(i) + s.community, self.wild(s), sevens=self.sevens)
+
+    def opener(self, s: GameHandState) -> int:
+        by_suit = s.game_options.get("board_tie_break") == "suit"
+        return best_showing(s, lambda i: self.board(s, i), by_suit=by_suit)
+
+    def after_face_up(self, rec: Recorder, i: int, card: int) -> None:
+        s = rec.s
+        rank = s.game_options.get("match_pot_rank")
+        triggered = rank is not None and rank_of(card) == RANK_CHARS.index(rank)
+        if triggered and s.stacks[i] > 0 and s.pot_total > 0:
+            rec.emit(MatchDue(s.seats[i], s.pot_total))
+        if s.game_options.get("exposed_card_payments"):
+            self.pay_for(rec, i, card)
+
+    def pay_for(self, rec: Recorder, i: int, card: int) -> None:
+        """The game's payments for a face-up ``card`` dealt to player ``i``."""
+
+    @staticmethod
+    def charge(rec: Recorder, i: int, card: int, amount: int) -> None:
+        """Player ``i`` pays ``amount`` for ``card`` (all they have if short)."""
+        s = rec.s
+        paid = min(amount, s.stacks[i])
+        if paid > 0:
+            rec.emit(CardPaymentPosted(s.seats[i], card, paid))
+
+
+def streets_dealt(s: GameHandState) -> int:
+    """Stud streets dealt so far: 1 after the first three cards, 5 after the seventh."""
+    live = s.in_hand()
+    return len(s.cards[live[0]]) + len(s.community) - 2
+
+
+class WildStud(StudFamily):
+    """A high-only stud game with wild cards: one winner, the best high hand."""
+
+    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+        nbw = s.game_options.flag("natural_beats_wild")
+        sevens = self.sevens and s.game_options.flag("natural_sevens")
+        key = special_high(
+            s.cards[i] + s.community, self.wild(s), sevens=sevens, natural_beats_wild=nbw
+        )
+        return key, describe(key, natural_beats_wild=nbw)
