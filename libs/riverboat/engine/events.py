@@ -12,7 +12,7 @@ Seats are the table's seat numbers, cards are ints (see :mod:`riverboat.engine.c
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from riverboat.engine.cards import RANK_CHARS, card_str, parse_card
 from riverboat.engine.errors import InvalidCommand
@@ -336,6 +336,44 @@ class PotCarriedOver:
     amount: int
 
 
+# --- a dealer's choice table across hands (riverboat.engine.session) -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    """A dealer's choice table begins: its options, its dealer's choice rules, the players
+    and the first dealer."""
+
+    options: dict[str, Any]
+    rules: dict[str, Any]
+    seats: tuple[SeatEntry, ...]
+    button: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealerUp:
+    """Whose deal is next. ``redeal``: the pot rode, so the same game (``game``, with
+    ``options``) is dealt again and nobody chooses; otherwise the dealer chooses."""
+
+    seat: int
+    redeal: bool
+    game: str
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameChosen:
+    """The dealer chose the next deal's game and its options (every key resolved);
+    ``by_clock``: the dealer's clock ran out and the table's default was taken."""
+
+    seat: int
+    game: str
+    options: dict[str, Any]
+    by_clock: bool
+
+
+SessionEvent = SessionOpened | DealerUp | GameChosen
+
 Event = (
     HandStarted
     | AntePosted
@@ -410,6 +448,9 @@ EVENT_TYPES: Final[dict[str, type[Any]]] = {
         ReshuffleRequested,
         DiscardsReshuffled,
         PotCarriedOver,
+        SessionOpened,
+        DealerUp,
+        GameChosen,
     )
 }
 
@@ -420,7 +461,7 @@ _CARDS_FIELDS: Final = frozenset({"cards"})
 _RANK_FIELDS: Final = frozenset({"rank"})
 
 
-def event_to_dict(event: Event) -> dict[str, Any]:
+def event_to_dict(event: Event | SessionEvent) -> dict[str, Any]:
     """JSON-ready form: ``{"type": "ActionTaken", "seat": 3, ...}`` with cards as text."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for f in fields(event):
@@ -429,7 +470,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = card_str(value)
         elif f.name in _CARDS_FIELDS:
             value = [card_str(c) for c in value]
-        elif f.name == "seats" and isinstance(event, HandStarted):
+        elif f.name == "seats" and isinstance(event, HandStarted | SessionOpened):
             value = [{"seat": s.seat, "player": s.player, "stack": s.stack} for s in value]
         elif f.name in ("shares", "stacks", "declarations"):
             value = [[a, b] for a, b in value]
@@ -444,7 +485,13 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict`."""
+    """Inverse of :func:`event_to_dict` for a hand's events (:func:`any_event_from_dict`
+    reads the session's too)."""
+    return cast(Event, any_event_from_dict(data))
+
+
+def any_event_from_dict(data: dict[str, Any]) -> Event | SessionEvent:
+    """Inverse of :func:`event_to_dict`, for any event of a hand or a session."""
     try:
         cls = EVENT_TYPES[data["type"]]
         kwargs: dict[str, Any] = {}
@@ -463,7 +510,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
             elif isinstance(value, list):
                 value = tuple(value)
             kwargs[f.name] = value
-        event: Event = cls(**kwargs)
+        event: Event | SessionEvent = cls(**kwargs)
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidCommand(f"malformed event {data!r}: {exc}") from None
     return event
