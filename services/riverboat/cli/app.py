@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from riverboat.cli import dealer_cmd, engine_cmd, play_cmd, room_cmd
+from riverboat.cli import admin_cmd, dealer_cmd, engine_cmd, play_cmd, room_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     dealer_cmd.register(groups)
     room_cmd.register(groups)
     play_cmd.register(groups)
+    admin_cmd.register(groups)
     return parser
 
 

@@ -7,14 +7,16 @@ buy-in reservations, an empty ledger and rake report) without a ledger, events o
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 
-from riverboat.services.launcher import free_port
+from riverboat.services.launcher import ServiceProcess, free_port
 from riverboat.v1 import settlement_pb2 as pb
 from riverboat.v1 import settlement_pb2_grpc
+from tests.integration.room.conftest import Room, _lobby
 
 
 @dataclass
@@ -124,3 +126,18 @@ async def start_fake_settlement() -> tuple[grpc.aio.Server, FakeSettlement, str]
     server.add_insecure_port(address)
     await server.start()
     return server, fake, address
+
+
+async def start_lobby_with_settlement(
+    room: Room,
+) -> tuple[ServiceProcess, grpc.aio.Server, FakeSettlement, str]:
+    """The room's lobby as a child process, buying in from a fake settlement in this loop."""
+    server, fake, address = await start_fake_settlement()
+    tag = room.table.args[room.table.args.index("--stream") + 1].removeprefix("RB_TABLES_")
+    lobby = _lobby(room.nats_url, room.var, room.table_address, address, tag)
+    try:
+        await asyncio.to_thread(lobby.start)
+    except BaseException:
+        await server.stop(None)
+        raise
+    return lobby, server, fake, address

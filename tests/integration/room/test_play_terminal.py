@@ -26,8 +26,8 @@ from riverboat.client import LobbyClient, TableClient, play_bot
 from riverboat.engine.betting import LegalAction
 from riverboat.services.launcher import ServiceProcess
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
-from tests.integration.room._fake_settlement import start_fake_settlement
-from tests.integration.room.conftest import Room, _lobby
+from tests.integration.room._fake_settlement import FakeSettlement, start_lobby_with_settlement
+from tests.integration.room.conftest import Room
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 ERASED = re.compile(r"[^\n]*\r\x1b\[2K")  # a prompt the client erased to print above it
@@ -87,12 +87,9 @@ class Screen:
 
 
 @pytest.fixture
-async def settled_room(room: Room) -> AsyncIterator[tuple[ServiceProcess, str, object]]:
+async def settled_room(room: Room) -> AsyncIterator[tuple[ServiceProcess, str, FakeSettlement]]:
     """The lobby with a settlement service to buy in from."""
-    server, fake, address = await start_fake_settlement()
-    tag = room.table.args[room.table.args.index("--stream") + 1].removeprefix("RB_TABLES_")
-    lobby = _lobby(room.nats_url, room.var, room.table_address, address, tag)
-    await asyncio.to_thread(lobby.start)
+    lobby, server, fake, address = await start_lobby_with_settlement(room)
     try:
         yield lobby, address, fake
     finally:
@@ -101,7 +98,7 @@ async def settled_room(room: Room) -> AsyncIterator[tuple[ServiceProcess, str, o
 
 
 async def test_play_a_hand_in_a_terminal(
-    room: Room, settled_room: tuple[ServiceProcess, str, object]
+    room: Room, settled_room: tuple[ServiceProcess, str, FakeSettlement]
 ) -> None:
     started = time.monotonic()
     lobby, settlement_address, _ = settled_room

@@ -1,0 +1,520 @@
+"""``riverboat admin``: the operator's commands over the room's public gRPC API.
+
+Tables through the lobby (``tables``, ``create-table``); money through the settlement service
+(``deposit``, ``withdraw``, ``balance``, ``ledger``, ``rake-report``). Each command needs an
+operator's (or, for the read-only ones, an auditor's) token: ``--token``, ``$RIVERBOAT_TOKEN``,
+the file ``riverboat admin login --save`` wrote, or a login with ``--user``/``--password`` (asked
+when missing). ``login`` prints an ``export RIVERBOAT_TOKEN=...`` line and writes nothing to
+disk unless ``--save`` is given.
+
+Amounts are dollars (``50``, ``12.50``) or cents with a trailing ``c`` (``1250c``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import re
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+from rich.console import Console
+from rich.table import Table
+
+from riverboat.cli.clientkit import (
+    AMOUNT_RULE,
+    AmountError,
+    add_address_flags,
+    error_sentence,
+    money,
+    parse_amount,
+    token_info,
+)
+from riverboat.cli.playscreen import variant_name
+from riverboat.client import LobbyClient
+from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
+
+T = TypeVar("T")
+
+DEFAULT_TOKEN_FILE = Path("var/admin.token")
+CALL_TIMEOUT = 20.0
+PIPED_WIDTH = 200
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+
+class Refused(Exception):
+    """A command that cannot go on; the message is the sentence to print."""
+
+
+def register(groups: Any) -> None:
+    """Add ``admin`` and its subcommands."""
+    common = argparse.ArgumentParser(add_help=False)
+    add_address_flags(common)
+    who = common.add_argument_group("credentials (first found: --token, $RIVERBOAT_TOKEN, file)")
+    who.add_argument("--token", help="an operator's bearer token")
+    who.add_argument(
+        "--token-file",
+        type=Path,
+        default=DEFAULT_TOKEN_FILE,
+        help=f"a token saved by `login --save` ({DEFAULT_TOKEN_FILE})",
+    )
+    who.add_argument("--user", help="log in as this operator (asked if no token is found)")
+    who.add_argument("--password", help="the password (asked if missing)")
+
+    admin = groups.add_parser(
+        "admin",
+        help="operator commands: tables, deposits, withdrawals, balances, rake",
+        description=f"The operator's commands over the gRPC API. Money: {AMOUNT_RULE}.",
+    )
+    sub = admin.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    login = sub.add_parser("login", parents=[common], help="log in; print an export line")
+    login.add_argument(
+        "--save",
+        nargs="?",
+        type=Path,
+        const=DEFAULT_TOKEN_FILE,
+        help=f"also write the token to a file, mode 0600 (default {DEFAULT_TOKEN_FILE})",
+    )
+    login.set_defaults(handler=_run(cmd_login))
+
+    tables = sub.add_parser("tables", parents=[common], help="list the tables")
+    tables.set_defaults(handler=_run(cmd_tables))
+
+    create = sub.add_parser("create-table", parents=[common], help="open a table")
+    create.add_argument("--template", choices=("pacific", "dealers_choice"), default="pacific")
+    create.add_argument("--name", required=True, help="the name players see")
+    create.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a table option (docs/engine.md); money options in cents, "
+        "e.g. --set small_bet=500",
+    )
+    create.add_argument("--action-seconds", type=int, default=0, help="seconds per decision (30)")
+    create.add_argument(
+        "--id",
+        dest="request_id",
+        help="request id (the table id is TEMPLATE-ID); default: from the name, so running "
+        "the same command twice opens one table",
+    )
+    create.set_defaults(handler=_run(cmd_create_table))
+
+    for name, what in (("deposit", "credit"), ("withdraw", "pay out from")):
+        move = sub.add_parser(name, parents=[common], help=f"{what} a player's wallet")
+        move.add_argument("player")
+        move.add_argument("amount", help=AMOUNT_RULE)
+        move.add_argument(
+            "--ref",
+            required=True,
+            help="the cashier's reference (payment id): repeating it does nothing twice",
+        )
+        move.set_defaults(handler=_run(cmd_deposit if name == "deposit" else cmd_withdraw))
+
+    balance = sub.add_parser("balance", parents=[common], help="a player's wallet")
+    balance.add_argument("player")
+    balance.set_defaults(handler=_run(cmd_balance))
+
+    rake = sub.add_parser("rake-report", parents=[common], help="rake by table, game and day")
+    rake.add_argument("--from", dest="from_day", help="first day, YYYY-MM-DD UTC (today)")
+    rake.add_argument("--to", dest="to_day", help="last day, inclusive (the --from day)")
+    rake.add_argument("--table", dest="table_id", default="", help="one table only")
+    rake.set_defaults(handler=_run(cmd_rake_report))
+
+    ledger = sub.add_parser("ledger", parents=[common], help="postings of one ledger account")
+    ledger.add_argument("account", help='e.g. "wallet:ann", "rake", "cashier", "table:T:ann"')
+    ledger.add_argument("--limit", type=int, default=50, help="at most this many (50)")
+    ledger.set_defaults(handler=_run(cmd_ledger))
+
+
+# --- plumbing --------------------------------------------------------------------------------
+
+
+class Admin:
+    """Channels, stubs and the token of one command."""
+
+    def __init__(self, args: argparse.Namespace, console: Console) -> None:
+        self.args = args
+        self.console = console
+        self.lobby_channel = grpc.aio.insecure_channel(args.lobby)
+        self.settlement_channel = grpc.aio.insecure_channel(args.settlement)
+        self.lobby = LobbyClient(self.lobby_channel)
+        self.settlement = settlement_pb2_grpc.SettlementServiceStub(self.settlement_channel)  # type: ignore[no-untyped-call]
+        self.token = ""
+
+    async def close(self) -> None:
+        """Close the channels."""
+        await self.lobby_channel.close(None)
+        await self.settlement_channel.close(None)
+
+    def say(self, text: str) -> None:
+        """One sentence on standard output, never wrapped (scripts read it)."""
+        self.console.print(text, markup=False, soft_wrap=True)
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The bearer token for the settlement service."""
+        return (("authorization", f"Bearer {self.token}"),)
+
+    async def call(self, service: str, address: str, call: Awaitable[T]) -> T:
+        """Await one RPC; a refusal becomes :class:`Refused` with a sentence."""
+        try:
+            return await asyncio.wait_for(call, CALL_TIMEOUT)
+        except grpc.aio.AioRpcError as exc:
+            raise Refused(error_sentence(exc, service, address)) from None
+        except TimeoutError:
+            raise Refused(f"The {service} at {address} did not answer in time.") from None
+
+    def lobby_call(self, call: Awaitable[T]) -> Awaitable[T]:
+        """A lobby RPC."""
+        return self.call("lobby", self.args.lobby, call)
+
+    def settlement_call(self, call: Awaitable[T]) -> Awaitable[T]:
+        """A settlement RPC."""
+        return self.call("settlement service", self.args.settlement, call)
+
+    async def login(self) -> lobby_pb2.LoginResponse:
+        """Log in with --user/--password, asking for what is missing."""
+        user = self.args.user or _ask("operator username: ")
+        password = (
+            self.args.password
+            or os.environ.get("RIVERBOAT_PASSWORD")
+            or getpass.getpass("password: ")
+        )
+        reply = await self.lobby_call(self.lobby.login(user, password))
+        self.token = reply.token
+        self.lobby.token = reply.token
+        return reply
+
+    async def authenticate(self) -> None:
+        """A token from the flags, the environment, the saved file, or a login."""
+        token = self.args.token or os.environ.get("RIVERBOAT_TOKEN", "")
+        if not token and self.args.token_file.is_file():
+            token = self.args.token_file.read_text().strip()
+        if not token:
+            await self.login()
+            return
+        try:
+            info = token_info(token)
+        except ValueError as exc:
+            raise Refused(f"{exc}.") from None
+        if info.expires < datetime.now(UTC).timestamp():
+            raise Refused("The token has expired; run `riverboat admin login` again.")
+        self.token = token
+        self.lobby.token = token
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return input(prompt).strip()
+    except EOFError:
+        raise Refused("No username given (use --user).") from None
+
+
+Command = Callable[[Admin], Awaitable[int]]
+
+
+def _run(command: Command) -> Callable[[argparse.Namespace], int]:
+    """An argparse handler running ``command`` with an authenticated :class:`Admin`."""
+
+    def handler(args: argparse.Namespace) -> int:
+        # Piped into a file or a script, tables keep their full width instead of 80 columns.
+        piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+        console = Console(highlight=False, width=PIPED_WIDTH if piped else None)
+
+        async def main() -> int:
+            admin = Admin(args, console)
+            try:
+                if command is not cmd_login:
+                    await admin.authenticate()
+                return await command(admin)
+            finally:
+                await admin.close()
+
+        try:
+            return asyncio.run(main())
+        except Refused as exc:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(
+                f"riverboat admin: {exc}", markup=False
+            )
+            return 1
+
+    return handler
+
+
+def _amount(text: str) -> int:
+    try:
+        amount = parse_amount(text)
+    except AmountError as exc:
+        raise Refused(f"{exc}.") from None
+    if amount <= 0:
+        raise Refused("The amount must be more than $0.00.")
+    return amount
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"small_bet=500"`` -> ``("small_bet", 500)``: integers, decimals, true/false, else text.
+
+    >>> parse_override("small_bet=500"), parse_override("uncap_heads_up=false")
+    (('small_bet', 500), ('uncap_heads_up', False))
+    """
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise Refused(f"--set wants KEY=VALUE, not {text!r}.")
+    value = value.strip()
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, value
+
+
+def default_request_id(name: str) -> str:
+    """A request id from a table's name: ``"Pacific $5/$10"`` -> ``"pacific-5-10"``."""
+    slug = _SLUG.sub("-", name.lower()).strip("-")[:48]
+    return slug or "table"
+
+
+def _day(text: str | None, fallback: str) -> str:
+    if not text:
+        return fallback
+    if not _DAY.fullmatch(text):
+        raise Refused(f"{text!r} is not a day; write YYYY-MM-DD.")
+    return text
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+async def cmd_login(admin: Admin) -> int:
+    """Print an ``export RIVERBOAT_TOKEN=...`` line (and save the token with --save)."""
+    reply = await admin.login()
+    expires = reply.expires_at.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    note = Console(stderr=True, highlight=False, soft_wrap=True)
+    note.print(f"Logged in as {reply.player_id} ({reply.role}) until {expires}.", markup=False)
+    if reply.role not in ("operator", "auditor"):
+        note.print("Note: this is not an operator account; admin commands will be refused.")
+    save: Path | None = admin.args.save
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(save, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(reply.token + "\n")
+        note.print(f"Saved to {save}; admin commands read it from there.", markup=False)
+    print(f"export RIVERBOAT_TOKEN={reply.token}")
+    return 0
+
+
+async def cmd_tables(admin: Admin) -> int:
+    """Every table with its stakes and who sits there."""
+    tables: list[lobby_pb2.LobbyTable] = []
+    page = ""
+    while True:
+        reply = await admin.lobby_call(admin.lobby.list_tables(100, page))
+        tables.extend(reply.tables)
+        page = reply.next_page_token
+        if not page:
+            break
+    if not tables:
+        admin.say("No tables yet; open one with `riverboat admin create-table`.")
+        return 0
+    grid = Table(header_style="bold")
+    for column in ("Table", "Name", "Template", "Game", "Stakes", "Buy-in", "Seats", "Players"):
+        grid.add_column(column, justify="right" if column == "Seats" else "left")
+    for t in tables:
+        grid.add_row(
+            t.table_id,
+            t.name,
+            t.template,
+            variant_name(t.variant),
+            f"{money(t.small_bet)}/{money(t.big_bet)}",
+            f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
+            f"{len(t.seats)}/{t.max_players}",
+            ", ".join(f"{s.seat}:{s.player} {money(s.stack)}" for s in t.seats),
+        )
+    admin.console.print(grid)
+    return 0
+
+
+async def cmd_create_table(admin: Admin) -> int:
+    """Open a table from a template with overrides."""
+    args = admin.args
+    overrides = dict(parse_override(text) for text in args.overrides)
+    request_id = args.request_id or default_request_id(args.name)
+    table = await admin.lobby_call(
+        admin.lobby.create_table(
+            args.template,
+            args.name,
+            request_id=request_id,
+            overrides=overrides or None,
+            action_seconds=args.action_seconds,
+        )
+    )
+    admin.say(
+        f"Table {table.table_id} ({table.name}): {variant_name(table.variant)} "
+        f"{money(table.small_bet)}/{money(table.big_bet)}, buy-in "
+        f"{money(table.min_buy_in)}-{money(table.max_buy_in)}, up to {table.max_players} players."
+    )
+    return 0
+
+
+async def cmd_deposit(admin: Admin) -> int:
+    """Credit a wallet from the cashier."""
+    args = admin.args
+    amount = _amount(args.amount)
+    reply = await admin.settlement_call(
+        admin.settlement.Deposit(
+            settlement_pb2.DepositRequest(player=args.player, amount=amount, external_ref=args.ref),
+            metadata=admin.metadata,
+        )
+    )
+    if reply.duplicate:
+        admin.say(
+            f"Deposit {args.ref} was already recorded; nothing changed. "
+            f"{args.player}'s wallet: {money(reply.balance)}."
+        )
+    else:
+        admin.say(
+            f"Deposited {money(amount)} to {args.player} (ref {args.ref}); "
+            f"wallet now {money(reply.balance)}."
+        )
+    return 0
+
+
+async def cmd_withdraw(admin: Admin) -> int:
+    """Pay out from a wallet to the cashier."""
+    args = admin.args
+    amount = _amount(args.amount)
+    reply = await admin.settlement_call(
+        admin.settlement.Withdraw(
+            settlement_pb2.WithdrawRequest(
+                player=args.player, amount=amount, external_ref=args.ref
+            ),
+            metadata=admin.metadata,
+        )
+    )
+    if reply.duplicate:
+        admin.say(
+            f"Withdrawal {args.ref} was already recorded; nothing changed. "
+            f"{args.player}'s wallet: {money(reply.balance)}."
+        )
+    else:
+        admin.say(
+            f"Paid {money(amount)} out of {args.player}'s wallet (ref {args.ref}); "
+            f"wallet now {money(reply.balance)}."
+        )
+    return 0
+
+
+async def cmd_balance(admin: Admin) -> int:
+    """A wallet, the chips being seated and the chips at tables."""
+    reply = await admin.settlement_call(
+        admin.settlement.GetBalance(
+            settlement_pb2.GetBalanceRequest(player=admin.args.player), metadata=admin.metadata
+        )
+    )
+    grid = Table(header_style="bold", title=f"{reply.player or admin.args.player}")
+    for column in ("Wallet", "Being seated", "At tables", "Total"):
+        grid.add_column(column, justify="right")
+    grid.add_row(
+        money(reply.balance),
+        money(reply.reserved),
+        money(reply.at_tables),
+        money(reply.balance + reply.reserved + reply.at_tables),
+    )
+    admin.console.print(grid)
+    return 0
+
+
+async def cmd_rake_report(admin: Admin) -> int:
+    """Rake by table, game and day."""
+    args = admin.args
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    first = _day(args.from_day, today)
+    last = _day(args.to_day, first)
+    if last < first:
+        raise Refused(f"--to {last} is before --from {first}.")
+    reply = await admin.settlement_call(
+        admin.settlement.GetRakeReport(
+            settlement_pb2.GetRakeReportRequest(
+                from_day=first, to_day=last, table_id=args.table_id
+            ),
+            metadata=admin.metadata,
+        )
+    )
+    span = first if first == last else f"{first} to {last}"
+    grid = Table(
+        header_style="bold", title=f"Rake {span}" + (f", {args.table_id}" if args.table_id else "")
+    )
+    grid.add_column("Day")
+    grid.add_column("Table")
+    grid.add_column("Game")
+    grid.add_column("Hands", justify="right")
+    grid.add_column("Rake", justify="right")
+    for row in reply.rows:
+        grid.add_row(
+            row.day, row.table_id, variant_name(row.variant), str(row.hands), money(row.rake)
+        )
+    grid.add_section()
+    grid.add_row("Total", "", "", str(sum(r.hands for r in reply.rows)), money(reply.total_rake))
+    admin.console.print(grid)
+    return 0
+
+
+async def cmd_ledger(admin: Admin) -> int:
+    """An account's postings, newest first."""
+    args = admin.args
+    entries: list[settlement_pb2.LedgerEntry] = []
+    page = ""
+    while len(entries) < args.limit:
+        reply = await admin.settlement_call(
+            admin.settlement.ListLedgerEntries(
+                settlement_pb2.ListLedgerEntriesRequest(
+                    account=args.account,
+                    page_size=min(100, args.limit - len(entries)),
+                    page_token=page,
+                ),
+                metadata=admin.metadata,
+            )
+        )
+        entries.extend(reply.entries)
+        page = reply.next_page_token
+        if not page:
+            break
+    if not entries:
+        admin.say(f"No postings on {args.account}.")
+        return 0
+    grid = Table(header_style="bold", title=f"Ledger {args.account} (newest first)")
+    grid.add_column("Posting", justify="right")
+    grid.add_column("When")
+    grid.add_column("Kind")
+    grid.add_column("Reference")
+    grid.add_column("Amount", justify="right")
+    grid.add_column("Balance", justify="right")
+    for e in entries[: args.limit]:
+        grid.add_row(
+            str(e.posting_id),
+            e.occurred_at,
+            e.kind,
+            e.reference,
+            money(e.amount),
+            money(e.balance_after),
+        )
+    admin.console.print(grid)
+    if page:
+        admin.say(f"(more: --limit {args.limit * 2})")
+    return 0
