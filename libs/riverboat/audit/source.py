@@ -1,0 +1,56 @@
+"""Where an audit (or a history export) reads from: an archive file or live NATS."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from riverboat.audit.archive import Archive, read_archive
+from riverboat.audit.natsread import FetchError, Layout, fetch_archive
+
+__all__ = ["FetchError", "Layout", "load_archive"]
+
+
+async def _fetch(
+    url: str, creds: Path | None, layout: Layout, on_message: Callable[[int], None] | None
+) -> Archive:
+    import nats  # imported here: reading a file needs no NATS client
+
+    try:
+        nc = await nats.connect(
+            url,
+            user_credentials=str(creds) if creds else None,
+            connect_timeout=5,
+            allow_reconnect=False,
+            max_reconnect_attempts=0,
+        )
+    except Exception as exc:  # nats-py raises several unrelated types when it cannot connect
+        raise FetchError(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
+    try:
+        return await fetch_archive(nc, layout, source=url, on_message=on_message)
+    finally:
+        await nc.close()
+
+
+def load_archive(
+    *,
+    file: Path | None = None,
+    nats_url: str | None = None,
+    creds: Path | None = None,
+    layout: Layout | None = None,
+    on_message: Callable[[int], None] | None = None,
+) -> Archive:
+    """Read an archive file, or the streams of a NATS server (exactly one of the two).
+
+    Raises:
+        ArchiveError: the file is not a readable archive.
+        FetchError: NATS could not be reached or a stream not read.
+        ValueError: neither or both sources were given.
+    """
+    if (file is None) == (nats_url is None):
+        raise ValueError("give an archive file or a NATS URL (one of them)")
+    if file is not None:
+        return read_archive(file)
+    assert nats_url is not None
+    return asyncio.run(_fetch(nats_url, creds, layout or Layout(), on_message))

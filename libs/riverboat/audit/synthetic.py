@@ -1,0 +1,250 @@
+"""A synthetic room: tables played by random bots with the real rules, written exactly as the
+services store them. For tests and the audit benchmark, no services needed.
+
+Each accepted command becomes one message in the table-log format the table service writes
+(``encode_batch`` with the hash chain, the ``Rb-Version``/``Rb-Request-Id``/``Nats-Msg-Id``
+headers, the same request ids and actors), decks come from RBS1 seeds through the dealer's own
+:mod:`riverboat.shuffle`, and every finished hand's seed is revealed in the dealer's
+``SeedRevealed`` JSON format. The result is an :class:`~riverboat.audit.archive.Archive`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from riverboat.audit.archive import Archive, Manifest, StoredMessage, StreamEntry
+from riverboat.audit.natsread import Layout
+from riverboat.audit.seeds import REVEAL_RECORD_TYPE
+from riverboat.engine.betting import legal_actions
+from riverboat.engine.commands import Act, TimeOut
+from riverboat.engine.options import TableOptions, pacific_options
+from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_batch
+from riverboat.shuffle import commitment, derive_deck
+from riverboat.table import aggregate
+from riverboat.table.aggregate import TableState
+from riverboat.table.events import AnyEvent
+
+__all__ = ["Room", "play_archive"]
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+#: Relative weights of the bots' actions: calls dominate so many hands reach a showdown.
+_WEIGHTS = {"fold": 2, "check": 5, "call": 6, "bring_in": 3, "complete": 3, "bet": 3, "raise": 2}
+
+
+@dataclass
+class Room:
+    """Streams being written: a global sequence, one chain per table, revealed seeds."""
+
+    layout: Layout = field(default_factory=Layout)
+    tables: list[StoredMessage] = field(default_factory=list)
+    seeds: list[StoredMessage] = field(default_factory=list)
+    clock: datetime = _EPOCH
+    sequence: int = 0
+    seed_sequence: int = 0
+
+    def tick(self) -> str:
+        """The next server time stamp (one second per message)."""
+        self.clock += timedelta(seconds=1)
+        return self.clock.isoformat()
+
+    def archive(self) -> Archive:
+        """Everything written so far, with its manifest."""
+        lay = self.layout
+        tables = StreamEntry(
+            "tables",
+            lay.tables_stream,
+            lay.tables_prefix,
+            1 if self.tables else 0,
+            self.sequence,
+            len(self.tables),
+        )
+        seeds = StreamEntry(
+            "seeds",
+            lay.seeds_stream,
+            lay.seeds_prefix,
+            1 if self.seeds else 0,
+            self.seed_sequence,
+            len(self.seeds),
+        )
+        return Archive(Manifest((tables, seeds), source="synthetic"), [*self.tables, *self.seeds])
+
+
+class _Table:
+    def __init__(self, room: Room, table_id: str, rng: random.Random) -> None:
+        self.room = room
+        self.table_id = table_id
+        self.rng = rng
+        self.state = TableState(table_id)
+        self.version = 0
+        self.chain = GENESIS_HASH
+        self.deck: tuple[int, ...] = ()
+        self.seed = b""
+        self.requests = 0
+
+    def submit(self, events: list[AnyEvent], request_id: str, actor: str) -> None:
+        """Append one command's events the way the table service does."""
+        if not events:
+            return
+        self.version += 1
+        stamp = self.room.tick()
+        payload = encode_batch(
+            events,
+            aggregate_id=self.table_id,
+            version=self.version,
+            request_id=request_id,
+            actor=actor,
+            occurred_at=datetime.fromisoformat(stamp),
+            previous_hash=self.chain,
+        )
+        self.chain = chain_end(payload, self.chain)
+        self.room.sequence += 1
+        self.room.tables.append(
+            StoredMessage(
+                stream=self.room.layout.tables_stream,
+                sequence=self.room.sequence,
+                subject=f"{self.room.layout.tables_prefix}.{self.table_id}",
+                time=stamp,
+                headers={
+                    "Nats-Msg-Id": f"{self.table_id}:{request_id}",
+                    "Nats-Expected-Last-Subject-Sequence": "0",
+                    "Rb-Version": str(self.version),
+                    "Rb-Request-Id": request_id,
+                },
+                data=payload,
+            )
+        )
+        self.state = aggregate.fold(events, self.state)
+
+    def reveal(self, hand_id: str) -> None:
+        """Publish the hand's seed the way the dealer does."""
+        lay = self.room.layout
+        record = {
+            "type": REVEAL_RECORD_TYPE,
+            "scheme": "RBS1",
+            "table_id": self.table_id,
+            "hand_id": hand_id,
+            "seed": self.seed.hex(),
+            "commitment": commitment(hand_id, self.seed).hex(),
+            "revealed_at": self.room.clock.isoformat(),
+        }
+        self.room.seed_sequence += 1
+        self.room.seeds.append(
+            StoredMessage(
+                stream=lay.seeds_stream,
+                sequence=self.room.seed_sequence,
+                subject=f"{lay.seeds_prefix}.{self.table_id}.{hand_id}",
+                time=(self.room.clock + timedelta(milliseconds=500)).isoformat(),
+                headers={"Nats-Msg-Id": f"seed-revealed:{self.table_id}:{hand_id}"},
+                data=json.dumps(record, separators=(",", ":")).encode(),
+            )
+        )
+
+    def request_id(self) -> str:
+        self.requests += 1
+        return f"r{self.requests}"
+
+    def play_hand(self, timeout_share: float) -> None:
+        """Commit, deal and play one hand to its end; reveal its seed."""
+        hand_id = f"{self.table_id}-{self.version + 1}"
+        self.seed = self.rng.randbytes(32)
+        self.submit(
+            aggregate.commit_hand(
+                self.state,
+                hand_id=hand_id,
+                scheme="RBS1",
+                commitment=commitment(hand_id, self.seed),
+                deck_size=52,
+            ),
+            f"commit-{hand_id}",
+            "service:table",
+        )
+        self.deck = derive_deck(hand_id, self.seed)
+        self.submit(aggregate.deal_hand(self.state, self.deck), f"deal-{hand_id}", "service:table")
+        while True:
+            hand = self.state.hand
+            assert hand is not None
+            if hand.finished:
+                break
+            assert hand.to_act is not None
+            seat = hand.seats[hand.to_act]
+            if self.rng.random() < timeout_share:
+                command: Act | TimeOut = TimeOut(seat)
+                request, actor = f"clock-{hand_id}-{self.version}", "clock"
+            else:
+                legal = legal_actions(hand)
+                choice = self.rng.choices(legal, [_WEIGHTS[a.action] for a in legal])[0]
+                command = Act(seat, choice.action, self.rng.choice(choice.to))
+                request, actor = self.request_id(), hand.players[hand.to_act]
+            self.submit(aggregate.act(self.state, command, self.deck, hand_id), request, actor)
+        self.reveal(hand_id)
+
+    def refill(self, next_player: int, stack: int) -> int:
+        """Busted players leave; new ones sit down so there are enough to deal."""
+        for busted in [s for s in self.state.seats if s.stack == 0]:
+            self.submit(
+                aggregate.unseat_player(self.state, seat=busted.seat), self.request_id(), "op"
+            )
+        options = self.state.options
+        assert options is not None
+        free = [n for n in range(1, options.max_players + 1) if self.state.seat_at(n) is None]
+        while len(self.state.ready_players()) < options.max_players and free:
+            seat = free.pop(0)
+            self.submit(
+                aggregate.seat_player(
+                    self.state, seat=seat, player=f"{self.table_id}-p{next_player}", stack=stack
+                ),
+                self.request_id(),
+                "operator:op",
+            )
+            next_player += 1
+        return next_player
+
+
+def play_archive(
+    *,
+    tables: int = 2,
+    hands: int = 20,
+    players: int = 6,
+    seed: int = 1,
+    options: TableOptions | None = None,
+    stack: int = 2_000,
+    timeout_share: float = 0.02,
+    leave_share: float = 0.03,
+) -> Archive:
+    """``tables`` tables of ``players`` bots, ``hands`` hands each, as a stored archive.
+
+    ``timeout_share`` of the decisions are the clock's (a time-out); after a hand a player asks
+    to leave with probability ``leave_share`` (mid-hand, so they leave when the next one ends).
+    """
+    room = Room()
+    rng = random.Random(seed)
+    opts = options or pacific_options(max_players=players)
+    for t in range(1, tables + 1):
+        table = _Table(room, f"t{t}", random.Random(rng.random()))
+        table.submit(
+            aggregate.create_table(
+                table.state,
+                name=f"Table {t}",
+                variant="seven_card_stud_hi_lo",
+                options=opts,
+                action_seconds=30,
+            ),
+            table.request_id(),
+            "operator:op",
+        )
+        next_player = table.refill(1, stack)
+        for _ in range(hands):
+            table.play_hand(timeout_share)
+            if rng.random() < leave_share and table.state.seats:
+                # Ask to leave between hands: they go at once (no hand in play).
+                who = rng.choice(table.state.seats)
+                table.submit(
+                    aggregate.unseat_player(table.state, seat=who.seat),
+                    table.request_id(),
+                    "operator:op",
+                )
+            next_player = table.refill(next_player, stack)
+    return room.archive()

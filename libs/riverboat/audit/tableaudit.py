@@ -1,0 +1,271 @@
+"""Audit one table: its hash chain, every hand's deck, replay and arithmetic.
+
+:func:`audit_table` is self-contained and picklable (plain data in, plain data out), so tables
+can be audited in parallel processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from riverboat.audit import rbs1
+from riverboat.audit.archive import StoredMessage
+from riverboat.audit.chain import check_chain
+from riverboat.audit.money import check_hand_money
+from riverboat.audit.replay import Replayer
+from riverboat.audit.report import Check, HandResult, HandStatus, TableResult, Violation
+from riverboat.audit.seeds import Reveal
+from riverboat.audit.tablelog import LoggedEvent, LoggedMessage, decode_log
+from riverboat.engine.cards import card_str
+from riverboat.engine.events import (
+    ActionTaken,
+    AntePosted,
+    CardDealt,
+    CommunityCardDealt,
+    HandEnded,
+    HandStarted,
+    RakeTaken,
+    UncalledBetReturned,
+)
+from riverboat.engine.events import Event as HandEvent
+from riverboat.table.events import HandCommitted, HandVoided, TableEvent
+
+__all__ = ["HandRecord", "audit_table", "scan_hands"]
+
+_TABLE_EVENTS = TableEvent.__args__
+
+
+@dataclass(slots=True)
+class HandRecord:
+    """One hand as its log tells it, gathered before the replay."""
+
+    hand_id: str
+    commit: HandCommitted | None = None
+    commit_at: LoggedEvent | None = None
+    started: HandStarted | None = None
+    dealt: list[tuple[int, LoggedEvent]] = field(default_factory=list)
+    events: list[LoggedEvent] = field(default_factory=list)
+    end: HandEnded | HandVoided | None = None
+    end_time: str = ""
+    first_version: int = 0
+    last_version: int = 0
+
+
+def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
+    """Each hand's commitment, deal, events and end, in log order."""
+    hands: list[HandRecord] = []
+    current: HandRecord | None = None
+
+    def begin(hand_id: str, version: int) -> HandRecord:
+        record = HandRecord(hand_id, first_version=version)
+        hands.append(record)
+        return record
+
+    for m in log:
+        for logged in m.events:
+            event = logged.event
+            if event is None:
+                continue
+            if isinstance(event, HandCommitted):
+                current = begin(event.hand_id, m.version)
+                current.commit, current.commit_at = event, logged
+            elif isinstance(event, HandStarted):
+                if current is None or current.hand_id != event.hand_id or current.end:
+                    current = begin(event.hand_id, m.version)
+                current.started = event
+            elif isinstance(event, HandVoided):
+                if current is None or current.hand_id != event.hand_id:
+                    current = begin(event.hand_id, m.version)
+                current.events.append(logged)
+                current.end, current.end_time = event, m.message.time
+            elif current is None or current.end is not None or isinstance(event, _TABLE_EVENTS):
+                continue
+            else:
+                if isinstance(event, CardDealt | CommunityCardDealt):
+                    current.dealt.append((event.card, logged))
+                current.events.append(logged)
+                if isinstance(event, HandEnded):
+                    current.end, current.end_time = event, m.message.time
+            if current is not None:
+                current.last_version = m.version
+    return hands
+
+
+def replay_deck(dealt: list[tuple[int, LoggedEvent]], size: int) -> tuple[int, ...]:
+    """The deck to replay a hand with: the cards the log shows dealt, in order, then the rest
+    (never dealt, so their order does not matter)."""
+    cards = [c for c, _ in dealt]
+    seen = set(cards)
+    return (*cards, *(c for c in range(52) if c not in seen))[: max(size, len(cards))]
+
+
+def _check_deck(
+    table_id: str, hand: HandRecord, reveal: Reveal | None, out: list[Violation]
+) -> None:
+    """The dealt cards are distinct and, with the seed revealed, the committed deck's."""
+
+    def fail(check: Check, message: str, at: LoggedEvent | None) -> None:
+        out.append(Violation(check, message, table_id, hand.hand_id, at.ref if at else None))
+
+    seen: dict[int, LoggedEvent] = {}
+    for card, ref in hand.dealt:
+        if not 0 <= card < 52:
+            fail(Check.CARD_MISMATCH, f"card {card} is not a card", ref)
+        elif card in seen:
+            fail(
+                Check.CARD_MISMATCH,
+                f"{card_str(card)} dealt twice (first at {seen[card].ref})",
+                ref,
+            )
+        seen.setdefault(card, ref)
+    commit = hand.commit
+    if reveal is None:
+        if isinstance(hand.end, HandEnded):
+            fail(
+                Check.SEED_MISSING,
+                "the hand ended but its seed is not in the audit stream: its deck cannot be "
+                "checked (reveal it, then export again)",
+                hand.commit_at,
+            )
+        return
+    if commit is None:
+        return  # reported by the replay: dealt without a commitment
+    if reveal.scheme != commit.scheme or commit.scheme != rbs1.SCHEME:
+        fail(
+            Check.SEED_RECORD,
+            f"scheme {commit.scheme!r} committed, {reveal.scheme!r} revealed; the audit "
+            f"knows {rbs1.SCHEME}",
+            hand.commit_at,
+        )
+        return
+    try:
+        recomputed = rbs1.commitment(hand.hand_id, reveal.seed)
+    except ValueError as exc:
+        fail(Check.SEED_MISMATCH, f"the revealed seed is malformed: {exc}", hand.commit_at)
+        return
+    if recomputed != commit.commitment:
+        fail(
+            Check.SEED_MISMATCH,
+            f"the revealed seed (audit stream seq {reveal.stream_sequence}) hashes to "
+            f"{recomputed.hex()}, but the log committed {commit.commitment.hex()}",
+            hand.commit_at,
+        )
+        return
+    if reveal.commitment != commit.commitment:
+        fail(
+            Check.SEED_RECORD,
+            f"the seed record states commitment {reveal.commitment.hex()[:16]}..., the log "
+            f"{commit.commitment.hex()[:16]}...",
+            hand.commit_at,
+        )
+    if len(hand.dealt) > commit.deck_size:
+        fail(Check.CARD_MISMATCH, f"{len(hand.dealt)} cards dealt from a deck of 52", None)
+    deck = rbs1.deck(hand.hand_id, reveal.seed)
+    for position, ((card, ref), want) in enumerate(zip(hand.dealt, deck, strict=False)):
+        if card != want:
+            fail(
+                Check.CARD_MISMATCH,
+                f"deck position {position}: dealt {card_str(card) if 0 <= card < 52 else card}, "
+                f"the committed deck has {card_str(want)}",
+                ref,
+            )
+            break
+    timed = hand.end is not None and hand.end_time and reveal.stored_at
+    if timed and _when(reveal.stored_at) < _when(hand.end_time):
+        fail(
+            Check.SEED_RECORD,
+            f"the seed was revealed at {reveal.stored_at}, before the hand ended ({hand.end_time})",
+            hand.commit_at,
+        )
+
+
+def _hand_at(hands: list[HandRecord], version: int) -> str | None:
+    for hand in hands:
+        if hand.first_version <= version <= hand.last_version:
+            return hand.hand_id
+    return None
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _summarise(table_id: str, hand: HandRecord, failed: set[str]) -> HandResult:
+    pot = rake = 0
+    for logged in hand.events:
+        event = logged.event
+        if isinstance(event, AntePosted | ActionTaken):
+            pot += event.amount
+        elif isinstance(event, UncalledBetReturned):
+            pot -= event.amount
+        elif isinstance(event, RakeTaken):
+            rake = event.amount
+    if hand.hand_id in failed:
+        status = HandStatus.FAILED
+    elif isinstance(hand.end, HandVoided):
+        status = HandStatus.VOIDED
+    elif isinstance(hand.end, HandEnded):
+        status = HandStatus.VERIFIED
+    else:
+        status = HandStatus.IN_PROGRESS
+    return HandResult(
+        table_id=table_id,
+        hand_id=hand.hand_id,
+        status=status,
+        players=len(hand.started.seats) if hand.started else 0,
+        events=len(hand.events) + (1 if hand.started else 0),
+        pot=pot,
+        rake=rake,
+        first_version=hand.first_version,
+        last_version=hand.last_version,
+    )
+
+
+def audit_table(
+    table_id: str, messages: list[StoredMessage], reveals: dict[str, Reveal]
+) -> TableResult:
+    """Every check of one table's log; ``reveals`` are its hands' seeds by hand id."""
+    result = TableResult(table_id, messages=len(messages))
+    log, problems = decode_log(table_id, messages)
+    result.events = sum(len(m.events) for m in log)
+    chain_problems, head = check_chain(table_id, log)
+    result.chain_head = head.hex()
+
+    hands = scan_hands(log)
+    decks = {h.hand_id: replay_deck(h.dealt, h.commit.deck_size if h.commit else 52) for h in hands}
+    replayer = Replayer(table_id, decks)
+    for m in log:
+        replayer.message(m)
+    result.violations.extend(replayer.violations)
+
+    hand_problems: list[Violation] = []
+    for hand in hands:
+        _check_deck(table_id, hand, reveals.get(hand.hand_id), hand_problems)
+        if hand.started is not None:
+            for p in check_hand_money(hand.started, hand.events):
+                hand_problems.append(
+                    Violation(
+                        p.check, p.message, table_id, hand.hand_id, p.at.ref if p.at else None
+                    )
+                )
+    result.violations.extend(hand_problems)
+    failed = set(replayer.failed_hands) | {v.hand_id for v in hand_problems if v.hand_id}
+    # Chain and decoding problems inside a hand's versions belong to (and fail) that hand.
+    located = []
+    for v in [*problems, *chain_problems]:
+        hand_id = _hand_at(hands, v.at.version) if v.at is not None else None
+        if hand_id is not None:
+            failed.add(hand_id)
+            v = Violation(v.check, v.message, v.table_id, hand_id, v.at)
+        located.append(v)
+    result.violations = [*located, *result.violations]
+    result.hands = [_summarise(table_id, h, failed) for h in hands]
+    return result
+
+
+def hand_events_of(record: HandRecord) -> list[HandEvent]:
+    """The engine events of a hand (HandStarted first), for exports."""
+    out: list[HandEvent] = [record.started] if record.started else []
+    out.extend(e.event for e in record.events if not isinstance(e.event, HandVoided | None))  # type: ignore[misc]
+    return out
