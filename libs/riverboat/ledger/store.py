@@ -22,9 +22,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -94,11 +93,73 @@ def record_key(source: str, aggregate_id: str, version: int) -> str:
     return f"{source}:{aggregate_id}:{version}"
 
 
-def _insert(conn: Connection, model: Any) -> Any:
-    """A dialect INSERT, which knows ON CONFLICT on SQLite and PostgreSQL."""
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(model)
-    return sqlite.insert(model)
+class _Statements:
+    """The writer's statements, built once per dialect (building them costs more than running
+    them on SQLite)."""
+
+    def __init__(self, dialect: str) -> None:
+        ins = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        b = bindparam
+        self.position = select(Position.version).where(
+            Position.source == b("source"), Position.aggregate_id == b("aggregate_id")
+        )
+        self.processed = insert(ProcessedEvent)
+        self.position_new = insert(Position)
+        self.position_move = (
+            update(Position)
+            .where(Position.source == b("s"), Position.aggregate_id == b("a"))
+            .values(version=b("v"))
+        )
+        self.open_accounts = ins(Account).on_conflict_do_nothing(index_elements=["name"])
+        self.posting = insert(Posting).returning(Posting.id)
+        self.move = (
+            update(Account)
+            .where(Account.name == b("n"))
+            .values(balance=Account.balance + b("d"))
+            .returning(Account.id, Account.balance)
+        )
+        self.lines = insert(PostingLine)
+        self.hand_open = insert(Hand)
+        hand = (Hand.table_id == b("t")) & (Hand.hand_id == b("h"))
+        self.hand_rake = update(Hand).where(hand).values(rake=Hand.rake + b("r"))
+        self.hand_close = (
+            update(Hand).where(hand).values(status=b("st"), ended_at=b("at"), day=b("day"))
+        )
+        upsert_wallet = ins(Wallet)
+        self.wallet = upsert_wallet.on_conflict_do_update(
+            index_elements=["player"],
+            set_={
+                "balance": upsert_wallet.excluded.balance,
+                "version": upsert_wallet.excluded.version,
+            },
+        )
+        self.balance = select(Account.balance).where(Account.name == b("n"))
+        self.table = select(LedgerTable.variant, LedgerTable.current_hand_id).where(
+            LedgerTable.table_id == b("t")
+        )
+        self.seats = select(TableSeat.seat, TableSeat.player, TableSeat.stack).where(
+            TableSeat.table_id == b("t")
+        )
+        upsert_table = ins(LedgerTable)
+        self.table_save = upsert_table.on_conflict_do_update(
+            index_elements=["table_id"],
+            set_={
+                "variant": upsert_table.excluded.variant,
+                "current_hand_id": upsert_table.excluded.current_hand_id,
+            },
+        )
+        self.seats_clear = delete(TableSeat).where(TableSeat.table_id == b("t"))
+        self.seats_save = insert(TableSeat)
+
+
+_STATEMENTS: dict[str, _Statements] = {}
+
+
+def _statements(conn: Connection) -> _Statements:
+    name = conn.dialect.name
+    if name not in _STATEMENTS:
+        _STATEMENTS[name] = _Statements(name)
+    return _STATEMENTS[name]
 
 
 class LedgerWriter:
@@ -106,6 +167,7 @@ class LedgerWriter:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+        self._q = _statements(conn)
 
     # -- records --------------------------------------------------------------------------
 
@@ -116,11 +178,13 @@ class LedgerWriter:
         if claimed is not None:
             return claimed
         ctx = self._load_table(table_id)
+        before = _snapshot(ctx)
         effects: list[Effect] = []
         for event, meta in events:
             effects.extend(project_table_event(ctx, event, meta))
         violations = self._write(effects)
-        self._save_table(ctx)
+        if _snapshot(ctx) != before:
+            self._save_table(ctx)
         return ApplyResult(Outcome.APPLIED, version, tuple(violations))
 
     def apply_wallet_record(self, wallet_id: str, version: int, payload: bytes) -> ApplyResult:
@@ -137,11 +201,7 @@ class LedgerWriter:
 
     def position(self, source: str, aggregate_id: str) -> int:
         """The last version applied of an aggregate (0: none)."""
-        found = self.conn.scalar(
-            select(Position.version).where(
-                Position.source == source, Position.aggregate_id == aggregate_id
-            )
-        )
+        found = self.conn.scalar(self._q.position, {"source": source, "aggregate_id": aggregate_id})
         return int(found or 0)
 
     def _claim(self, source: str, aggregate_id: str, version: int) -> ApplyResult | None:
@@ -152,115 +212,105 @@ class LedgerWriter:
         if version > last + 1:
             return ApplyResult(Outcome.GAP, last)
         self.conn.execute(
-            insert(ProcessedEvent).values(
-                key=record_key(source, aggregate_id, version),
-                source=source,
-                aggregate_id=aggregate_id,
-                version=version,
-                processed_at=datetime.now(UTC),
-            )
+            self._q.processed,
+            {
+                "key": record_key(source, aggregate_id, version),
+                "source": source,
+                "aggregate_id": aggregate_id,
+                "version": version,
+                "processed_at": datetime.now(UTC),
+            },
         )
         if last == 0:
             self.conn.execute(
-                insert(Position).values(source=source, aggregate_id=aggregate_id, version=version)
+                self._q.position_new,
+                {"source": source, "aggregate_id": aggregate_id, "version": version},
             )
         else:
-            self.conn.execute(
-                update(Position)
-                .where(Position.source == source, Position.aggregate_id == aggregate_id)
-                .values(version=version)
-            )
+            self.conn.execute(self._q.position_move, {"s": source, "a": aggregate_id, "v": version})
         return None
 
     # -- effects --------------------------------------------------------------------------
 
     def _write(self, effects: Sequence[Effect]) -> list[Violation]:
         violations: list[Violation] = []
+        q = self._q
         for effect in effects:
             match effect:
                 case PostingSpec():
                     self._post(effect)
                 case HandOpened():
                     self.conn.execute(
-                        insert(Hand).values(
-                            table_id=effect.table_id,
-                            hand_id=effect.hand_id,
-                            variant=effect.variant,
-                            status="playing",
-                            started_at=effect.started_at,
-                            rake=0,
-                        )
+                        q.hand_open,
+                        {
+                            "table_id": effect.table_id,
+                            "hand_id": effect.hand_id,
+                            "variant": effect.variant,
+                            "status": "playing",
+                            "started_at": effect.started_at,
+                            "ended_at": None,
+                            "day": None,
+                            "rake": 0,
+                        },
                     )
                 case HandRaked():
                     self.conn.execute(
-                        update(Hand)
-                        .where(Hand.table_id == effect.table_id, Hand.hand_id == effect.hand_id)
-                        .values(rake=Hand.rake + effect.amount)
+                        q.hand_rake, {"t": effect.table_id, "h": effect.hand_id, "r": effect.amount}
                     )
                 case HandClosed():
                     self.conn.execute(
-                        update(Hand)
-                        .where(Hand.table_id == effect.table_id, Hand.hand_id == effect.hand_id)
-                        .values(
-                            status=effect.status,
-                            ended_at=effect.ended_at,
-                            day=effect.ended_at.astimezone(UTC).date().isoformat(),
-                        )
+                        q.hand_close,
+                        {
+                            "t": effect.table_id,
+                            "h": effect.hand_id,
+                            "st": effect.status,
+                            "at": effect.ended_at,
+                            "day": effect.ended_at.astimezone(UTC).date().isoformat(),
+                        },
                     )
                 case HandCheck():
                     violations.extend(self._check_hand(effect))
                 case WalletSeen():
-                    values = {
-                        "player": effect.player,
-                        "wallet_id": effect.wallet_id,
-                        "balance": effect.balance,
-                        "version": effect.version,
-                    }
-                    stmt = _insert(self.conn, Wallet).values(**values)
                     self.conn.execute(
-                        stmt.on_conflict_do_update(
-                            index_elements=["player"],
-                            set_={"balance": effect.balance, "version": effect.version},
-                        )
+                        q.wallet,
+                        {
+                            "player": effect.player,
+                            "wallet_id": effect.wallet_id,
+                            "balance": effect.balance,
+                            "version": effect.version,
+                        },
                     )
         return violations
 
     def _post(self, spec: PostingSpec) -> None:
-        opened = [
-            {
-                "name": a.name,
-                "kind": str(a.kind),
-                "player": a.player,
-                "table_id": a.table_id or None,
-            }
-            for a, _ in spec.lines
-        ]
+        q = self._q
         self.conn.execute(
-            _insert(self.conn, Account)
-            .values(balance=0)
-            .on_conflict_do_nothing(index_elements=["name"]),
-            opened,
+            q.open_accounts,
+            [
+                {
+                    "name": a.name,
+                    "kind": str(a.kind),
+                    "player": a.player,
+                    "table_id": a.table_id or None,
+                    "balance": 0,
+                }
+                for a, _ in spec.lines
+            ],
         )
         posting_id = self.conn.scalar(
-            insert(Posting)
-            .values(
-                key=spec.key,
-                kind=spec.kind,
-                reference=spec.reference[:300],
-                table_id=spec.table_id,
-                hand_id=spec.hand_id,
-                occurred_at=spec.occurred_at,
-            )
-            .returning(Posting.id)
+            q.posting,
+            {
+                "key": spec.key,
+                "kind": spec.kind,
+                "reference": spec.reference[:300],
+                "table_id": spec.table_id,
+                "hand_id": spec.hand_id,
+                "occurred_at": spec.occurred_at,
+            },
         )
         lines = []
         for account, amount in spec.lines:
-            row = self.conn.execute(
-                update(Account)
-                .where(Account.name == account.name)
-                .values(balance=Account.balance + amount)
-                .returning(Account.id, Account.balance)
-            ).one()
+            row = self.conn.execute(q.move, {"n": account.name, "d": amount}).one()
             lines.append(
                 {
                     "posting_id": posting_id,
@@ -269,10 +319,10 @@ class LedgerWriter:
                     "balance_after": row.balance,
                 }
             )
-        self.conn.execute(insert(PostingLine), lines)
+        self.conn.execute(q.lines, lines)
 
     def _balance(self, name: str) -> int:
-        return int(self.conn.scalar(select(Account.balance).where(Account.name == name)) or 0)
+        return int(self.conn.scalar(self._q.balance, {"n": name}) or 0)
 
     def _check_hand(self, check: HandCheck) -> list[Violation]:
         """The invariants at a hand's start, end or void (see :class:`HandCheck`)."""
@@ -307,40 +357,34 @@ class LedgerWriter:
     # -- table context --------------------------------------------------------------------
 
     def _load_table(self, table_id: str) -> TableContext:
-        row = self.conn.execute(
-            select(LedgerTable.variant, LedgerTable.current_hand_id).where(
-                LedgerTable.table_id == table_id
-            )
-        ).one_or_none()
         ctx = TableContext(table_id)
+        row = self.conn.execute(self._q.table, {"t": table_id}).one_or_none()
         if row is not None:
             ctx.variant, ctx.current_hand = row.variant, row.current_hand_id
-        seats = select(TableSeat.seat, TableSeat.player, TableSeat.stack).where(
-            TableSeat.table_id == table_id
-        )
-        for seat, player, stack in self.conn.execute(seats):
+        for seat, player, stack in self.conn.execute(self._q.seats, {"t": table_id}):
             ctx.seats[seat] = SeatInfo(player, stack)
         return ctx
 
     def _save_table(self, ctx: TableContext) -> None:
-        stmt = _insert(self.conn, LedgerTable).values(
-            table_id=ctx.table_id, variant=ctx.variant, current_hand_id=ctx.current_hand
-        )
+        q = self._q
         self.conn.execute(
-            stmt.on_conflict_do_update(
-                index_elements=["table_id"],
-                set_={"variant": ctx.variant, "current_hand_id": ctx.current_hand},
-            )
+            q.table_save,
+            {"table_id": ctx.table_id, "variant": ctx.variant, "current_hand_id": ctx.current_hand},
         )
-        self.conn.execute(delete(TableSeat).where(TableSeat.table_id == ctx.table_id))
+        self.conn.execute(q.seats_clear, {"t": ctx.table_id})
         if ctx.seats:
             self.conn.execute(
-                insert(TableSeat),
+                q.seats_save,
                 [
                     {"table_id": ctx.table_id, "seat": s, "player": i.player, "stack": i.stack}
                     for s, i in sorted(ctx.seats.items())
                 ],
             )
+
+
+def _snapshot(ctx: TableContext) -> tuple[object, ...]:
+    seats = tuple(sorted((s, i.player, i.stack) for s, i in ctx.seats.items()))
+    return (ctx.variant, ctx.current_hand, seats)
 
 
 class Ledger:

@@ -1,0 +1,213 @@
+"""Settlement settings: command-line flags, then environment variables, then defaults."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from riverboat.ledger.db import ENV_DATABASE_URL, database_url, redact
+from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
+from riverboat.services.common.addresses import split_address
+
+__all__ = [
+    "DEFAULT_ADDRESS",
+    "DEFAULT_NATS_URL",
+    "ENV_ADDRESS",
+    "ENV_NATS_URL",
+    "ConfigError",
+    "SettlementConfig",
+    "add_arguments",
+    "add_store_arguments",
+]
+
+DEFAULT_ADDRESS = "127.0.0.1:50054"
+DEFAULT_NATS_URL = f"nats://{DEFAULT_HOST}:{DEFAULT_PORT}"  # Riverboat's own NATS, never 4222
+
+ENV_ADDRESS = "RIVERBOAT_SETTLEMENT_ADDRESS"
+ENV_NATS_URL = "RIVERBOAT_NATS_URL"
+ENV_LOG_FORMAT = "RIVERBOAT_LOG_FORMAT"
+ENV_LOG_LEVEL = "RIVERBOAT_LOG_LEVEL"
+
+_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementConfig:
+    """Everything the settlement process needs to know.
+
+    Attributes:
+        address: gRPC ``host:port`` (port 0: any free port).
+        nats_url: the NATS server(s).
+        database_url: the ledger (SQLite file or PostgreSQL); hidden from ``repr``.
+        wallets_stream, wallets_prefix: the wallet logs (written here).
+        tables_stream, tables_prefix: the table logs (read here).
+        consumer: durable consumer name prefix (``<consumer>-wallets``, ``<consumer>-tables``).
+        ack_wait: seconds JetStream waits for an ack before redelivering.
+        fetch_batch: messages per pull.
+        release_wait: seconds ReleaseBuyIn waits for the ledger to catch up with the table log.
+        sweep_interval: seconds between sweeps for cash-outs still in transit.
+        replicas: replicas of the wallet stream when it is created.
+        nats_timeout, connect_timeout, grace: seconds (per request, start-up, shutdown).
+        log_format, log_level: logging.
+    """
+
+    address: str = DEFAULT_ADDRESS
+    nats_url: str = DEFAULT_NATS_URL
+    database_url: str = field(default_factory=database_url, repr=False)
+    wallets_stream: str = "RB_WALLETS"
+    wallets_prefix: str = "rb.wallets"
+    tables_stream: str = "RB_TABLES"
+    tables_prefix: str = "rb.tables"
+    consumer: str = "settlement"
+    ack_wait: float = 30.0
+    fetch_batch: int = 64
+    release_wait: float = 5.0
+    sweep_interval: float = 30.0
+    replicas: int = 1
+    nats_timeout: float = 5.0
+    connect_timeout: float = 30.0
+    grace: float = 5.0
+    log_format: str = "auto"
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        try:
+            split_address(self.address)
+        except ValueError as exc:
+            raise ConfigError(f"--address: {exc}") from None
+        if not self.nats_url.strip():
+            raise ConfigError("--nats: the NATS URL is empty")
+        try:
+            database_url(self.database_url)
+        except Exception as exc:
+            raise ConfigError(f"--database: {exc}") from None
+        for flag, name in (
+            ("--wallets-stream", self.wallets_stream),
+            ("--tables-stream", self.tables_stream),
+            ("--consumer", self.consumer),
+        ):
+            if _NAME_RE.fullmatch(name) is None:
+                raise ConfigError(f"{flag}: invalid name {name!r}")
+        for flag, prefix in (
+            ("--wallets-prefix", self.wallets_prefix),
+            ("--tables-prefix", self.tables_prefix),
+        ):
+            if _PREFIX_RE.fullmatch(prefix) is None:
+                raise ConfigError(f"{flag}: invalid subject prefix {prefix!r}")
+        if self.wallets_stream == self.tables_stream or self.wallets_prefix == self.tables_prefix:
+            raise ConfigError("the wallet and table logs must be different streams and subjects")
+        for flag, seconds in (
+            ("--ack-wait", self.ack_wait),
+            ("--release-wait", self.release_wait),
+            ("--sweep-interval", self.sweep_interval),
+            ("--nats-timeout", self.nats_timeout),
+            ("--connect-timeout", self.connect_timeout),
+            ("--grace", self.grace),
+        ):
+            if not seconds > 0:
+                raise ConfigError(f"{flag} must be a positive number of seconds")
+        if not 1 <= self.fetch_batch <= 1000:
+            raise ConfigError("--fetch-batch must be 1..1000")
+        if self.replicas < 1:
+            raise ConfigError("--replicas must be at least 1")
+        if self.log_format not in ("json", "console", "auto"):
+            raise ConfigError(
+                f"--log-format must be json, console or auto, not {self.log_format!r}"
+            )
+        if self.log_level.lower() not in ("debug", "info", "warning", "error"):
+            raise ConfigError("--log-level must be debug, info, warning or error")
+
+    @property
+    def database_display(self) -> str:
+        """The database URL without a password."""
+        return redact(self.database_url)
+
+    @classmethod
+    def from_namespace(
+        cls, args: argparse.Namespace, environ: Mapping[str, str] | None = None
+    ) -> SettlementConfig:
+        """Build from parsed :func:`add_arguments` flags, falling back to the environment."""
+        env = os.environ if environ is None else environ
+
+        def pick(value: str | None, env_name: str, default: str) -> str:
+            return value if value is not None else (env.get(env_name) or default)
+
+        values = {
+            "address": pick(getattr(args, "address", None), ENV_ADDRESS, DEFAULT_ADDRESS),
+            "nats_url": pick(args.nats, ENV_NATS_URL, DEFAULT_NATS_URL),
+            "database_url": database_url(args.database, env),
+            "wallets_stream": args.wallets_stream,
+            "wallets_prefix": args.wallets_prefix,
+            "tables_stream": args.tables_stream,
+            "tables_prefix": args.tables_prefix,
+            "log_format": pick(getattr(args, "log_format", None), ENV_LOG_FORMAT, "auto"),
+            "log_level": pick(getattr(args, "log_level", None), ENV_LOG_LEVEL, "info"),
+        }
+        for name in (
+            "consumer",
+            "ack_wait",
+            "fetch_batch",
+            "release_wait",
+            "sweep_interval",
+            "replicas",
+            "nats_timeout",
+            "connect_timeout",
+            "grace",
+        ):
+            if getattr(args, name, None) is not None:
+                values[name] = getattr(args, name)
+        return cls(**values)
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where the ledger and the logs are (shared by serve, migrate, rebuild, check)."""
+    defaults = SettlementConfig(database_url="sqlite:///var/settlement.db")
+    group = parser.add_argument_group("ledger and logs")
+    group.add_argument(
+        "--database",
+        help=f"ledger database URL (env {ENV_DATABASE_URL}; default sqlite:///var/settlement.db; "
+        "PostgreSQL: postgresql+psycopg://user@host/db)",
+    )
+    group.add_argument("--nats", help=f"NATS URL (env {ENV_NATS_URL}; default {DEFAULT_NATS_URL})")
+    group.add_argument("--wallets-stream", default=defaults.wallets_stream)
+    group.add_argument("--wallets-prefix", default=defaults.wallets_prefix)
+    group.add_argument("--tables-stream", default=defaults.tables_stream)
+    group.add_argument("--tables-prefix", default=defaults.tables_prefix)
+    group.add_argument(
+        "--nats-timeout", type=float, default=None, help="seconds per NATS request (default 5)"
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """All the service's flags (``python -m`` and ``riverboat settlement serve``)."""
+    parser.add_argument(
+        "--address", help=f"gRPC host:port (env {ENV_ADDRESS}; default {DEFAULT_ADDRESS})"
+    )
+    add_store_arguments(parser)
+    consume = parser.add_argument_group("consumers")
+    consume.add_argument("--consumer", default=None, help="durable consumer name prefix")
+    consume.add_argument("--ack-wait", type=float, default=None, help="seconds (default 30)")
+    consume.add_argument("--fetch-batch", type=int, default=None, help="messages per pull (64)")
+    consume.add_argument(
+        "--release-wait",
+        type=float,
+        default=None,
+        help="seconds ReleaseBuyIn waits for the ledger to catch up with the table (default 5)",
+    )
+    consume.add_argument(
+        "--sweep-interval", type=float, default=None, help="cash-out sweep period (default 30)"
+    )
+    consume.add_argument("--replicas", type=int, default=None, help="wallet stream replicas (1)")
+    ops = parser.add_argument_group("operation")
+    ops.add_argument("--connect-timeout", type=float, default=None, help="seconds (default 30)")
+    ops.add_argument("--grace", type=float, default=None, help="shutdown grace seconds (5)")
+    ops.add_argument("--log-format", choices=("json", "console", "auto"), default=None)
+    ops.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None)

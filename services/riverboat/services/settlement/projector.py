@@ -1,0 +1,177 @@
+"""From log records to effects: wallet reactions first, then the ledger, in order per aggregate.
+
+A table record is handled in two steps:
+
+1. *React*: a ``PlayerSeated`` with a buy-in reference records the seating on the player's
+   wallet (``BuyInSeated``), and a ``PlayerLeft`` credits the chips (``CashedOut``). Both are
+   wallet commands keyed by the table event's id, so doing them again is a no-op.
+2. *Project*: the record's postings are applied to the ledger (one transaction, with its
+   processed-event row).
+
+Reacting before projecting means a crash in between leaves nothing undone: the redelivered
+record reacts again (a no-op) and is projected. If a record arrives after a newer one of the
+same aggregate was delivered (a redelivery after a failure), the ledger reports a gap and the
+missing records are read back from the log and applied first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import structlog
+
+from riverboat.eventcodec import decode_batch
+from riverboat.eventstore import EventStore
+from riverboat.ledger import queries
+from riverboat.ledger.projection import TABLES, WALLETS
+from riverboat.ledger.store import ApplyResult, Outcome
+from riverboat.ledger.wallet import decide_cash_out, decide_seat
+from riverboat.services.settlement.consumers import Delivery
+from riverboat.services.settlement.database import Database
+from riverboat.services.settlement.wallets import WalletBook
+from riverboat.table.events import AnyEvent, PlayerLeft, PlayerSeated
+
+__all__ = ["CatchUpTimeout", "Projector"]
+
+_log = structlog.get_logger("riverboat.settlement.projector")
+
+
+class CatchUpTimeout(Exception):
+    """The ledger did not reach a table's latest record in time."""
+
+
+class Projector:
+    """Applies wallet and table records; also sweeps cash-outs and waits for catch-up.
+
+    Args:
+        db: the ledger.
+        wallets: wallet commands (for the reactions to table events).
+        wallet_log: the wallet logs (to fill gaps).
+        table_log: the table logs (to fill gaps and to know a table's latest version).
+    """
+
+    def __init__(
+        self, db: Database, wallets: WalletBook, wallet_log: EventStore, table_log: EventStore
+    ) -> None:
+        self._db = db
+        self._wallets = wallets
+        self._logs = {WALLETS: wallet_log, TABLES: table_log}
+        self.violations = 0  # invariant violations seen (also logged)
+
+    async def on_wallet_record(self, delivery: Delivery) -> None:
+        """Handler of the wallet consumer."""
+        await self._apply(WALLETS, delivery.aggregate_id, delivery.version, delivery.payload)
+
+    async def on_table_record(self, delivery: Delivery) -> None:
+        """Handler of the table consumer."""
+        await self._react(delivery.payload)
+        await self._apply(TABLES, delivery.aggregate_id, delivery.version, delivery.payload)
+
+    async def sweep_cash_outs(self) -> int:
+        """Credit every cash-out the ledger shows in transit (normally none); how many."""
+        pending = await self._db.read(queries.pending_cash_outs)
+        for item in pending:
+            decide = functools.partial(
+                decide_cash_out,
+                table_id=item.table_id,
+                amount=item.amount,
+                table_event_id=item.table_event_id,
+            )
+            await self._wallets.execute(item.player, decide, f"cashout:{item.table_event_id}")
+        if pending:
+            _log.info("cash_outs_swept", count=len(pending))
+        return len(pending)
+
+    async def wait_for_table(self, table_id: str, timeout: float) -> None:
+        """Return once the ledger has applied every record the table's log holds now.
+
+        Raises:
+            CatchUpTimeout: not within ``timeout`` seconds.
+        """
+        latest = await self._logs[TABLES].last_version(table_id)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while await self._db.run(self._db.ledger.position, TABLES, table_id) < latest:
+            if loop.time() >= deadline:
+                raise CatchUpTimeout(f"the ledger is behind table {table_id}'s log")
+            await asyncio.sleep(0.05)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    async def _react(self, payload: bytes) -> None:
+        for event, meta in decode_batch(payload):
+            await self._react_to(event, meta.event_id, meta.aggregate_id)
+
+    async def _react_to(self, event: AnyEvent, event_id: str, table_id: str) -> None:
+        if isinstance(event, PlayerSeated) and event.buy_in_reference:
+            seat = functools.partial(
+                decide_seat,
+                reference=event.buy_in_reference,
+                table_id=table_id,
+                seated=event.stack,
+                table_event_id=event_id,
+            )
+            decision = await self._wallets.execute(event.player, seat, f"seat:{event_id}")
+            if decision.events and decision.events[0].wallet_delta:  # type: ignore[union-attr]
+                _log.warning(
+                    "buy_in_settled_with_wallet",
+                    player=event.player,
+                    table_id=table_id,
+                    reference=event.buy_in_reference,
+                    seated=event.stack,
+                    wallet_delta=decision.events[0].wallet_delta,  # type: ignore[union-attr]
+                )
+        elif isinstance(event, PlayerLeft) and event.stack > 0:
+            cash_out = functools.partial(
+                decide_cash_out, table_id=table_id, amount=event.stack, table_event_id=event_id
+            )
+            await self._wallets.execute(event.player, cash_out, f"cashout:{event_id}")
+
+    async def _apply(self, source: str, aggregate_id: str, version: int, payload: bytes) -> None:
+        result = await self._apply_once(source, aggregate_id, version, payload)
+        if result.outcome is Outcome.GAP:
+            await self._fill(source, aggregate_id, result.position + 1, version - 1)
+            result = await self._apply_once(source, aggregate_id, version, payload)
+            if result.outcome is Outcome.GAP:
+                raise RuntimeError(
+                    f"{source} {aggregate_id}: still missing records before {version} "
+                    f"(ledger at {result.position})"
+                )
+
+    async def _apply_once(
+        self, source: str, aggregate_id: str, version: int, payload: bytes
+    ) -> ApplyResult:
+        ledger = self._db.ledger
+        apply = ledger.apply_table_record if source == TABLES else ledger.apply_wallet_record
+        result = await self._db.run(apply, aggregate_id, version, payload)
+        for violation in result.violations:
+            self.violations += 1
+            _log.error(
+                "ledger_invariant_violated",
+                check=violation.check,
+                table_id=violation.table_id,
+                hand_id=violation.hand_id,
+                detail=violation.message,
+                source=source,
+                aggregate_id=aggregate_id,
+                version=version,
+            )
+        return result
+
+    async def _fill(self, source: str, aggregate_id: str, first: int, last: int) -> None:
+        """Apply the records ``first..last`` of an aggregate, read back from its log."""
+        _log.info("filling_gap", source=source, aggregate_id=aggregate_id, first=first, last=last)
+        records = self._logs[source].iter_records(aggregate_id, first)
+        try:
+            async for record in records:
+                if record.version > last:
+                    break
+                if source == TABLES:
+                    await self._react(record.payload)
+                await self._apply_once(source, aggregate_id, record.version, record.payload)
+        finally:
+            # Stopping early must end the read's subscription now, not at garbage collection.
+            close = getattr(records, "aclose", None)
+            if close is not None:
+                await close()

@@ -1,0 +1,284 @@
+"""The settlement process: gRPC server, NATS, the ledger database, consumers and the sweeper.
+
+Start-up order: listen (health ``NOT_SERVING``) -> connect to NATS -> migrate the ledger schema
+-> open the wallet stream (created if missing) and the table stream -> start the durable
+consumers and the cash-out sweeper -> health ``SERVING``. Shutdown (SIGTERM/SIGINT): health
+``NOT_SERVING``, in-flight RPCs get ``grace`` seconds, the consumers finish the record in hand
+(an unacknowledged one is simply redelivered next time), NATS is drained, the database closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+
+import nats.errors
+import structlog
+from nats.aio.client import Client as NATS
+
+from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.eventstore import EventStoreError, JetStreamEventStore, StreamSettings
+from riverboat.ledger.migrate import upgrade
+from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.common.errors import ErrorInterceptor
+from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.logs import configure_logging
+from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
+from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
+from riverboat.services.settlement.database import Database
+from riverboat.services.settlement.projector import Projector
+from riverboat.services.settlement.service import RULES, SERVICE_NAME, SettlementService
+from riverboat.services.settlement.wallets import WalletBook
+from riverboat.v1 import settlement_pb2_grpc
+
+__all__ = ["SettlementServer", "StartupError", "build_parser", "main", "run", "serve"]
+
+_log = structlog.get_logger("riverboat.settlement.server")
+
+
+class StartupError(RuntimeError):
+    """The service could not start (NATS or the database unreachable, port taken)."""
+
+
+def wallet_stream_settings(config: SettlementConfig) -> StreamSettings:
+    """The wallet logs' stream (history protected: no deletes, no purges)."""
+    return StreamSettings(
+        name=config.wallets_stream,
+        subject_prefix=config.wallets_prefix,
+        replicas=config.replicas,
+        description="Riverboat wallets (one subject per wallet)",
+    )
+
+
+def table_stream_settings(config: SettlementConfig) -> StreamSettings:
+    """The table logs' stream, as the table service creates it."""
+    return StreamSettings(name=config.tables_stream, subject_prefix=config.tables_prefix)
+
+
+class SettlementServer:
+    """One settlement service instance.
+
+    Args:
+        config: settings.
+        issuer: verifies bearer tokens (default: the shared key, see ``load_token_key``).
+        ack_filter: test hook for the consumers (see :data:`AckFilter`).
+    """
+
+    def __init__(
+        self,
+        config: SettlementConfig,
+        issuer: TokenIssuer | None = None,
+        *,
+        ack_filter: AckFilter | None = None,
+    ) -> None:
+        self.config = config
+        self._issuer = issuer or TokenIssuer(load_token_key())
+        self._ack_filter = ack_filter
+        self._grpc = GrpcServer(
+            config.address,
+            service_names=[SERVICE_NAME],
+            interceptors=[
+                ErrorInterceptor(context_fields=("player", "table_id", "account")),
+                AuthInterceptor(self._issuer, RULES),
+            ],
+            grace=config.grace,
+        )
+        self._service = SettlementService(release_wait=config.release_wait)
+        settlement_pb2_grpc.add_SettlementServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            self._service, self._grpc.server
+        )
+        self._nc: NATS | None = None
+        self.db: Database | None = None
+        self.projector: Projector | None = None
+        self.consumers: list[DurableConsumer] = []
+        self._sweeper: asyncio.Task[None] | None = None
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of the gRPC server (after :meth:`start`)."""
+        return self._grpc.address
+
+    async def start(self) -> None:
+        """Listen, connect, migrate, consume, then report SERVING.
+
+        Raises:
+            StartupError: a step failed; everything started so far is stopped again.
+        """
+        try:
+            await self._grpc.start()
+            self._nc = await self._connect()
+            self.db = Database.open(self.config.database_url)
+            await self.db.run(upgrade, self.db.engine)
+            timeout = self.config.nats_timeout
+            wallet_log = JetStreamEventStore(
+                self._nc, wallet_stream_settings(self.config), timeout=timeout
+            )
+            table_log = JetStreamEventStore(
+                self._nc, table_stream_settings(self.config), timeout=timeout
+            )
+            await wallet_log.ensure_stream()
+            await table_log.ensure_stream()
+            wallets = WalletBook(wallet_log)
+            self.projector = Projector(self.db, wallets, wallet_log, table_log)
+            self._service.attach(self.db, wallets, self.projector)
+            self.consumers = [
+                self._consumer(
+                    self.config.wallets_stream,
+                    self.config.wallets_prefix,
+                    "wallets",
+                    self.projector.on_wallet_record,
+                ),
+                self._consumer(
+                    self.config.tables_stream,
+                    self.config.tables_prefix,
+                    "tables",
+                    self.projector.on_table_record,
+                ),
+            ]
+            for consumer in self.consumers:
+                await consumer.start()
+        except (BindError, EventStoreError, OSError) as exc:
+            await self.stop(grace=0)
+            raise StartupError(str(exc)) from None
+        except BaseException:
+            await self.stop(grace=0)
+            raise
+        self._sweeper = asyncio.create_task(self._sweep(), name="cash-out-sweeper")
+        await self._grpc.set_serving(True)
+        _log.info(
+            "settlement_ready",
+            address=self.address,
+            nats=self.config.nats_url,
+            database=self.config.database_display,
+            wallets_stream=self.config.wallets_stream,
+            tables_stream=self.config.tables_stream,
+        )
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop serving, stop consuming, disconnect; idempotent."""
+        await self._grpc.stop(grace)
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+        await asyncio.gather(*(consumer.stop() for consumer in self.consumers))
+        self.consumers = []
+        nc, self._nc = self._nc, None
+        if nc is not None and not nc.is_closed:
+            try:
+                await asyncio.wait_for(nc.drain(), timeout=self.config.nats_timeout)
+            except (TimeoutError, nats.errors.Error):
+                await nc.close()
+        db, self.db = self.db, None
+        if db is not None:
+            await asyncio.to_thread(db.close)
+
+    def _consumer(self, stream: str, prefix: str, kind: str, handler: object) -> DurableConsumer:
+        assert self._nc is not None
+        return DurableConsumer(
+            self._nc,
+            stream=stream,
+            subject_prefix=prefix,
+            durable=f"{self.config.consumer}-{kind}",
+            handler=handler,  # type: ignore[arg-type]
+            ack_wait=self.config.ack_wait,
+            batch=self.config.fetch_batch,
+            timeout=self.config.nats_timeout,
+            ack_filter=self._ack_filter,
+        )
+
+    async def _sweep(self) -> None:
+        """Credit cash-outs stuck in transit (e.g. after a rebuild) now and then."""
+        assert self.projector is not None
+        while True:
+            try:
+                await self.projector.sweep_cash_outs()
+            except Exception as exc:  # keep sweeping; the next round retries
+                _log.warning("cash_out_sweep_failed", error=str(exc) or type(exc).__name__)
+            await asyncio.sleep(self.config.sweep_interval)
+
+    async def _connect(self) -> NATS:
+        nc = NATS()
+        try:
+            await asyncio.wait_for(
+                nc.connect(
+                    self.config.nats_url,
+                    name="riverboat-settlement",
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=1,
+                    error_cb=self._on_error,
+                    disconnected_cb=self._on_disconnected,
+                    reconnected_cb=self._on_reconnected,
+                ),
+                timeout=self.config.connect_timeout,
+            )
+        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            await nc.close()
+            raise StartupError(
+                f"cannot connect to NATS at {self.config.nats_url} within "
+                f"{self.config.connect_timeout:g}s"
+            ) from exc
+        return nc
+
+    async def _on_error(self, exc: Exception) -> None:
+        _log.warning("nats_error", error=str(exc) or type(exc).__name__)
+
+    async def _on_disconnected(self) -> None:
+        if self.consumers:
+            _log.warning("nats_disconnected; reporting NOT_SERVING")
+            await self._grpc.set_serving(False)
+
+    async def _on_reconnected(self) -> None:
+        if self.consumers:
+            _log.info("nats_reconnected; reporting SERVING")
+            await self._grpc.set_serving(True)
+
+
+async def serve(config: SettlementConfig) -> int:
+    """Run until SIGTERM/SIGINT; the exit status (0, or 1 if it cannot start)."""
+    server = SettlementServer(config)
+    async with ShutdownSignals() as signals:
+        try:
+            await server.start()
+        except StartupError as exc:
+            _log.error("settlement_cannot_start", error=str(exc))
+            return 1
+        await signals.wait()
+        await server.stop()
+    _log.info("settlement_stopped")
+    return 0
+
+
+def build_parser(prog: str = "python -m riverboat.services.settlement") -> argparse.ArgumentParser:
+    """The service's command line."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Riverboat settlement: wallets, ledger and rake over gRPC"
+    )
+    add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Configure logging and serve; exit status 2 for configuration errors."""
+    try:
+        config = SettlementConfig.from_namespace(args, os.environ)
+    except ConfigError as exc:
+        print(f"riverboat settlement: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(fmt=config.log_format, level=config.log_level, service="settlement")
+    try:
+        return asyncio.run(serve(config))
+    except KeyboardInterrupt:
+        return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m riverboat.services.settlement``."""
+    return run(build_parser().parse_args(argv))

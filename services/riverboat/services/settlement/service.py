@@ -1,0 +1,298 @@
+"""The settlement RPCs (``riverboat.v1.SettlementService``).
+
+Who may call what is in :data:`RULES` (checked by the auth interceptor before a handler runs);
+players are further limited here to their own wallet and accounts. Wallet commands go to the
+wallet logs (:class:`~riverboat.services.settlement.wallets.WalletBook`); balances are the
+wallet's own (read-your-writes), entries and the rake report come from the ledger.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+from datetime import date
+from typing import Any
+
+from riverboat.auth import Identity
+from riverboat.eventstore import EventStoreError
+from riverboat.ledger import accounts as acc
+from riverboat.ledger import queries
+from riverboat.ledger.wallet import (
+    Decision,
+    WalletError,
+    decide_deposit,
+    decide_release,
+    decide_reserve,
+    decide_withdraw,
+)
+from riverboat.services.common.auth import current_identity
+from riverboat.services.common.errors import (
+    Aborted,
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    Unavailable,
+)
+from riverboat.services.settlement.database import Database
+from riverboat.services.settlement.projector import CatchUpTimeout, Projector
+from riverboat.services.settlement.wallets import TooMuchContention, WalletBook
+from riverboat.v1 import settlement_pb2 as pb
+from riverboat.v1 import settlement_pb2_grpc
+
+__all__ = ["RULES", "SERVICE_NAME", "SettlementService"]
+
+SERVICE_NAME = "riverboat.v1.SettlementService"
+
+_EVERYONE = {"player", "operator", "auditor", "service"}
+RULES: dict[str, set[str]] = {
+    "Deposit": {"operator", "service"},
+    "Withdraw": {"operator", "service"},
+    "GetBalance": _EVERYONE,
+    "ListLedgerEntries": _EVERYONE,
+    "GetRakeReport": {"operator", "auditor"},
+    "ReserveBuyIn": {"service"},
+    "ReleaseBuyIn": {"service"},
+}
+
+MAX_PLAYER = 64
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+_PLAYER_KINDS = {"wallet", "table", "buyin", "cashout"}
+
+
+def _player(value: str) -> str:
+    if not value or len(value) > MAX_PLAYER or not value.isprintable() or value != value.strip():
+        raise InvalidArgument(f"player must be 1-{MAX_PLAYER} printable characters")
+    if any(c.isspace() for c in value):
+        raise InvalidArgument("player must not contain spaces")
+    return value
+
+
+def _own(identity: Identity, player: str) -> None:
+    if identity.role == "player" and identity.subject != player:
+        raise PermissionDenied("players may only see their own wallet")
+
+
+def _day(value: str, field: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise InvalidArgument(f"{field} must be a day YYYY-MM-DD, got {value!r}") from None
+
+
+def _wallet_errors(exc: Exception) -> ServiceError:
+    """The status for an exception from a wallet command."""
+    if isinstance(exc, WalletError):
+        kinds: dict[str, type[ServiceError]] = {
+            "invalid": InvalidArgument,
+            "precondition": FailedPrecondition,
+            "conflict": AlreadyExists,
+        }
+        return kinds[exc.kind](exc.message, reason=exc.reason)
+    if isinstance(exc, TooMuchContention):
+        return Aborted(str(exc), reason="WALLET_BUSY")
+    if isinstance(exc, EventStoreError):
+        return Unavailable("the wallet log is unavailable; retry shortly", reason="LOG_UNAVAILABLE")
+    raise exc
+
+
+class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
+    """The RPC handlers."""
+
+    def __init__(self, *, release_wait: float) -> None:
+        self._parts: tuple[Database, WalletBook, Projector] | None = None
+        self._release_wait = release_wait
+
+    def attach(self, db: Database, wallets: WalletBook, projector: Projector) -> None:
+        """Start answering with these (until then every RPC is UNAVAILABLE)."""
+        self._parts = (db, wallets, projector)
+
+    @property
+    def _db(self) -> Database:
+        return self._ready()[0]
+
+    @property
+    def _wallets(self) -> WalletBook:
+        return self._ready()[1]
+
+    @property
+    def _projector(self) -> Projector:
+        return self._ready()[2]
+
+    def _ready(self) -> tuple[Database, WalletBook, Projector]:
+        if self._parts is None:
+            raise Unavailable("the settlement service is starting; retry shortly")
+        return self._parts
+
+    async def _run(self, player: str, decide: Any, request_id: str) -> Decision:
+        try:
+            return await self._wallets.execute(player, decide, request_id)
+        except (WalletError, TooMuchContention, EventStoreError) as exc:
+            raise _wallet_errors(exc) from None
+
+    async def Deposit(self, request: pb.DepositRequest, context: Any) -> pb.DepositResponse:
+        """Credit a wallet (operators)."""
+        player = _player(request.player)
+        decide = functools.partial(
+            decide_deposit, amount=request.amount, external_ref=request.external_ref
+        )
+        decision = await self._run(player, decide, f"deposit:{request.external_ref}")
+        return pb.DepositResponse(balance=decision.balance, duplicate=decision.duplicate)
+
+    async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
+        """Pay out of a wallet (operators)."""
+        player = _player(request.player)
+        decide = functools.partial(
+            decide_withdraw, amount=request.amount, external_ref=request.external_ref
+        )
+        decision = await self._run(player, decide, f"withdraw:{request.external_ref}")
+        return pb.WithdrawResponse(balance=decision.balance, duplicate=decision.duplicate)
+
+    async def GetBalance(
+        self, request: pb.GetBalanceRequest, context: Any
+    ) -> pb.GetBalanceResponse:
+        """A wallet's balance (own wallet for players)."""
+        identity = current_identity()
+        player = _player(request.player or identity.subject)
+        _own(identity, player)
+        try:
+            state = await self._wallets.state(player)
+        except EventStoreError:
+            raise Unavailable("the wallet log is unavailable; retry shortly") from None
+        balance, reserved = state.balance, state.reserved
+        at_tables = await self._db.read(functools.partial(queries.at_tables, player=player))
+        return pb.GetBalanceResponse(
+            player=player, balance=balance, reserved=reserved, at_tables=at_tables
+        )
+
+    async def ListLedgerEntries(
+        self, request: pb.ListLedgerEntriesRequest, context: Any
+    ) -> pb.ListLedgerEntriesResponse:
+        """An account's lines, newest first (players: their own accounts only)."""
+        identity = current_identity()
+        name = request.account or (
+            acc.wallet(identity.subject).name if identity.role == "player" else ""
+        )
+        if not name:
+            raise InvalidArgument("account is required (for example wallet:<player>)")
+        size = request.page_size or DEFAULT_PAGE
+        if not 1 <= size <= MAX_PAGE:
+            raise InvalidArgument(f"page_size must be 1..{MAX_PAGE}")
+        before = _page_token(request.page_token)
+        info = await self._db.read(functools.partial(queries.account_info, name=name))
+        if identity.role == "player":
+            mine = info is not None and info.player == identity.subject
+            if not (mine and info is not None and info.kind in _PLAYER_KINDS):
+                if name == acc.wallet(identity.subject).name:
+                    return pb.ListLedgerEntriesResponse()  # your wallet, no entries yet
+                raise PermissionDenied("players may only read their own accounts")
+        if info is None:
+            raise NotFound(f"no ledger account {name!r}")
+        rows = await self._db.read(
+            functools.partial(queries.entries, account=name, limit=size + 1, before_line=before)
+        )
+        more = len(rows) > size
+        rows = rows[:size]
+        return pb.ListLedgerEntriesResponse(
+            entries=[
+                pb.LedgerEntry(
+                    posting_id=r.posting_id,
+                    account=r.account,
+                    amount=r.amount,
+                    kind=r.kind,
+                    reference=r.reference,
+                    occurred_at=r.occurred_at.isoformat(),
+                    balance_after=r.balance_after,
+                )
+                for r in rows
+            ],
+            next_page_token=_token(rows[-1].line_id) if more and rows else "",
+        )
+
+    async def GetRakeReport(
+        self, request: pb.GetRakeReportRequest, context: Any
+    ) -> pb.GetRakeReportResponse:
+        """Rake per table, game and day (operators, auditors)."""
+        first = _day(request.from_day, "from_day")
+        last = _day(request.to_day, "to_day")
+        if first and last and first > last:
+            raise InvalidArgument("from_day is after to_day")
+        rows = await self._db.read(
+            functools.partial(
+                queries.rake_report,
+                from_day=first,
+                to_day=last,
+                table_id=request.table_id or None,
+            )
+        )
+        return pb.GetRakeReportResponse(
+            rows=[
+                pb.RakeReportRow(
+                    table_id=r.table_id, variant=r.variant, day=r.day, hands=r.hands, rake=r.rake
+                )
+                for r in rows
+            ],
+            total_rake=sum(r.rake for r in rows),
+        )
+
+    async def ReserveBuyIn(
+        self, request: pb.ReserveBuyInRequest, context: Any
+    ) -> pb.ReserveBuyInResponse:
+        """Move chips from the wallet into transit for a buy-in (services)."""
+        player = _player(request.player)
+        decide = functools.partial(
+            decide_reserve,
+            table_id=request.table_id,
+            amount=request.amount,
+            reference=request.reference,
+        )
+        decision = await self._run(player, decide, f"reserve:{request.reference}")
+        return pb.ReserveBuyInResponse(balance=decision.balance, duplicate=decision.duplicate)
+
+    async def ReleaseBuyIn(
+        self, request: pb.ReleaseBuyInRequest, context: Any
+    ) -> pb.ReleaseBuyInResponse:
+        """Give a reservation back if the table never seated it (services)."""
+        player = _player(request.player)
+        try:
+            state = await self._wallets.state(player)
+        except EventStoreError:
+            raise Unavailable("the wallet log is unavailable; retry shortly") from None
+        reservation = state.reservations.get(request.reference)
+        if reservation is not None and reservation.status == "reserved":
+            # A PlayerSeated already in the table's log must be seen first, or the chips
+            # would end up both on the table and back in the wallet.
+            try:
+                await self._projector.wait_for_table(reservation.table_id, self._release_wait)
+            except CatchUpTimeout as exc:
+                raise Unavailable(f"{exc}; retry shortly", reason="LEDGER_CATCHING_UP") from None
+            except EventStoreError:
+                raise Unavailable("the table log is unavailable; retry shortly") from None
+        decide = functools.partial(
+            decide_release, reference=request.reference, reason=request.reason
+        )
+        decision = await self._run(player, decide, f"release:{request.reference}")
+        return pb.ReleaseBuyInResponse(balance=decision.balance, released=decision.flag)
+
+
+def _token(line_id: int) -> str:
+    return base64.urlsafe_b64encode(f"line:{line_id}".encode()).decode().rstrip("=")
+
+
+def _page_token(token: str) -> int | None:
+    if not token:
+        return None
+    try:
+        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+        kind, _, number = text.partition(":")
+        if kind != "line" or not number.isdigit():
+            raise ValueError(text)
+        return int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise InvalidArgument("page_token is not one this service gave out") from None
