@@ -117,6 +117,11 @@ def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> Non
         raise IllegalAction(
             f"it is seat {s.seats[s.to_act]}'s turn, not seat {seat}'s", rule="out_of_turn"
         )
+    if not s.simultaneous and s.to_act != i:
+        assert s.to_act is not None
+        raise IllegalAction(
+            f"it is seat {s.seats[s.to_act]}'s turn, not seat {seat}'s", rule="out_of_turn"
+        )
     if isinstance(command, TimeOut):
         command = timeout_move(game, s, i)
     expected = PHASE_ACTIONS[s.phase]

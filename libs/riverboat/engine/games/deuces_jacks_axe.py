@@ -8,8 +8,14 @@ from riverboat.engine.cards import rank_of
 from riverboat.engine.evaluation import WildPredicate
 from riverboat.engine.flow import Recorder
 from riverboat.engine.game_options import OptionSpec
-from riverboat.engine.games.common import BOARD_SPECS, MATCH_SPECS, natural_spec, payments_spec
-from riverboat.engine.games.stud_family import WildStud
+from riverboat.engine.games.common import (
+    BOARD_SPECS,
+    DECLARE_SPECS,
+    MATCH_SPECS,
+    natural_spec,
+    payments_spec,
+)
+from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.wild import SEVEN, axe_wild, special_board
 
@@ -37,6 +43,8 @@ class DeucesJacksAxe(WildStud):
         OptionSpec("wild_payment", 100, "cents", "Buderick (pagat)", "Per wild card face up."),
         OptionSpec("seven_payment", 500, "cents", "Buderick (pagat)", "Per seven face up."),
         natural_spec(),
+        SPLIT_SPEC,
+        *DECLARE_SPECS,
         *BOARD_SPECS,
         *MATCH_SPECS,
     )

@@ -9,8 +9,14 @@ from riverboat.engine.evaluation import WildPredicate
 from riverboat.engine.events import WildRankChanged
 from riverboat.engine.flow import Recorder
 from riverboat.engine.game_options import OptionSpec
-from riverboat.engine.games.common import BOARD_SPECS, MATCH_SPECS, natural_spec, payments_spec
-from riverboat.engine.games.stud_family import WildStud
+from riverboat.engine.games.common import (
+    BOARD_SPECS,
+    DECLARE_SPECS,
+    MATCH_SPECS,
+    natural_spec,
+    payments_spec,
+)
+from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.wild import QUEEN, queens_and
 
@@ -41,6 +47,8 @@ class FollowTheQueen(WildStud):
         ),
         OptionSpec("ante_payment", 100, "cents", "Buderick (pagat)", "One ante: the dealer's $1."),
         natural_spec(),
+        SPLIT_SPEC,
+        *DECLARE_SPECS,
         *BOARD_SPECS,
         *MATCH_SPECS,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from riverboat.engine.cards import RANK_CHARS, rank_of
-from riverboat.engine.evaluation import WildPredicate
+from riverboat.engine.evaluation import WildPredicate, describe_low, low_value
 from riverboat.engine.events import CardPaymentPosted, CommunityCardDealt, MatchDue
 from riverboat.engine.flow import (
     Game,
@@ -27,10 +27,21 @@ from riverboat.engine.flow import (
     finish,
     stub_left,
 )
+from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.wild import describe, special_board, special_high
 
 STREETS = 5
+
+#: The split of a wild stud game (Buderick: high only).
+SPLIT_SPEC = OptionSpec(
+    "split",
+    "high",
+    ("high", "declare"),
+    "Buderick; house rules (wild cards in lows)",
+    "high: the best high hand takes the pot; declare: low (1 coin), high (2) or both (3) with "
+    "PIG rules, lows ace-to-five with no qualifier, a wild card as the lowest missing rank.",
+)
 
 
 class StudFamily(Game):
@@ -110,7 +121,20 @@ def streets_dealt(s: GameHandState) -> int:
 
 
 class WildStud(StudFamily):
-    """A high-only stud game with wild cards: one winner, the best high hand."""
+    """A stud game with wild cards: one winner, the best high hand (``split: high``), or high
+    and low by declaration (``split: declare``; a wild card plays in a low as the lowest rank
+    missing from the hand, house rules)."""
+
+    ways = ("low", "high")
+
+    def declares(self, s: GameHandState) -> bool:
+        return s.game_options.text("split") == "declare"
+
+    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+        if not self.declares(s):
+            return None
+        value = low_value(s.cards[i] + s.community, None, self.wild(s))
+        return None if value is None else (value, describe_low(value))
 
     def high(self, s: GameHandState, i: int) -> tuple[int, str]:
         nbw = s.game_options.flag("natural_beats_wild")

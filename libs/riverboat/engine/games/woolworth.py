@@ -7,8 +7,14 @@ from typing import ClassVar
 from riverboat.engine.evaluation import WildPredicate
 from riverboat.engine.flow import Recorder
 from riverboat.engine.game_options import OptionSpec
-from riverboat.engine.games.common import BOARD_SPECS, MATCH_SPECS, natural_spec, payments_spec
-from riverboat.engine.games.stud_family import WildStud
+from riverboat.engine.games.common import (
+    BOARD_SPECS,
+    DECLARE_SPECS,
+    MATCH_SPECS,
+    natural_spec,
+    payments_spec,
+)
+from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.wild import woolworth_wild
 
@@ -22,6 +28,8 @@ class Woolworth(WildStud):
         payments_spec("$1 (wild_payment) per five or ten dealt face up, dead money."),
         OptionSpec("wild_payment", 100, "cents", "Buderick (pagat)", "Per five or ten face up."),
         natural_spec(),
+        SPLIT_SPEC,
+        *DECLARE_SPECS,
         *BOARD_SPECS,
         *MATCH_SPECS,
     )

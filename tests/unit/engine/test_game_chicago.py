@@ -1,0 +1,158 @@
+"""Chicago, golden scenarios: the high spade in the hole, declarations, the stud deal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riverboat.engine.scenario import run
+from tests.unit.engine._games_kit import (
+    CHECKS,
+    Step,
+    deal_deck,
+    events_of,
+    expand,
+    net,
+    play,
+    play_plan,
+    refused,
+    scenario,
+)
+
+NO_RAKE = {"rake_percent": 0}
+# Per player: two down, one up (3rd street), three up, one down (7th).
+P1 = "As 2h Kc Kd 9c 8c 3h"  # the ace of spades in the hole; kings
+P2 = "5s 4d Qh Qd Qc 7d 6c"  # the five of spades in the hole; queens
+P3 = "Jh Th 2c 3c 4c Jd Td"  # no spade in the hole; jacks and tens
+DECK = deal_deck(P1, P2, P3)
+OPENING: list[Step] = [(1, "bet"), (2, "call"), (3, "call")]  # 100 + 600 = 700
+STREETS: list[Step] = [*OPENING, CHECKS, CHECKS, CHECKS, CHECKS]
+
+
+def chicago(declarations: list[Step], **kw: Any) -> dict[str, Any]:
+    return play_plan("chicago", DECK, [*STREETS, *declarations], rules=NO_RAKE, **kw)
+
+
+def test_stud_deal_five_rounds_opened_by_the_best_hand_showing() -> None:
+    result = chicago([(1, "declare", "spade"), (2, "declare", "high"), (3, "declare", "high")])
+    rounds = events_of(result, "BettingRoundStarted")
+    assert [r["first_to_act"] for r in rounds] == [1, 1, 2, 2, 2]  # K, KK, QQQ...
+    assert [r["bet_size"] for r in rounds] == [200, 200, 200, 200, 500]
+    ups = [e["face_up"] for e in events_of(result, "CardDealt") if e["seat"] == 1]
+    assert ups == [False, False, True, True, True, True, False]
+
+
+def test_high_spade_in_the_hole_and_high_hand_split() -> None:
+    result = chicago([(1, "declare", "spade"), (2, "declare", "high"), (3, "declare", "high")])
+    pot = result["pots"][0]
+    assert (pot["low_winners"], pot["high_winners"]) == (["p1"], ["p2"])
+    assert net(result) == {"p1": 150, "p2": 150, "p3": -300}
+    shown = {e["seat"]: e["low_text"] for e in events_of(result, "HandShown")}
+    assert shown == {1: "high spade in the hole, As", 2: "high spade in the hole, 5s", 3: None}
+
+
+def test_no_spade_in_the_hole_no_spade_declaration() -> None:
+    steps = expand("chicago", DECK, STREETS, rules=NO_RAKE)
+    error = refused("chicago", DECK, [*steps, (3, "declare", "spade")], rules=NO_RAKE)
+    assert error["rule"] == "bad_declaration"
+    error = refused("chicago", DECK, [*steps, (3, "declare", "both")], rules=NO_RAKE)
+    assert error["rule"] == "bad_declaration"
+
+
+def test_nobody_declaring_spade_gives_the_high_hand_everything() -> None:
+    result = chicago([(1, "declare", "high"), (2, "declare", "high"), (3, "declare", "high")])
+    assert result["pots"][0]["shares"] == {"p2": 700}
+
+
+def test_chicago_with_no_hole_spade_at_all() -> None:
+    deck = deal_deck("Ah 2h Kc Kd 9c 8c 3h", "5d 4d Qh Qd Qc 7d 6c", "Jh Th 2c 3c 4s Jd Td")
+    plan: list[Step] = [
+        *STREETS,
+        (1, "declare", "high"), (2, "declare", "high"), (3, "declare", "high"),
+    ]  # fmt: skip
+    result = play_plan("chicago", deck, plan, rules=NO_RAKE)
+    assert result["pots"][0]["shares"] == {"p2": 700}  # the 4s is face up: it does not count
+    speak = play_plan("chicago", deck, STREETS, rules=NO_RAKE, options={"split": "cards_speak"})
+    assert speak["pots"][0]["shares"] == {"p2": 700}
+
+
+def test_face_up_spades_do_not_count_for_the_spade_half() -> None:
+    # p3 shows the As but holds only the 2s in the hole; p1 holds the 3s in the hole.
+    deck = deal_deck("3s 2h Kc Kd 9c 8c 3h", "5d 4d Qh Qd Qc 7d 6c", "2s Th As 3c 4c Jd Td")
+    plan: list[Step] = [
+        *[CHECKS] * 5,
+        (1, "declare", "spade"), (2, "declare", "high"), (3, "declare", "spade"),
+    ]  # fmt: skip
+    result = play_plan("chicago", deck, plan, rules=NO_RAKE)
+    assert result["pots"][0]["low_winners"] == ["p1"]
+
+
+def test_a_pig_must_win_spade_and_high() -> None:
+    # p2 (5s in the hole, trip queens) goes both but p1's As wins the spade: p2 fails;
+    # the spade half to p1, the high half to the best remaining high declarer (p3).
+    result = chicago([(1, "declare", "spade"), (2, "declare", "both"), (3, "declare", "high")])
+    pot = result["pots"][0]
+    assert (pot["low_winners"], pot["high_winners"]) == (["p1"], ["p3"])
+    scoop = chicago([(1, "declare", "high"), (2, "declare", "both"), (3, "declare", "high")])
+    assert scoop["pots"][0]["shares"] == {"p2": 700}
+
+
+def test_cards_speak_option_splits_without_declaring() -> None:
+    result = play_plan("chicago", DECK, STREETS, rules=NO_RAKE, options={"split": "cards_speak"})
+    assert events_of(result, "PhaseStarted") == []
+    pot = result["pots"][0]
+    assert (pot["low_winners"], pot["high_winners"]) == (["p1"], ["p2"])
+
+
+def test_eight_players_share_a_community_card_on_seventh_street() -> None:
+    hands = [
+        "As 2h Kc Kd 9c 8c", "5s 4d Qh Qd Qc 7d", "Jh Th 2c 3c 4c Jd",
+        "2d 3d 4h 5h 6h 7h", "9s Ts Js Qs Ks 8d", "3s 4s 5c 6c 7c 8h",
+        "9h 6s 7s 8s 9d Tc", "Jc Ac Ad 6d Td Ah",
+    ]  # fmt: skip
+    deck = deal_deck(*hands, then="Kh")  # 48 dealt, 4 left: one community card
+    plan: list[Step] = [CHECKS] * 5 + [(s, "declare", "high") for s in range(1, 9)]
+    result = play_plan("chicago", deck, plan, players=8, rules=NO_RAKE)
+    assert events_of(result, "CommunityCardDealt") == [{"type": "CommunityCardDealt", "card": "Kh"}]
+    # The community king makes p1's board trip kings: p1 opens 7th street; p5's straight
+    # flush (9-K of spades) wins.
+    assert result["pots"][0]["high_winners"] == ["p5"]
+    assert events_of(result, "BettingRoundStarted")[-1]["first_to_act"] == 1
+
+
+def test_board_ties_go_clockwise_or_by_suit() -> None:
+    deck = deal_deck("2h 3h Kc", "4h 5h Ks", "6h 7h 9d")
+    first = play("chicago", deck, [], rules=NO_RAKE)
+    assert events_of(first, "BettingRoundStarted")[0]["first_to_act"] == 1
+    by_suit = play("chicago", deck, [], rules=NO_RAKE, options={"board_tie_break": "suit"})
+    assert events_of(by_suit, "BettingRoundStarted")[0]["first_to_act"] == 2  # Ks > Kc
+
+
+def test_match_the_pot_or_fold_and_the_matchers_bigger_bet() -> None:
+    # A king dealt face up: its owner matches the pot (2,100 with a 2,000 pot carried in) or
+    # folds, before the betting round; then may bet up to half the match.
+    options = {"match_pot_rank": "K"}
+    result = play("chicago", DECK, [], rules=NO_RAKE, options=options, carried=2000)
+    assert events_of(result, "MatchDue") == [{"type": "MatchDue", "seat": 1, "amount": 2100}]
+    assert result["phase"] == "match" and result["waiting_for"] == [1]
+    matched = play(
+        "chicago", DECK, [(1, "match"), (1, "bet", 1000), (2, "raise", 1200)],
+        rules=NO_RAKE, options=options, carried=2000,
+    )  # fmt: skip
+    assert events_of(matched, "PotMatched") == [{"type": "PotMatched", "seat": 1, "amount": 2100}]
+    too_much = refused(
+        "chicago", DECK, [(1, "match"), (1, "bet", 1100)],
+        rules=NO_RAKE, options=options, carried=2000,
+    )  # fmt: skip
+    assert too_much["rule"] == "wrong_amount"
+    declined = play("chicago", DECK, [(1, "fold")], rules=NO_RAKE, options=options, carried=2000)
+    assert events_of(declined, "MatchDeclined") == [{"type": "MatchDeclined", "seat": 1}]
+    assert declined["to_act"] == 2  # the queens open the round without p1
+
+
+def test_a_short_stack_cannot_match_unless_the_option_allows_all_in() -> None:
+    kw: dict[str, Any] = {"rules": NO_RAKE, "carried": 2000, "stacks": [1000, 10_000, 10_000]}
+    error = refused("chicago", DECK, [(1, "match")], options={"match_pot_rank": "K"}, **kw)
+    assert error["rule"] == "cannot_match"
+    options = {"match_pot_rank": "K", "match_short_stack": "all_in"}
+    result = run(scenario("chicago", DECK, [(1, "match")], options=options, **kw))
+    assert events_of(result, "PotMatched")[0]["amount"] == 1000
