@@ -289,6 +289,14 @@ def default_request_id(name: str) -> str:
     return slug or "table"
 
 
+def _when(text: str) -> str:
+    """An ISO time as ``2026-11-30 07:00:57`` (UTC), or as given if it is not one."""
+    try:
+        return datetime.fromisoformat(text).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return text
+
+
 def _day(text: str | None, fallback: str) -> str:
     if not text:
         return fallback
@@ -508,7 +516,7 @@ async def cmd_ledger(admin: Admin) -> int:
     for e in entries[: args.limit]:
         grid.add_row(
             str(e.posting_id),
-            e.occurred_at,
+            _when(e.occurred_at),
             e.kind,
             e.reference,
             money(e.amount),

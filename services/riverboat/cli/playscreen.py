@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from rich import box
 from rich.console import Group
 from rich.panel import Panel
 from rich.table import Table
@@ -31,6 +32,7 @@ HIDDEN = "░░"
 
 STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
 VARIANTS = {"seven_card_stud_hi_lo": "Seven-card stud hi/lo"}
+SHORT_VARIANTS = {"seven_card_stud_hi_lo": "Stud hi/lo"}  # where columns are narrow
 
 # The key a player types for each action the table service knows.
 KEYS = {
@@ -276,24 +278,22 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = ()) -> Panel:
 
 def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
     """The tables of the lobby, numbered for ``j 1 40``."""
-    grid = Table(header_style="bold", title="Tables")
-    grid.add_column("#", justify="right")
-    grid.add_column("Table")
-    grid.add_column("Name")
+    grid = Table(header_style="bold", title="Tables", box=box.SIMPLE_HEAD, pad_edge=False)
+    # Money never wraps; an id folds rather than lose characters (people type ids).
+    grid.add_column("#", justify="right", no_wrap=True)
+    grid.add_column("Table", overflow="fold")
     grid.add_column("Game")
-    grid.add_column("Stakes")
-    grid.add_column("Buy-in")
-    grid.add_column("Seats", justify="right")
+    grid.add_column("Buy-in", no_wrap=True)
+    grid.add_column("Seats", justify="right", no_wrap=True)
     grid.add_column("Players")
     for n, t in enumerate(tables, 1):
-        players = ", ".join(
+        players = "\n".join(
             f"{p.player} {money(p.stack)}" + (" (you)" if p.player == me else "") for p in t.seats
         )
         grid.add_row(
             str(n),
-            t.table_id,
-            t.name,
-            variant_name(t.variant),
+            Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
+            f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
             f"{money(t.small_bet)}/{money(t.big_bet)}",
             f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
             f"{len(t.seats)}/{t.max_players}",

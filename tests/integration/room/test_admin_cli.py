@@ -11,20 +11,24 @@ import asyncio
 import contextlib
 import io
 import os
+import random
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
+import grpc
 import pytest
 
 from riverboat.auth import TokenIssuer
 from riverboat.cli import main
-from riverboat.services.launcher import ServiceProcess
-from riverboat.v1 import settlement_pb2
+from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
+from riverboat.handtext import money
+from riverboat.v1 import table_pb2
 from tests.conftest import TEST_TOKEN_KEY, make_token
-from tests.integration.room._fake_settlement import FakeSettlement, start_lobby_with_settlement
+from tests.integration.room._settled import settled_lobby
 from tests.integration.room.conftest import Room
 
 REPO = Path(__file__).resolve().parents[3]
@@ -50,6 +54,7 @@ class Admin:
 
     lobby: str
     settlement: str
+    table: str
     token: str = ""
 
     async def __call__(self, *argv: str, token: str | None = None, shell: bool = False) -> Result:
@@ -102,17 +107,13 @@ class Admin:
 
 
 @pytest.fixture
-async def admin(room: Room) -> AsyncIterator[tuple[Admin, FakeSettlement]]:
-    lobby, server, fake, address = await start_lobby_with_settlement(room)
-    try:
-        yield Admin(lobby.address, address), fake
-    finally:
-        await asyncio.to_thread(ServiceProcess.stop, lobby)
-        await server.stop(None)
+async def admin(room: Room) -> AsyncIterator[Admin]:
+    async with settled_lobby(room) as services:
+        yield Admin(services.lobby.address, services.settlement.address, room.table_address)
 
 
-async def test_an_operators_day(admin: tuple[Admin, FakeSettlement], tmp_path: Path) -> None:
-    run, fake = admin
+async def test_an_operators_day(admin: Admin, tmp_path: Path) -> None:
+    run = admin
     wrong = await run("login", "--user", "boss", "--password", "not-the-password", shell=True)
     assert (wrong.status, wrong.err.strip()) == (
         1,
@@ -173,31 +174,41 @@ async def test_an_operators_day(admin: tuple[Admin, FakeSettlement], tmp_path: P
     assert out.out.strip() == "Paid $12.50 out of ann's wallet (ref out-1); wallet now $50.00."
     too_much = await run("withdraw", "ann", "$500", "--ref", "out-2")
     assert too_much.status == 1
-    assert too_much.err.strip() == "riverboat admin: Ann has only 5000 cents in the wallet."
+    assert too_much.err.startswith("riverboat admin: Insufficient funds")
     typo = await run("deposit", "ann", "12.505", "--ref", "pay-3")
     assert typo.status == 1 and "or cents with a trailing c (1250c)" in typo.err
 
     balance = await run("balance", "ann")
     assert re.search(r"\$50\.00 .* \$0\.00 .* \$0\.00 .* \$50\.00", balance.out)
 
-    fake.w.rake_rows.append(
-        settlement_pb2.RakeReportRow(
-            table_id="pacific-pacific-5-10",
-            variant="seven_card_stud_hi_lo",
-            day="2025-01-02",
-            hands=12,
-            rake=340,
-        )
+    # The ledger is a projection of the wallet log: it catches up within moments.
+    ledger = await until(lambda: run("ledger", "wallet:ann"), lambda r: "out-1" in r.out)
+    assert "Ledger wallet:ann (newest first)" in ledger.out
+    postings = re.findall(r"│ (\w+) +│ (\S+) +│ +(-?\$[\d.]+) │", ledger.out)
+    assert postings == [
+        ("withdrawal", "out-1", "-$12.50"),
+        ("deposit", "pay-2", "$12.50"),
+        ("deposit", "pay-1", "$50.00"),
+    ]
+
+    # Two bots play a few hands so there is rake to report.
+    table_id = "pacific-pacific-5-10"
+    rake_seen = await play_some_hands(run, table_id)
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    rake = await until(
+        lambda: run("rake-report", "--table", table_id),
+        lambda r: f"{money(rake_seen)}" in r.out.split("Total")[-1],
     )
-    rake = await run("rake-report", "--from", "2025-01-01", "--to", "2025-01-31")
-    assert "Rake 2025-01-01 to 2025-01-31" in rake.out
-    assert re.search(r"2025-01-02 .* pacific-pacific-5-10 .* 12 .* \$3\.40", rake.out)
-    assert re.search(r"Total .* 12 .* \$3\.40", rake.out)
+    assert f"Rake {today}, {table_id}" in rake.out
+    assert re.search(
+        rf"{today} .* {table_id} .* Seven-card stud hi/lo .* \d+ .* \$\d+\.\d\d", rake.out
+    )
+    empty = await run("rake-report", "--from", "2001-01-01", "--to", "2001-01-31")
+    assert "Rake 2001-01-01 to 2001-01-31" in empty.out and re.search(
+        r"Total .* 0 .* \$0\.00", empty.out
+    )
     backwards = await run("rake-report", "--from", "2025-02-01", "--to", "2025-01-01")
     assert "is before --from" in backwards.err
-
-    ledger = await run("ledger", "wallet:ann")
-    assert "Ledger wallet:ann (newest first)" in ledger.out and "$25.00" in ledger.out
 
     # Refusals, each one sentence on stderr and status 1.
     nowhere = await run("tables", "--lobby", "127.0.0.1:9", token="x.y.z")
@@ -217,3 +228,52 @@ async def test_an_operators_day(admin: tuple[Admin, FakeSettlement], tmp_path: P
     assert expired.err.strip() == (
         "riverboat admin: The token has expired; run `riverboat admin login` again."
     )
+
+
+async def until(
+    command: Callable[[], Awaitable[Result]], done: Callable[[Result], bool], seconds: float = 20
+) -> Result:
+    """Run ``command`` until its result is ``done`` (projections catch up asynchronously)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        result = await command()
+        if done(result) or asyncio.get_running_loop().time() > deadline:
+            return result
+        await asyncio.sleep(0.3)
+
+
+async def play_some_hands(run: Admin, table_id: str, hands: int = 3) -> int:
+    """Two bots buy in and play ``hands`` hands; returns the rake the table's log shows."""
+    async with (
+        grpc.aio.insecure_channel(run.lobby) as lobby_channel,
+        grpc.aio.insecure_channel(run.table) as table_channel,
+    ):
+        stop = asyncio.Event()
+        rake: dict[str, int] = {}
+        ended: set[str] = set()
+
+        def count(update: table_pb2.WatchResponse) -> None:
+            for env in update.events:
+                if env.HasField("rake_taken"):
+                    rake[update.view.hand_id or str(update.version)] = env.rake_taken.amount
+                if env.HasField("hand_ended"):
+                    ended.add(update.view.hand_id)
+                    if len(ended) >= hands:
+                        stop.set()
+
+        bots = []
+        for n, name in enumerate(("bot-1", "bot-2")):
+            await run("deposit", name, "100", "--ref", f"{name}-seed")
+            token = make_token(name, "player")
+            await LobbyClient(lobby_channel, token).join(table_id, 5_000, request_id=f"{name}-in")
+            bots.append(
+                play_bot(
+                    TableClient(table_channel, token, name),
+                    table_id,
+                    random_chooser(random.Random(n)),
+                    stop=stop,
+                    on_update=count if n == 0 else None,
+                )
+            )
+        await asyncio.wait_for(asyncio.gather(*bots), 60)
+    return sum(rake.values())

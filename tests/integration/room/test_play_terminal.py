@@ -24,9 +24,9 @@ import pytest
 from riverboat.cli.playscreen import HIDDEN, card_label
 from riverboat.client import LobbyClient, TableClient, play_bot
 from riverboat.engine.betting import LegalAction
-from riverboat.services.launcher import ServiceProcess
+from riverboat.handtext import money
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
-from tests.integration.room._fake_settlement import FakeSettlement, start_lobby_with_settlement
+from tests.integration.room._settled import Settled, settled_lobby
 from tests.integration.room.conftest import Room
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -87,21 +87,15 @@ class Screen:
 
 
 @pytest.fixture
-async def settled_room(room: Room) -> AsyncIterator[tuple[ServiceProcess, str, FakeSettlement]]:
-    """The lobby with a settlement service to buy in from."""
-    lobby, server, fake, address = await start_lobby_with_settlement(room)
-    try:
-        yield lobby, address, fake
-    finally:
-        await asyncio.to_thread(lobby.stop)
-        await server.stop(None)
+async def settled(room: Room) -> AsyncIterator[Settled]:
+    """The lobby with the settlement service to buy in from."""
+    async with settled_lobby(room) as services:
+        yield services
 
 
-async def test_play_a_hand_in_a_terminal(
-    room: Room, settled_room: tuple[ServiceProcess, str, FakeSettlement]
-) -> None:
+async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
     started = time.monotonic()
-    lobby, settlement_address, _ = settled_room
+    lobby, settlement_address = settled.lobby, settled.settlement.address
     async with (
         grpc.aio.insecure_channel(lobby.address) as lobby_channel,
         grpc.aio.insecure_channel(room.table_address) as table_channel,
@@ -218,9 +212,22 @@ async def test_play_a_hand_in_a_terminal(
                 if index == 1:
                     break
                 screen.send(move(screen))
-            assert re.search(
-                r"You stood up with \$\d+\.\d\d; it goes back to your wallet", screen.text
+            left = re.search(
+                r"You stood up with \$(\d+)\.(\d\d); it goes back to your wallet", screen.text
             )
+            assert left is not None
+            cashed_out = int(left.group(1)) * 100 + int(left.group(2))
+            await screen.expect("lobby> ")
+            # The chips reach the wallet once settlement has read the table's log.
+            wallet = 10_000 - 4_000 + cashed_out
+            for _ in range(50):
+                screen.send("bal")
+                await screen.expect(r"Wallet \$[\d.]+, at tables \$[\d.]+\.")
+                if screen.text.rstrip().endswith(f"Wallet {money(wallet)}, at tables $0.00."):
+                    break
+                await asyncio.sleep(0.2)
+            else:
+                raise AssertionError(f"the wallet never showed {money(wallet)}")
             await screen.expect("lobby> ")
             screen.send("q")
             await screen.expect(pexpect.EOF)

@@ -1,0 +1,71 @@
+"""The room's lobby with the real settlement service behind it, both as child processes.
+
+For the client tests (``riverboat play``/``admin``): the settlement service reads the room's
+table log (cash-outs, rake) and keeps its ledger in SQLite under the test's directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from riverboat.services.launcher import ServiceProcess, free_port
+from tests.integration.room.conftest import KEY_ENV, Room, _lobby
+
+
+@dataclass
+class Settled:
+    """The lobby and the settlement service of one test."""
+
+    lobby: ServiceProcess
+    settlement: ServiceProcess
+
+
+def _tag(room: Room) -> str:
+    return room.table.args[room.table.args.index("--stream") + 1].removeprefix("RB_TABLES_")
+
+
+def settlement_process(room: Room) -> ServiceProcess:
+    """The settlement service on the room's table stream and its own wallet stream."""
+    tag = _tag(room)
+    address = f"127.0.0.1:{free_port()}"
+    return ServiceProcess(
+        "settlement",
+        address,
+        [
+            "--address",
+            address,
+            "--nats",
+            room.nats_url,
+            "--database",
+            f"sqlite:///{room.var / 'settlement.db'}",
+            "--wallets-stream",
+            f"RB_WALLETS_{tag}",
+            "--wallets-prefix",
+            f"rb.wallets{tag.lower()}",
+            "--tables-stream",
+            f"RB_TABLES_{tag}",
+            "--tables-prefix",
+            f"rb.tables{tag.lower()}",
+            "--log-format",
+            "json",
+        ],
+        log_path=room.var / "settlement.log",
+        env=KEY_ENV,
+    )
+
+
+@asynccontextmanager
+async def settled_lobby(room: Room) -> AsyncIterator[Settled]:
+    """Start the settlement service and a lobby that buys in from it; stop both after."""
+    settlement = settlement_process(room)
+    await asyncio.to_thread(settlement.start)
+    lobby = _lobby(room.nats_url, room.var, room.table_address, settlement.address, _tag(room))
+    try:
+        await asyncio.to_thread(lobby.start)
+        yield Settled(lobby, settlement)
+    finally:
+        await asyncio.to_thread(lobby.stop)
+        await asyncio.to_thread(settlement.stop)
