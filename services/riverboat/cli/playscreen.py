@@ -261,13 +261,18 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = ()) -> Panel:
     if view.hand_id:
         state = street_name(view.street) if view.hand_in_progress and view.street else "over"
         title.append(f" · hand {view.hand_id} · {state}")
-    footer = Text()
-    footer.append(f"Pot {money(view.pot)}", style="bold green")
+    parts: list[Text] = []
+    if view.hand_in_progress:  # between hands the pot is empty: the narration told who won it
+        parts.append(Text(f"Pot {money(view.pot)}", style="bold green"))
     if view.community:
-        footer.append("   community card ")
-        footer.append_text(Text(" ").join(card_text(c) for c in view.community))
+        parts.append(
+            Text("community card ").append_text(
+                Text(" ").join(card_text(c) for c in view.community)
+            )
+        )
     if any(not c.face_up and c.card for s in view.seats for c in s.cards):
-        footer.append("   [x] face down, ░░ hidden", style="grey50")
+        parts.append(Text("[x] face down, ░░ hidden", style="grey50"))
+    footer = Text("   ").join(parts)
     lines: list[Text | Table] = [grid, Text(), footer]
     if recent:
         lines.append(Text("Last: " + " · ".join(recent), style="grey70"))

@@ -296,3 +296,12 @@ def test_lobby_table_lists_tables_numbered() -> None:
         "(you)",
     ] in rows
     assert ["Pacific", "$1/$2", "$1.00/$2.00"] in rows
+
+
+def test_between_hands_no_pot_and_a_community_card_when_dealt() -> None:
+    view = fourth_street(to_act=0)
+    view.community.append("7d")
+    assert "community card 7♦" in render(table_panel(view))
+    view.hand_in_progress = False
+    text = render(table_panel(view))
+    assert "Pot" not in text and "Waiting for the next hand." in text and "· over" in text
