@@ -15,11 +15,34 @@ Modules:
 Design and a worked example: ``docs/settlement-service.md``.
 """
 
-from riverboat.ledger.db import create_ledger_engine, database_url
-from riverboat.ledger.dump import canonical_dump, digest
-from riverboat.ledger.invariants import CheckReport, check_ledger
-from riverboat.ledger.migrate import upgrade
-from riverboat.ledger.store import ApplyResult, Ledger, LedgerWriter, Outcome, Violation
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from riverboat.ledger.db import create_ledger_engine, database_url
+    from riverboat.ledger.dump import canonical_dump, digest
+    from riverboat.ledger.invariants import CheckReport, check_ledger
+    from riverboat.ledger.migrate import upgrade
+    from riverboat.ledger.store import ApplyResult, Ledger, LedgerWriter, Outcome, Violation
+
+# Loaded on first use: importing a submodule (say the account names) must not pull in
+# SQLAlchemy and Alembic, which every ``riverboat`` command would then pay for.
+_EXPORTS = {
+    "ApplyResult": "store",
+    "CheckReport": "invariants",
+    "Ledger": "store",
+    "LedgerWriter": "store",
+    "Outcome": "store",
+    "Violation": "store",
+    "canonical_dump": "dump",
+    "check_ledger": "invariants",
+    "create_ledger_engine": "db",
+    "database_url": "db",
+    "digest": "dump",
+    "upgrade": "migrate",
+}
 
 __all__ = [
     "ApplyResult",
@@ -35,3 +58,10 @@ __all__ = [
     "digest",
     "upgrade",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'riverboat.ledger' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"riverboat.ledger.{module}"), name)

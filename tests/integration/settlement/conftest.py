@@ -196,3 +196,21 @@ async def start_sqlite_settlement(
     yield _starter(sqlite_config, issuer, servers)
     for server in servers:
         await server.stop(grace=0)
+
+
+@pytest.fixture
+async def start_settlement_for(
+    issuer: TokenIssuer,
+) -> AsyncIterator[Callable[[SettlementConfig], Awaitable[SettlementServer]]]:
+    """Factory: ``await start_settlement_for(config)`` with any configuration; all stopped."""
+    servers: list[SettlementServer] = []
+
+    async def start(cfg: SettlementConfig) -> SettlementServer:
+        server = SettlementServer(cfg, issuer)
+        servers.append(server)
+        await server.start()
+        return server
+
+    yield start
+    for server in servers:
+        await server.stop(grace=0)

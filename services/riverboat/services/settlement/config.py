@@ -8,7 +8,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from riverboat.ledger.db import ENV_DATABASE_URL, database_url, redact
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
 
@@ -24,6 +23,8 @@ __all__ = [
 ]
 
 DEFAULT_ADDRESS = "127.0.0.1:50054"
+DEFAULT_DATABASE_URL = "sqlite:///var/settlement.db"
+ENV_DATABASE_URL = "RIVERBOAT_DATABASE_URL"  # the same name as riverboat.ledger.db's
 DEFAULT_NATS_URL = f"nats://{DEFAULT_HOST}:{DEFAULT_PORT}"  # Riverboat's own NATS, never 4222
 
 ENV_ADDRESS = "RIVERBOAT_SETTLEMENT_ADDRESS"
@@ -37,6 +38,11 @@ _PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names it."""
+
+
+def _database_url(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    environ = os.environ if env is None else env
+    return explicit or environ.get(ENV_DATABASE_URL) or DEFAULT_DATABASE_URL
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,7 @@ class SettlementConfig:
 
     address: str = DEFAULT_ADDRESS
     nats_url: str = DEFAULT_NATS_URL
-    database_url: str = field(default_factory=database_url, repr=False)
+    database_url: str = field(default_factory=_database_url, repr=False)
     wallets_stream: str = "RB_WALLETS"
     wallets_prefix: str = "rb.wallets"
     tables_stream: str = "RB_TABLES"
@@ -85,10 +91,12 @@ class SettlementConfig:
             raise ConfigError(f"--address: {exc}") from None
         if not self.nats_url.strip():
             raise ConfigError("--nats: the NATS URL is empty")
+        from sqlalchemy.engine import make_url  # here, not at import: the CLI stays quick
+
         try:
-            database_url(self.database_url)
-        except Exception as exc:
-            raise ConfigError(f"--database: {exc}") from None
+            make_url(self.database_url)
+        except Exception:
+            raise ConfigError("--database: not a database URL") from None
         for flag, name in (
             ("--wallets-stream", self.wallets_stream),
             ("--tables-stream", self.tables_stream),
@@ -128,6 +136,8 @@ class SettlementConfig:
     @property
     def database_display(self) -> str:
         """The database URL without a password."""
+        from riverboat.ledger.db import redact
+
         return redact(self.database_url)
 
     @classmethod
@@ -143,7 +153,7 @@ class SettlementConfig:
         values = {
             "address": pick(getattr(args, "address", None), ENV_ADDRESS, DEFAULT_ADDRESS),
             "nats_url": pick(args.nats, ENV_NATS_URL, DEFAULT_NATS_URL),
-            "database_url": database_url(args.database, env),
+            "database_url": _database_url(args.database, env),
             "wallets_stream": args.wallets_stream,
             "wallets_prefix": args.wallets_prefix,
             "tables_stream": args.tables_stream,
@@ -169,7 +179,6 @@ class SettlementConfig:
 
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the ledger and the logs are (shared by serve, migrate, rebuild, check)."""
-    defaults = SettlementConfig(database_url="sqlite:///var/settlement.db")
     group = parser.add_argument_group("ledger and logs")
     group.add_argument(
         "--database",
@@ -177,10 +186,10 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         "PostgreSQL: postgresql+psycopg://user@host/db)",
     )
     group.add_argument("--nats", help=f"NATS URL (env {ENV_NATS_URL}; default {DEFAULT_NATS_URL})")
-    group.add_argument("--wallets-stream", default=defaults.wallets_stream)
-    group.add_argument("--wallets-prefix", default=defaults.wallets_prefix)
-    group.add_argument("--tables-stream", default=defaults.tables_stream)
-    group.add_argument("--tables-prefix", default=defaults.tables_prefix)
+    group.add_argument("--wallets-stream", default="RB_WALLETS", help="default %(default)s")
+    group.add_argument("--wallets-prefix", default="rb.wallets", help="default %(default)s")
+    group.add_argument("--tables-stream", default="RB_TABLES", help="default %(default)s")
+    group.add_argument("--tables-prefix", default="rb.tables", help="default %(default)s")
     group.add_argument(
         "--nats-timeout", type=float, default=None, help="seconds per NATS request (default 5)"
     )
