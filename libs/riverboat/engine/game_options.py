@@ -85,6 +85,8 @@ class GameOptions(Mapping[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, GameOptions):
             return self._items == other._items
+        if isinstance(other, Mapping):
+            return self._items == dict(other)
         return NotImplemented
 
     def __hash__(self) -> int:

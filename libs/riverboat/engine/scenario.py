@@ -377,6 +377,9 @@ def _play_hand(
     }
     if not dealt or table.hand is None or table.hand.hand_id != hand_id:
         return table, {**header, "hand_id": hand_id, "complete": False, "waiting_for": [dealer]}
+    # The game dealt (the table's next game is already reset once the hand is over).
+    header["game"] = table.hand.variant
+    header["options"] = dict(getattr(table.hand, "game_options", {}))
     hand_events = [e for e in mine if not isinstance(e, GameChosen | DealerUp)]
     result = {**header, **describe(table.hand, hand_events)}  # type: ignore[arg-type]
     result["carried_in"] = getattr(table.hand, "carried_in", 0)
