@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from riverboat.cli.clientkit import (
     AMOUNT_RULE,
@@ -36,7 +38,7 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
-from riverboat.cli.playscreen import variant_name
+from riverboat.cli.playscreen import SHORT_VARIANTS, variant_name
 from riverboat.client import LobbyClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
@@ -340,19 +342,22 @@ async def cmd_tables(admin: Admin) -> int:
     if not tables:
         admin.say("No tables yet; open one with `riverboat admin create-table`.")
         return 0
-    grid = Table(header_style="bold")
-    for column in ("Table", "Name", "Template", "Game", "Stakes", "Buy-in", "Seats", "Players"):
-        grid.add_column(column, justify="right" if column == "Seats" else "left")
+    grid = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    grid.add_column("Table", overflow="fold")
+    grid.add_column("Template")
+    grid.add_column("Game")
+    grid.add_column("Buy-in", no_wrap=True)
+    grid.add_column("Seats", justify="right", no_wrap=True)
+    grid.add_column("Players", no_wrap=True)
     for t in tables:
         grid.add_row(
-            t.table_id,
-            t.name,
+            Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
             t.template,
-            variant_name(t.variant),
+            f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
             f"{money(t.small_bet)}/{money(t.big_bet)}",
             f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
             f"{len(t.seats)}/{t.max_players}",
-            ", ".join(f"{s.seat}:{s.player} {money(s.stack)}" for s in t.seats),
+            "\n".join(f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats),
         )
     admin.console.print(grid)
     return 0
@@ -510,7 +515,7 @@ async def cmd_ledger(admin: Admin) -> int:
     grid.add_column("Posting", justify="right")
     grid.add_column("When")
     grid.add_column("Kind")
-    grid.add_column("Reference")
+    grid.add_column("Reference", overflow="fold")
     grid.add_column("Amount", justify="right")
     grid.add_column("Balance", justify="right")
     for e in entries[: args.limit]:

@@ -65,7 +65,9 @@ def sentence(text: str) -> str:
     text = text.strip()
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    first = text.split(maxsplit=1)[0]
+    if first.isalpha() and first.islower():  # not "small_bet" or "pacific-t1": names stay
+        text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else text + "."
 
 

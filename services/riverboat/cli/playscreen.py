@@ -272,8 +272,9 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = ()) -> Panel:
         )
     if any(not c.face_up and c.card for s in view.seats for c in s.cards):
         parts.append(Text("[x] face down, ░░ hidden", style="grey50"))
-    footer = Text("   ").join(parts)
-    lines: list[Text | Table] = [grid, Text(), footer]
+    lines: list[Text | Table] = [grid, Text()]
+    if parts:
+        lines.append(Text("   ").join(parts))
     if recent:
         lines.append(Text("Last: " + " · ".join(recent), style="grey70"))
     lines.append(turn_line(view))

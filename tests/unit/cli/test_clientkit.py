@@ -37,6 +37,7 @@ def test_sentence() -> None:
     assert sentence("the table is full") == "The table is full."
     assert sentence("Done!") == "Done!"
     assert sentence("") == ""
+    assert sentence("small_bet must be positive") == "small_bet must be positive."  # a name
 
 
 class _Refusal(grpc.RpcError):
