@@ -386,7 +386,7 @@ class PlaySession:
         self.quit_warned = False
         if word in ("", "s", "show"):
             if self.view is not None:
-                self.show(table_panel(self.view, list(self.recent)))
+                self.show(table_panel(self.view, list(self.recent), self.player))
             elif not word:
                 self._show_prompt()
             else:
@@ -410,8 +410,7 @@ class PlaySession:
         return True
 
     def quit(self) -> bool:
-        view = self.view
-        if view is not None and view.viewer_seat and not self.quit_warned:
+        if self.seated() and not self.quit_warned:
             self.quit_warned = True
             self.say(
                 f"You still sit at {self.table_id}: your chips stay there and the clock checks "
@@ -503,7 +502,7 @@ class PlaySession:
         if not self.table_id:
             self.say("You are not at a table.")
             return
-        if view is None or not view.viewer_seat:
+        if view is None or not self.seated():
             self.detach()
             self.say("Stopped watching; back in the lobby.")
             return
@@ -534,10 +533,16 @@ class PlaySession:
 
     # --- at a table ------------------------------------------------------------------------
 
+    def seated(self) -> bool:
+        """Whether this player sits at the table followed (by name: a view's viewer_seat still
+        names the seat of the hand just left until the next hand)."""
+        v = self.view
+        return v is not None and any(s.player == self.player for s in v.seats)
+
     def my_turn(self) -> bool:
         """Whether the latest view waits for this player."""
         v = self.view
-        return v is not None and v.viewer_seat != 0 and v.to_act == v.viewer_seat
+        return v is not None and self.seated() and v.to_act == v.viewer_seat != 0
 
     async def attach(self, table_id: str) -> None:
         """Follow ``table_id``: its updates print as they come."""
@@ -552,7 +557,7 @@ class PlaySession:
         self.recent.clear()
         self.was_my_turn = False
         self.watcher = asyncio.ensure_future(self._watch(table_id, view.version))
-        self.show(table_panel(view))
+        self.show(table_panel(view, player=self.player))
         self.was_my_turn = self.my_turn()
 
     def detach(self) -> None:
@@ -619,7 +624,7 @@ class PlaySession:
         )
         self.was_my_turn = turn
         if redraw:
-            items.append(table_panel(view))
+            items.append(table_panel(view, player=self.player))
         if digest.hand_ended and me is not None and me.stack == 0 and not view.hand_in_progress:
             items.append(Text("You are out of chips: l leaves the table.", style="bold"))
         if items:

@@ -120,6 +120,8 @@ class Choice:
 
 def my_seat(view: table_pb2.TableView) -> table_pb2.SeatView | None:
     """The viewer's seat in ``view``, if they sit there."""
+    if not view.viewer_seat:
+        return None
     return next((s for s in view.seats if s.seat == view.viewer_seat), None)
 
 
@@ -164,7 +166,7 @@ def choose_action(word: str, amount_text: str | None, view: table_pb2.TableView)
     whichever the table allows now; an amount (a street total, "r 4") must be one the table
     lists, and without one the smallest is used.
     """
-    if view.viewer_seat == 0:
+    if my_seat(view) is None:
         raise ActionError("You do not sit at this table.")
     if view.to_act != view.viewer_seat or not view.legal_actions:
         raise ActionError("It is not your turn.")
@@ -228,8 +230,11 @@ def turn_line(view: table_pb2.TableView) -> Text:
     return Text("Dealing...")
 
 
-def table_panel(view: table_pb2.TableView, recent: Sequence[str] = ()) -> Panel:
-    """The whole table as the viewer may see it, with the last few actions."""
+def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: str = "") -> Panel:
+    """The whole table as the viewer may see it, with the last few actions.
+
+    ``player`` (the viewer's id) marks their row; without it, the view's ``viewer_seat`` does.
+    """
     grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     grid.add_column("", width=1)
     grid.add_column("Seat", justify="right")
@@ -239,7 +244,7 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = ()) -> Panel:
     grid.add_column("Cards")
     grid.add_column("")
     for s in view.seats:
-        mine = s.seat == view.viewer_seat
+        mine = s.player == player if player else s.seat == view.viewer_seat
         marks = []
         if s.folded:
             marks.append("folded")
@@ -370,8 +375,10 @@ class Narrator:
         if view is not None:
             for s in view.seats:
                 self.names[s.seat] = s.player
-            if view.viewer_seat:
-                self.seat = view.viewer_seat
+            # By name: a view's viewer_seat can still name the seat of a hand just left.
+            seat = next((s.seat for s in view.seats if s.player == self.player), 0)
+            if seat:
+                self.seat = seat
         digest = Digest()
         antes: list[tuple[int, int]] = []
         for env in events:

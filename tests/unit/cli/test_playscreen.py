@@ -305,3 +305,18 @@ def test_between_hands_no_pot_and_a_community_card_when_dealt() -> None:
     view.hand_in_progress = False
     text = render(table_panel(view))
     assert "Pot" not in text and "Waiting for the next hand." in text and "· over" in text
+
+
+def test_a_player_who_left_is_not_seated_though_the_view_still_names_the_seat() -> None:
+    view = fourth_street(to_act=0)
+    del view.seats[1]  # ann left after the hand; viewer_seat stays 2 until the next one
+    with pytest.raises(ActionError, match="You do not sit at this table"):
+        choose_action("c", None, view)
+    assert "(you)" not in render(table_panel(view, player="ann"))
+    view.seats.append(table_pb2.SeatView(seat=2, player="dan", stack=1_000))
+    assert "dan (you)" not in render(table_panel(view, player="ann"))
+    narrator = Narrator("ann")
+    digest = narrator.feed(
+        [_env(player_seated=ev.PlayerSeated(seat=2, player="dan", stack=1_000))], view
+    )
+    assert [t.plain for t in digest.lines] == ["dan sits down in seat 2 with $10.00."]
