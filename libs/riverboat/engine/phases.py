@@ -130,6 +130,7 @@ def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> Non
             f"now is the {s.phase}: you may {' or '.join(expected)}, not {command.action}",
             rule="wrong_phase",
         )
+    _check_shape(game, s, i, command)
     _HANDLERS[s.phase](game, rec, i, command)
     after = rec.s
     if not after.finished and not any(after.pending):
@@ -138,6 +139,27 @@ def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> Non
 
 
 # --- the phases ------------------------------------------------------------------------------
+
+_CARD_ACTIONS = frozenset({"draw", "discard", "pass", "order", "expose"})
+
+
+def _check_shape(game: Game, s: GameHandState, i: int, command: Act) -> None:
+    """Refuse fields an action does not take (cards on a take, a choice on a pass...); an
+    ``amount`` must be one :func:`legal_moves` lists (the number of cards of a card action)."""
+    name = command.action
+    if command.cards and name not in _CARD_ACTIONS:
+        raise InvalidCommand(f"{name} takes no cards", rule="invalid_command")
+    if command.choice is not None and name != "declare":
+        raise InvalidCommand(f"{name} takes no choice", rule="invalid_command")
+    if command.amount is None or name == "declare":
+        return
+    if name in _CARD_ACTIONS:
+        if command.amount != len(command.cards):
+            raise IllegalAction(f"{name}: amount is the number of cards", rule="wrong_amount")
+        return
+    allowed = next((m.to for m in legal_moves(game, s, s.seats[i]) if m.action == name), ())
+    if command.amount not in allowed:
+        raise IllegalAction(f"{name} is for {allowed}, not {command.amount}", rule="wrong_amount")
 
 
 def _cards(s: GameHandState, i: int, command: Act, what: str) -> tuple[int, ...]:
