@@ -45,11 +45,16 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
     """
     lines: list[str] = []
     names = {} if names is None else names
+
+    def who(seat: int) -> str:
+        # A hand joined midway (a watcher arriving late) may not have named every seat yet.
+        return names.get(seat, f"seat {seat}")
+
     dealt: dict[int, list[str]] = {}
 
     def flush_deal() -> None:
         for seat, cards in dealt.items():
-            lines.append(f"  seat {seat} {names[seat]:<8} {' '.join(cards)}")
+            lines.append(f"  seat {seat} {who(seat):<8} {' '.join(cards)}")
         dealt.clear()
 
     for e in events:
@@ -62,19 +67,19 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
                 stacks = ", ".join(f"{s.player} {money(s.stack)}" for s in e.seats)
                 lines.append(f"Hand {e.hand_id} ({e.variant}), button seat {e.button}: {stacks}")
             case AntePosted():
-                lines.append(f"  {names[e.seat]} antes {money(e.amount)}")
+                lines.append(f"  {who(e.seat)} antes {money(e.amount)}")
             case CardDealt():
                 text = _card(e.card) if e.face_up else f"[{_card(e.card)}]"
                 dealt.setdefault(e.seat, []).append(text)
             case CommunityCardDealt():
                 lines.append(f"  community card {_card(e.card)}")
             case BettingRoundStarted():
-                who = (
+                opener = (
                     "nobody can bet (all in)"
                     if e.first_to_act is None
-                    else (f"{names[e.first_to_act]} to act")
+                    else f"{who(e.first_to_act)} to act"
                 )
-                lines.append(f"*** {_STREETS.get(e.street, e.street)} *** ({who})")
+                lines.append(f"*** {_STREETS.get(e.street, e.street)} *** ({opener})")
             case ActionTaken():
                 verb = {
                     "bring_in": "brings in for",
@@ -87,21 +92,21 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
                 }[e.action]
                 amount = "" if e.action in ("check", "fold") else f" {money(e.to)}"
                 tail = " and is all in" if e.all_in else ""
-                lines.append(f"  {names[e.seat]} {verb}{amount}{tail}")
+                lines.append(f"  {who(e.seat)} {verb}{amount}{tail}")
             case UncalledBetReturned():
-                lines.append(f"  uncalled {money(e.amount)} returned to {names[e.seat]}")
+                lines.append(f"  uncalled {money(e.amount)} returned to {who(e.seat)}")
             case HandShown():
                 low = f"; low {e.low_text}" if e.low_text else "; no low"
-                lines.append(f"  {names[e.seat]} shows {cards_str(e.cards)}: {e.high_text}{low}")
+                lines.append(f"  {who(e.seat)} shows {cards_str(e.cards)}: {e.high_text}{low}")
             case RakeTaken():
                 if e.amount:
                     lines.append(f"  rake {money(e.amount)}")
             case PotAwarded():
                 label = "main pot" if e.pot == 0 else f"side pot {e.pot}"
-                shares = ", ".join(f"{names[s]} {money(v)}" for s, v in e.shares)
+                shares = ", ".join(f"{who(s)} {money(v)}" for s, v in e.shares)
                 lines.append(f"  {label} {money(e.amount)}: {shares}")
             case HandEnded():
-                stacks = ", ".join(f"{names[s]} {money(v)}" for s, v in e.stacks)
+                stacks = ", ".join(f"{who(s)} {money(v)}" for s, v in e.stacks)
                 lines.append(f"  stacks: {stacks}")
     flush_deal()
     return lines

@@ -17,19 +17,23 @@ def _riverboat(*args: str) -> list[str]:
 
 
 def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
-    ports = [free_port() for _ in range(3)]
-    table, dealer = f"127.0.0.1:{ports[0]}", f"127.0.0.1:{ports[1]}"
+    ports = [free_port() for _ in range(5)]
+    lobby, table, dealer, settlement = (f"127.0.0.1:{p}" for p in ports[:4])
     output = tmp_path / "up.out"
     command = _riverboat(
         "up",
         "--var",
         str(tmp_path / "var"),
         "--nats-port",
-        str(ports[2]),
+        str(ports[4]),
+        "--lobby-address",
+        lobby,
         "--table-address",
         table,
         "--dealer-address",
         dealer,
+        "--settlement-address",
+        settlement,
         "--bots",
         "2",
         "--hand-pause",
@@ -41,10 +45,12 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
     try:
         deadline = time.monotonic() + 60
         seen = ""
-        while time.monotonic() < deadline and "main pot" not in seen:
+        # A whole hand from its start to its payout (the first may be joined midway).
+        while time.monotonic() < deadline and "main pot" not in seen.partition("3rd street")[2]:
             time.sleep(0.2)
             seen = output.read_text()
-        assert "demo table     demo-stud created" in seen, seen
+        assert "Pacific $1/$2 stud hi/lo" in seen and "Dealer's choice" in seen, seen
+        assert "Operator account: operator / " in seen, seen
         assert "*** 3rd street ***" in seen and "main pot" in seen, seen
         bots = subprocess.run(
             _riverboat(

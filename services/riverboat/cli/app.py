@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from riverboat.cli import admin_cmd, dealer_cmd, engine_cmd, play_cmd, room_cmd, settlement_cmd
+from riverboat.cli import (
+    admin_cmd,
+    audit_cmd,
+    dealer_cmd,
+    engine_cmd,
+    play_cmd,
+    room_cmd,
+    settlement_cmd,
+    up_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     engine_cmd.register(groups)
     dealer_cmd.register(groups)
     room_cmd.register(groups)
+    up_cmd.register(groups)
+    audit_cmd.register(groups)
     play_cmd.register(groups)
     admin_cmd.register(groups)
     settlement_cmd.register(groups)

@@ -1,5 +1,5 @@
-"""``riverboat up`` (NATS, the dealer and table services, a demo table), ``riverboat bots``
-(bots that play real hands through the gRPC API) and ``riverboat table serve``."""
+"""``riverboat bots`` (bots that play real hands through the gRPC API), ``riverboat table ...``
+and ``riverboat lobby serve``."""
 
 from __future__ import annotations
 
@@ -16,26 +16,14 @@ from typing import Any
 import grpc
 
 from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.cli.up_cmd import narrator
 from riverboat.client import BotStats, TableClient, play_bot, random_chooser
-from riverboat.handtext import money
-from riverboat.natsserver import DEFAULT_PORT, NatsServer
-from riverboat.services.launcher import ServiceProcess
 
 DEMO_TABLE = "demo-stud"
 
 
 def register(groups: Any) -> None:
     """Add ``up``, ``bots`` and ``table``."""
-    up = groups.add_parser("up", help="start NATS, the dealer and table services, a demo table")
-    up.add_argument("--nats", help="use this NATS server instead of starting one")
-    up.add_argument("--nats-port", type=int, default=DEFAULT_PORT, help="port of the NATS started")
-    up.add_argument("--var", default="var", help="where logs and the NATS store go (./var)")
-    up.add_argument("--table-address", default="127.0.0.1:50052")
-    up.add_argument("--dealer-address", default="127.0.0.1:50053")
-    up.add_argument("--bots", type=int, default=4, help="bots seated at the demo table")
-    up.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands")
-    up.set_defaults(handler=cmd_up)
-
     bots = groups.add_parser("bots", help="seat bots that play through the gRPC API")
     bots.add_argument("--table-address", default="127.0.0.1:50052")
     bots.add_argument("--tables", type=int, default=1)
@@ -133,109 +121,6 @@ def cmd_table_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_up(args: argparse.Namespace) -> int:
-    """Start everything; Ctrl-C stops it all cleanly."""
-    var = Path(args.var)
-    (var / "logs").mkdir(parents=True, exist_ok=True)
-    nats_server: NatsServer | None = None
-    services: list[ServiceProcess] = []
-    _issuer(args.var)  # create the room's token key before the services look for it
-    key_env = {"RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key")}
-    try:
-        if args.nats:
-            nats_url = args.nats
-        else:
-            nats_server = NatsServer(var / "nats", port=args.nats_port)
-            nats_server.start()
-            nats_url = nats_server.url
-            print(f"nats-server    {nats_url}  (store {var / 'nats'})")
-        dealer = ServiceProcess(
-            "dealer",
-            args.dealer_address,
-            [
-                "--address",
-                args.dealer_address,
-                "--nats",
-                nats_url,
-                "--dev-key-file",
-                str(var / "dealer.key"),
-                "--log-format",
-                "json",
-            ],
-            log_path=var / "logs" / "dealer.log",
-            env=key_env,
-        )
-        dealer.start()
-        services.append(dealer)
-        print(f"dealer         {args.dealer_address}  (log {dealer.log_path})")
-        table = ServiceProcess(
-            "table",
-            args.table_address,
-            [
-                "--address",
-                args.table_address,
-                "--nats",
-                nats_url,
-                "--dealer",
-                args.dealer_address,
-                "--hand-pause",
-                str(args.hand_pause),
-                "--log-format",
-                "json",
-            ],
-            log_path=var / "logs" / "table.log",
-            env=key_env,
-        )
-        table.start()
-        services.append(table)
-        print(f"table service  {args.table_address}  (log {table.log_path})")
-        asyncio.run(_demo(args))
-    except KeyboardInterrupt:
-        print("\nstopping...")
-    except RuntimeError as exc:
-        print(f"riverboat up: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        for service in reversed(services):
-            service.stop()
-        if nats_server is not None:
-            nats_server.stop()
-    print("stopped.")
-    return 0
-
-
-async def _demo(args: argparse.Namespace) -> None:
-    async with grpc.aio.insecure_channel(args.table_address) as channel:
-        operator = TableClient(channel, _issuer(args.var).issue("operator", "operator"))
-        try:
-            await operator.create_table(DEMO_TABLE, name="Pacific $1/$2 stud hi/lo")
-            print(f"demo table     {DEMO_TABLE} created")
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.ALREADY_EXISTS:
-                raise
-            print(f"demo table     {DEMO_TABLE} (already there)")
-        print(
-            "\nWatch it as an observer with grpcurl:\n"
-            f'  grpcurl -plaintext -d \'{{"table_id": "{DEMO_TABLE}"}}\' {args.table_address}'
-            " riverboat.v1.TableService/Watch\n"
-            "Press Ctrl-C to stop everything.\n"
-        )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await _run_bots(
-            channel,
-            [DEMO_TABLE],
-            args.bots,
-            20_000,
-            stop,
-            seed=None,
-            narrate=True,
-            issuer=_issuer(args.var),
-        )
-
-
 async def _run_bots(
     channel: grpc.aio.Channel,
     tables: list[str],
@@ -260,7 +145,7 @@ async def _run_bots(
                 taken.add(free)
                 await operator.seat(table_id, free, player, stack)
             bot = TableClient(channel, issuer.issue(player, "player"), player)
-            printer = _narrator() if narrate and k == 1 else None
+            printer = narrator() if narrate and k == 1 else None
             tasks.append(
                 asyncio.ensure_future(
                     play_bot(
@@ -277,26 +162,6 @@ async def _run_bots(
         await stop.wait()
         return []
     return list(await asyncio.gather(*tasks))
-
-
-def _narrator() -> Any:
-    """Print the demo table's hands readably, from one bot's point of view."""
-    from riverboat.eventcodec import event_from_pb
-    from riverboat.handtext import render
-
-    names: dict[int, str] = {}
-
-    def show(update: Any) -> None:
-        events = [event_from_pb(env)[0] for env in update.events]
-        for line in render(events, names=names):
-            print(line)
-        if update.HasField("view") and update.view.to_act == 0 and update.view.hand_id:
-            seats = ", ".join(f"{s.player} {money(s.stack)}" for s in update.view.seats)
-            with contextlib.suppress(Exception):
-                if not update.view.hand_in_progress:
-                    print(f"  table: {seats}\n")
-
-    return show
 
 
 def cmd_bots(args: argparse.Namespace) -> int:

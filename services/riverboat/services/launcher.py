@@ -26,13 +26,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_serving(address: str, timeout: float = 30.0, service: str = "") -> None:
-    """Block until the gRPC health service at ``address`` says SERVING."""
+def wait_serving(
+    address: str,
+    timeout: float = 30.0,
+    service: str = "",
+    process: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Block until the gRPC health service at ``address`` says SERVING (or ``process`` dies)."""
     deadline = time.monotonic() + timeout
     last = "no answer"
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
+            if process is not None and process.poll() is not None:
+                raise TimeoutError(f"the process exited with status {process.returncode}")
             try:
                 reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1.0)
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
@@ -76,7 +83,7 @@ class ServiceProcess:
         if self.log_path:
             out.close()  # type: ignore[union-attr]
         try:
-            wait_serving(self.address, timeout)
+            wait_serving(self.address, timeout, process=self.process)
         except TimeoutError as exc:
             code = self.process.poll()
             tail = self.log_tail()

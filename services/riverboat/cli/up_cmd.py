@@ -1,0 +1,230 @@
+"""``riverboat up``: the whole room on one machine (what ``make run`` starts).
+
+NATS, the dealer, table, settlement and lobby services as child processes; an operator account;
+a Pacific $1/$2 table and a dealer's choice table opened through the lobby; bots that register,
+get a deposit, buy in through the lobby and play through the table service. Ctrl-C stops it all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from riverboat.auth import load_token_key
+from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
+from riverboat.natsserver import DEFAULT_PORT, NatsServer
+from riverboat.services.launcher import ServiceProcess
+from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
+
+OPERATOR = "operator"
+DEMO_TABLES = (
+    ("pacific", "Pacific $1/$2 stud hi/lo", "demo-pacific"),
+    ("dealers_choice", "Dealer's choice", "demo-choice"),
+)
+
+
+def register(groups: Any) -> None:
+    """Add ``up``."""
+    up = groups.add_parser("up", help="start the whole room: NATS, services, demo tables, bots")
+    up.add_argument("--nats", help="use this NATS server instead of starting one")
+    up.add_argument("--nats-port", type=int, default=DEFAULT_PORT, help="port of the NATS started")
+    up.add_argument("--var", default="var", help="logs, keys, the NATS store, the ledger (./var)")
+    up.add_argument("--lobby-address", default="127.0.0.1:50051")
+    up.add_argument("--table-address", default="127.0.0.1:50052")
+    up.add_argument("--dealer-address", default="127.0.0.1:50053")
+    up.add_argument("--settlement-address", default="127.0.0.1:50054")
+    up.add_argument("--database", help="ledger database URL (default sqlite:///VAR/settlement.db)")
+    up.add_argument("--bots", type=int, default=3, help="bots at each demo table (default 3)")
+    up.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands")
+    up.add_argument("--quiet", action="store_true", help="do not print the demo table's hands")
+    up.set_defaults(handler=cmd_up)
+
+
+def _operator_password(var: Path) -> str:
+    """The demo operator's password: kept in VAR/operator.password (0600) across runs."""
+    path = var / "operator.password"
+    if path.exists():
+        return path.read_text().strip()
+    password = secrets.token_urlsafe(12)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(password + "\n")
+    return password
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    """Start everything, set up the demo, let the bots play; Ctrl-C stops it all cleanly."""
+    var = Path(args.var)
+    logs = var / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    load_token_key(var / "token.key")  # create the room's token key before any service starts
+    password = _operator_password(var)
+    env = {
+        "RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key"),
+        "RIVERBOAT_PASSWORD_OPERATOR": password,
+    }
+    nats_server: NatsServer | None = None
+    started: list[ServiceProcess] = []
+    try:
+        if args.nats:
+            nats_url = args.nats
+        else:
+            nats_server = NatsServer(var / "nats", port=args.nats_port)
+            nats_server.start()
+            nats_url = nats_server.url
+        database = args.database or f"sqlite:///{(var / 'settlement.db').resolve()}"
+        plan = [
+            ("dealer", args.dealer_address, ["--dev-key-file", str(var / "dealer.key")]),
+            (
+                "table",
+                args.table_address,
+                ["--dealer", args.dealer_address, "--hand-pause", str(args.hand_pause)],
+            ),
+            ("settlement", args.settlement_address, ["--database", database]),
+            (
+                "lobby",
+                args.lobby_address,
+                [
+                    "--table",
+                    args.table_address,
+                    "--settlement",
+                    args.settlement_address,
+                    "--account",
+                    f"{OPERATOR}:operator",
+                ],
+            ),
+        ]
+        for name, address, extra in plan:
+            process = ServiceProcess(
+                name,
+                address,
+                ["--address", address, "--nats", nats_url, "--log-format", "json", *extra],
+                log_path=logs / f"{name}.log",
+                env=env,
+            )
+            process.start()
+            started.append(process)
+        print(f"nats-server   {nats_url}" + (f"  (store {var / 'nats'})" if nats_server else ""))
+        for process in started:
+            print(f"{process.name:<13} {process.address}  (log {process.log_path})")
+        asyncio.run(_demo(args, password))
+    except KeyboardInterrupt:
+        pass
+    except RuntimeError as exc:
+        print(f"riverboat up: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        print("\nstopping...")
+        for process in reversed(started):
+            process.stop()
+        if nats_server is not None:
+            nats_server.stop()
+    print("stopped.")
+    return 0
+
+
+async def _demo(args: argparse.Namespace, password: str) -> None:
+    async with (
+        grpc.aio.insecure_channel(args.lobby_address) as lobby_channel,
+        grpc.aio.insecure_channel(args.table_address) as table_channel,
+        grpc.aio.insecure_channel(args.settlement_address) as settlement_channel,
+    ):
+        operator = LobbyClient(lobby_channel)
+        await operator.login(OPERATOR, password)
+        tables = []
+        for template, name, request_id in DEMO_TABLES:
+            tables.append(await operator.create_table(template, name, request_id=request_id))
+        print()
+        for table in tables:
+            print(f"table  {table.table_id:<22} {table.name}")
+        print(
+            f"""
+Operator account: {OPERATOR} / {password}
+  .venv/bin/riverboat admin tables --user {OPERATOR} --password {password}
+Play as a person, in another terminal (register, then the operator deposits for you):
+  .venv/bin/riverboat play --register --user ann
+  .venv/bin/riverboat admin deposit ann 100 --ref welcome-ann --user {OPERATOR} \\
+      --password {password}
+gRPC clients: reflection is on, e.g.
+  grpcurl -plaintext {args.lobby_address} list
+Press Ctrl-C to stop everything.
+"""
+        )
+        settlement = settlement_pb2_grpc.SettlementServiceStub(  # type: ignore[no-untyped-call]
+            settlement_channel
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        bots = []
+        for t, table in enumerate(tables):
+            for k in range(1, args.bots + 1):
+                name = f"bot{k}-{table.table_id.split('-')[-1]}"
+                token = await _ready_bot(operator, settlement, lobby_channel, table, name)
+                narrate = (t, k) == (0, 1) and not args.quiet
+                bots.append(
+                    play_bot(
+                        TableClient(table_channel, token, name),
+                        table.table_id,
+                        random_chooser(random.Random()),
+                        stop=stop,
+                        on_update=narrator() if narrate else None,
+                        think=0.3,
+                    )
+                )
+        await asyncio.gather(*bots)
+
+
+async def _ready_bot(
+    operator: LobbyClient,
+    settlement: Any,
+    channel: grpc.aio.Channel,
+    table: lobby_pb2.LobbyTable,
+    name: str,
+) -> str:
+    """Register (once), fund (once) and seat (once) a bot; returns its token."""
+    bot = LobbyClient(channel)
+    password = f"{name}-demo-password"
+    try:
+        await bot.register(name, password)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() != grpc.StatusCode.ALREADY_EXISTS:
+            raise
+    await bot.login(name, password)
+    buy_in = 4 * table.min_buy_in
+    await settlement.Deposit(
+        settlement_pb2.DepositRequest(player=name, amount=5 * buy_in, external_ref=f"demo-{name}"),
+        metadata=operator.metadata,
+    )
+    try:
+        await bot.join(table.table_id, buy_in, request_id=f"{name}-join")
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # already seated on a rerun
+            raise
+    assert bot.token is not None
+    return bot.token
+
+
+def narrator() -> Any:
+    """Print one table's hands readably, as one bot sees them."""
+    from riverboat.eventcodec import event_from_pb
+    from riverboat.handtext import render
+
+    names: dict[int, str] = {}
+
+    def show(update: Any) -> None:
+        events = [event_from_pb(env)[0] for env in update.events]
+        for line in render(events, names=names):
+            print(line, flush=True)
+
+    return show
