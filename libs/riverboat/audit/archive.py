@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import gzip
 import hashlib
 import json
@@ -22,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, NamedTuple, Protocol
 
 FORMAT: Final = "riverboat.audit-archive/1"
 
@@ -52,9 +53,9 @@ class ArchiveError(ValueError):
     """The file is not a readable audit archive (wrong format, not gzip, bad JSON)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
-    """One message as the stream stores it.
+class StoredMessage(NamedTuple):
+    """One message as the stream stores it (a tuple: archives hold millions, and tables are
+    shipped to worker processes, so construction and pickling must be cheap).
 
     Attributes:
         stream: the stream's name.
@@ -220,20 +221,31 @@ def _manifest(obj: dict[str, Any]) -> Manifest:
 
 def _message(obj: dict[str, Any]) -> StoredMessage:
     headers = obj.get("headers") or {}
-    if not isinstance(headers, dict):
-        raise ValueError("headers must be an object")
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ValueError("headers must be an object of strings")
     return StoredMessage(
-        stream=str(obj["stream"]),
-        sequence=int(obj["seq"]),
-        subject=str(obj["subject"]),
-        time=str(obj.get("time", "")),
-        headers={str(k): str(v) for k, v in headers.items()},
-        data=base64.b64decode(obj["data"], validate=True),
+        str(obj["stream"]),
+        int(obj["seq"]),
+        str(obj["subject"]),
+        str(obj.get("time", "")),
+        headers,
+        base64.b64decode(obj["data"], validate=True),
     )
 
 
-def parse_lines(lines: Iterator[bytes]) -> Archive:
-    """An archive from its (uncompressed) lines."""
+@dataclass(slots=True)
+class RawArchive:
+    """An archive's manifest and its message lines, not yet parsed (``lines[k]`` is file line
+    ``k + 2``); ``problems`` as in :class:`Archive`."""
+
+    manifest: Manifest
+    lines: list[bytes]
+    problems: list[str] = field(default_factory=list)
+
+
+def scan_lines(lines: Iterator[bytes]) -> RawArchive:
+    """Split an archive's (uncompressed) lines into manifest, message lines and trailer, and
+    check the trailer's count and digest."""
     try:
         first = next(lines)
     except StopIteration:
@@ -242,41 +254,83 @@ def parse_lines(lines: Iterator[bytes]) -> Archive:
         manifest = _manifest(json.loads(first))
     except (ValueError, KeyError, TypeError) as exc:
         raise ArchiveError(f"unreadable manifest: {exc}") from None
-    archive = Archive(manifest, [])
+    raw = RawArchive(manifest, [])
     digest = hashlib.sha256()
-    trailer: dict[str, Any] | None = None
+    trailer: Any = None
     for number, line in enumerate(lines, start=2):
         if not line.strip():
             continue
         if trailer is not None:
-            archive.problems.append(f"line {number}: data after the trailer")
+            raw.problems.append(f"line {number}: data after the trailer")
             break
-        try:
-            obj = json.loads(line)
-            if "end" in obj:
-                trailer = obj["end"]
-                continue
-            archive.messages.append(_message(obj))
-        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-            archive.problems.append(f"line {number}: unreadable message ({exc})")
+        if line.lstrip().startswith(b'{"end"'):
+            try:
+                trailer = json.loads(line)["end"]
+            except (ValueError, KeyError, TypeError):
+                trailer = {}
+                raw.problems.append(f"line {number}: unreadable trailer")
+            continue
+        raw.lines.append(line)
         digest.update(line)
     if trailer is None:
-        archive.problems.append("no trailer: the archive is truncated")
+        raw.problems.append("no trailer: the archive is truncated")
     else:
-        if trailer.get("messages") != len(archive.messages):
-            archive.problems.append(
-                f"the trailer counts {trailer.get('messages')} messages, the file holds "
-                f"{len(archive.messages)}"
+        count = trailer.get("messages") if isinstance(trailer, dict) else None
+        if count != len(raw.lines):
+            raw.problems.append(
+                f"the trailer counts {count} messages, the file holds {len(raw.lines)}"
             )
-        if trailer.get("sha256") != digest.hexdigest():
-            archive.problems.append("the message lines do not match the trailer's SHA-256")
+        if not isinstance(trailer, dict) or trailer.get("sha256") != digest.hexdigest():
+            raw.problems.append("the message lines do not match the trailer's SHA-256")
+    return raw
+
+
+def parse_message(line: bytes) -> StoredMessage:
+    """One message line.
+
+    Raises:
+        ValueError: the line is not a message (bad JSON, a field missing or mistyped).
+    """
+    try:
+        obj = json.loads(line)
+        return _message(obj)
+    except (KeyError, TypeError, binascii.Error) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def parse_lines(lines: Iterator[bytes]) -> Archive:
+    """An archive from its (uncompressed) lines."""
+    raw = scan_lines(lines)
+    archive = Archive(raw.manifest, [], raw.problems)
+    for number, line in enumerate(raw.lines, start=2):
+        try:
+            archive.messages.append(parse_message(line))
+        except ValueError as exc:
+            archive.problems.append(f"message line {number}: unreadable ({exc})")
     return archive
+
+
+def _open_lines(path: Path) -> Iterator[bytes]:
+    with gzip.open(path, "rb") as f:
+        yield from f
 
 
 def read_archive(path: Path) -> Archive:
     """Read an archive file (see the module docstring)."""
+    was = gc.isenabled()
+    gc.disable()  # many small objects, no cycles: collections would only re-scan them
     try:
-        with gzip.open(path, "rb") as f:
-            return parse_lines(iter(f))
+        return parse_lines(_open_lines(path))
     except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+        raise ArchiveError(f"{path}: {exc}") from None
+    finally:
+        if was:
+            gc.enable()
+
+
+def read_raw_archive(path: Path) -> RawArchive:
+    """Read an archive file's lines without parsing the messages (see :class:`RawArchive`)."""
+    try:
+        return scan_lines(_open_lines(path))
+    except (OSError, EOFError) as exc:
         raise ArchiveError(f"{path}: {exc}") from None

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from hashlib import sha256
 from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
 
 from riverboat.audit.archive import StoredMessage
+from riverboat.audit.fastdecode import decode_event
 from riverboat.audit.report import Check, EventRef, Violation
 from riverboat.engine.errors import EngineError
-from riverboat.eventcodec import CodecError, EventMeta, event_from_pb, event_hash
+from riverboat.eventcodec import CodecError
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import events_pb2 as pb
 
@@ -27,7 +29,6 @@ class LoggedEvent(NamedTuple):
     envelope: pb.EventEnvelope
     hash: bytes
     event: AnyEvent | None
-    meta: EventMeta | None
     table_id: str
     version: int
     sequence: int
@@ -80,27 +81,22 @@ def decode_log(
             )
             continue
         events = []
+        sequence = message.sequence
         for index, env in enumerate(batch.events):
             event: AnyEvent | None = None
-            meta: EventMeta | None = None
             try:
-                event, meta = event_from_pb(env)
+                event = decode_event(env)
             except (CodecError, EngineError, ValueError) as exc:
                 kind = env.WhichOneof("payload") or "?"
-                ref = EventRef(table_id, version, message.sequence, index, _name(kind))
+                ref = EventRef(table_id, version, sequence, index, _name(kind))
                 problems.append(
                     Violation(Check.DECODE, f"undecodable event: {exc}", table_id=table_id, at=ref)
                 )
+            # event_hash inlined: this loop runs once per stored event.
+            digest = sha256(env.SerializeToString(deterministic=True)).digest()
             events.append(
                 LoggedEvent(
-                    env,
-                    event_hash(env),
-                    event,
-                    meta,
-                    table_id,
-                    env.aggregate_version or version,
-                    message.sequence,
-                    index,
+                    env, digest, event, table_id, env.aggregate_version or version, sequence, index
                 )
             )
         out.append(LoggedMessage(table_id, message, version, tuple(events)))

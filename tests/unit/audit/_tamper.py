@@ -17,7 +17,8 @@ from riverboat.v1 import events_pb2 as pb
 
 def table_messages(archive: Archive, table_id: str) -> list[int]:
     """Indices (into ``archive.messages``) of a table's log messages, in order."""
-    subject = f"rb.tables.{table_id}"
+    entry = archive.manifest.stream("tables")
+    subject = f"{entry.subject_prefix if entry else 'rb.tables'}.{table_id}"
     return [i for i, m in enumerate(archive.messages) if m.subject == subject]
 
 
@@ -28,7 +29,7 @@ def batch_of(message: StoredMessage) -> pb.EventBatch:
 
 def with_batch(message: StoredMessage, batch: pb.EventBatch) -> StoredMessage:
     """The message with ``batch`` as its payload."""
-    return replace(message, data=batch.SerializeToString(deterministic=True))
+    return message._replace(data=batch.SerializeToString(deterministic=True))
 
 
 def find(
@@ -72,16 +73,17 @@ def rechain(archive: Archive, table_id: str, *, renumber: bool = False) -> None:
             previous = event_hash(env)
         message = with_batch(message, batch)
         if renumber:
-            message = replace(message, headers={**message.headers, "Rb-Version": str(version)})
+            message = message._replace(headers={**message.headers, "Rb-Version": str(version)})
         archive.messages[i] = message
 
 
 def renumber_stream(archive: Archive) -> None:
     """Give the table-log messages consecutive stream sequences again and fix the manifest, so
     that only the table's own records can betray an insertion or deletion."""
-    tables = [i for i, m in enumerate(archive.messages) if m.stream == "RB_TABLES"]
+    entry = archive.manifest.stream("tables")
+    tables = [i for i, m in enumerate(archive.messages) if entry and m.stream == entry.name]
     for seq, i in enumerate(tables, start=1):
-        archive.messages[i] = replace(archive.messages[i], sequence=seq)
+        archive.messages[i] = archive.messages[i]._replace(sequence=seq)
     manifest = archive.manifest
     streams = tuple(
         replace(s, first_seq=1, last_seq=len(tables), messages=len(tables))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -79,7 +78,7 @@ def test_an_inserted_illegal_action_is_named(archive: Archive) -> None:
     # Copy an action message and replay it right after itself: the same seat acts twice.
     i, _ = find(archive, "t2", "action_taken", 3)
     copy = archive.messages[i]
-    archive.messages.insert(i + 1, replace(copy, headers=dict(copy.headers)))
+    archive.messages.insert(i + 1, copy._replace(headers=dict(copy.headers)))
     rechain(archive, "t2", renumber=True)
     renumber_stream(archive)
     report = audit(archive)
@@ -122,7 +121,7 @@ def test_a_seed_that_does_not_match_its_commitment(archive: Archive) -> None:
     seed = bytearray.fromhex(record["seed"])
     seed[0] ^= 1
     record["seed"] = seed.hex()
-    archive.messages[k] = replace(archive.messages[k], data=json.dumps(record).encode())
+    archive.messages[k] = archive.messages[k]._replace(data=json.dumps(record).encode())
     report = audit(archive)
     mismatches = only(report, Check.SEED_MISMATCH)
     assert len(mismatches) == 1
@@ -160,8 +159,8 @@ def test_two_swapped_messages_are_named(archive: Archive) -> None:
     a, b = archive.messages[i], archive.messages[i + 1]
     assert a.subject == b.subject
     # Swap what the two stream positions hold.
-    archive.messages[i] = replace(b, sequence=a.sequence)
-    archive.messages[i + 1] = replace(a, sequence=b.sequence)
+    archive.messages[i] = b._replace(sequence=a.sequence)
+    archive.messages[i + 1] = a._replace(sequence=b.sequence)
     report = audit(archive)
     reordered = only(report, Check.EVENTS_REORDERED)
     swapped = [v for v in reordered if "swapped" in v.message]
