@@ -90,7 +90,7 @@ class CheckReport:
 
     def render(self, source: str = "") -> str:
         """A plain-text report (what ``riverboat settlement check`` prints)."""
-        lines = [f"Ledger check{': ' + source if source else ''}"]
+        lines = [f"Ledger check{': ' + source if source else ''} (amounts in cents)"]
         lines.append(f"  {self.postings:,} postings on {self.accounts:,} accounts")
         for kind in _HELD:
             lines.append(f"  {_LABELS[kind]:<22}{self.totals.get(kind, 0):>14,}")

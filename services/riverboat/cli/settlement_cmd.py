@@ -8,7 +8,9 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["PROGRESS_FROM", "register"]
+
+PROGRESS_FROM = 2_000  # records: shorter replays finish before a progress bar would help
 
 
 def register(groups: Any) -> None:
@@ -154,7 +156,7 @@ async def _rebuild(args: argparse.Namespace) -> int:
             MofNCompleteColumn(),
             TimeRemainingColumn(),
             console=console,
-            disable=args.quiet or total < 2000,  # a bar only when the replay takes a while
+            disable=args.quiet or total < PROGRESS_FROM,
             transient=True,
         ) as bar:
             task = bar.add_task("replaying records", total=total)

@@ -41,6 +41,11 @@ async def test_players_see_only_their_own_money_and_run_nothing(
         assert (await auditor.balance("bob")).balance == 900
         assert (await auditor.rake()).total_rake == 0
         assert await status_of(auditor.deposit("eve", 1, "x")) == DENIED
+        assert await status_of(operator.entries("wallet:nobody")) == grpc.StatusCode.NOT_FOUND
+        assert await status_of(ann.entries()) == grpc.StatusCode.OK  # their own wallet
+        lobby = SettlementClient(channel, issuer.issue("lobby", "service"))
+        bad_table = await status_of(lobby.reserve("ann", "no such.table", 100, "j1"))
+        assert bad_table == grpc.StatusCode.INVALID_ARGUMENT
         # Reservations are for Riverboat's own services (the lobby), not for operators.
         assert await status_of(operator.reserve("ann", "t1", 100, "j1")) == DENIED
         assert (await operator.balance("ann")).balance == 700

@@ -16,6 +16,7 @@ from typing import Any
 
 from riverboat.auth import Identity
 from riverboat.eventstore import EventStoreError
+from riverboat.eventstore.base import validate_aggregate_id
 from riverboat.ledger import accounts as acc
 from riverboat.ledger import queries
 from riverboat.ledger.wallet import (
@@ -246,6 +247,10 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     ) -> pb.ReserveBuyInResponse:
         """Move chips from the wallet into transit for a buy-in (services)."""
         player = _player(request.player)
+        try:
+            validate_aggregate_id(request.table_id)
+        except ValueError:
+            raise InvalidArgument("table_id is not a table id (letters, digits, - and _)") from None
         decide = functools.partial(
             decide_reserve,
             table_id=request.table_id,
