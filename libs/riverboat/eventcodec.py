@@ -7,6 +7,7 @@ is two characters (``"Ah"``); a hidden card (``-1`` in a redacted event) is the 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -69,6 +70,7 @@ def options_to_pb(options: TableOptions) -> pb.TableOptions:
         odd_chip_order=options.odd_chip_order,
         min_players=options.min_players,
         max_players=options.max_players,
+        final_bet_rule=options.final_bet_rule,
     )
 
 
@@ -91,6 +93,7 @@ def options_from_pb(msg: pb.TableOptions) -> TableOptions:
             "odd_chip_order": msg.odd_chip_order,
             "min_players": msg.min_players,
             "max_players": msg.max_players,
+            "final_bet_rule": msg.final_bet_rule,
         }
     )
 
@@ -228,8 +231,191 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
         case ev.HandEnded():
             env.hand_ended.CopyFrom(pb.HandEnded(stacks=_amounts(event.stacks)))
         case _:
-            raise CodecError(f"no protobuf mapping for {type(event).__name__}")
+            _game_event_to_pb(event, env)
     return env
+
+
+def _cards(cards: Sequence[int]) -> list[str]:
+    return [_card(c) for c in cards]
+
+
+def _uncards(cards: Sequence[str]) -> tuple[int, ...]:
+    return tuple(_uncard(c) for c in cards)
+
+
+def _game_event_to_pb(event: AnyEvent, env: pb.EventEnvelope) -> None:
+    """The dealer's choice games' events (and a table's across hands)."""
+    match event:
+        case ev.GameOptionsSet():
+            env.game_options_set.CopyFrom(pb.GameOptionsSet(options_json=_json(event.options)))
+        case ev.PotCarriedIn():
+            env.pot_carried_in.CopyFrom(pb.PotCarriedIn(amount=event.amount))
+        case ev.PhaseStarted():
+            env.phase_started.CopyFrom(
+                pb.PhaseStarted(
+                    phase=event.phase,
+                    seats_to_act=list(event.seats_to_act),
+                    simultaneous=event.simultaneous,
+                    min_cards=event.min_cards,
+                    max_cards=event.max_cards,
+                )
+            )
+        case ev.CardsDiscarded():
+            env.cards_discarded.CopyFrom(
+                pb.CardsDiscarded(seat=event.seat, cards=_cards(event.cards))
+            )
+        case ev.CardsToPass():
+            env.cards_to_pass.CopyFrom(pb.CardsToPass(seat=event.seat, cards=_cards(event.cards)))
+        case ev.CardsPassed():
+            env.cards_passed.CopyFrom(
+                pb.CardsPassed(seat=event.seat, to_seat=event.to_seat, cards=_cards(event.cards))
+            )
+        case ev.CardsOrdered():
+            env.cards_ordered.CopyFrom(pb.CardsOrdered(seat=event.seat, cards=_cards(event.cards)))
+        case ev.CardTurnedUp():
+            env.card_turned_up.CopyFrom(pb.CardTurnedUp(seat=event.seat, card=_card(event.card)))
+        case ev.OfferAnswered():
+            env.offer_answered.CopyFrom(pb.OfferAnswered(seat=event.seat, took=event.took))
+        case ev.DeclarationSealed():
+            env.declaration_sealed.CopyFrom(
+                pb.DeclarationSealed(seat=event.seat, choice=event.choice)
+            )
+        case ev.DeclarationsRevealed():
+            env.declarations_revealed.CopyFrom(
+                pb.DeclarationsRevealed(
+                    declarations=[
+                        pb.SeatDeclaration(seat=s, choice=c) for s, c in event.declarations
+                    ]
+                )
+            )
+        case ev.CardPaymentPosted():
+            env.card_payment_posted.CopyFrom(
+                pb.CardPaymentPosted(seat=event.seat, card=_card(event.card), amount=event.amount)
+            )
+        case ev.WildRankChanged():
+            wild = pb.WildRankChanged(awaiting=event.awaiting)
+            if event.rank is not None:
+                wild.rank = event.rank
+            env.wild_rank_changed.CopyFrom(wild)
+        case ev.MatchDue():
+            env.match_due.CopyFrom(pb.MatchDue(seat=event.seat, amount=event.amount))
+        case ev.PotMatched():
+            env.pot_matched.CopyFrom(pb.PotMatched(seat=event.seat, amount=event.amount))
+        case ev.MatchDeclined():
+            env.match_declined.CopyFrom(pb.MatchDeclined(seat=event.seat))
+        case ev.TableRowDealt():
+            env.table_row_dealt.CopyFrom(pb.TableRowDealt(count=event.count))
+        case ev.TableCardTurned():
+            env.table_card_turned.CopyFrom(
+                pb.TableCardTurned(card=_card(event.card), from_stock=event.from_stock)
+            )
+        case ev.RankEliminated():
+            env.rank_eliminated.CopyFrom(pb.RankEliminated(rank=event.rank))
+        case ev.CardsEliminated():
+            env.cards_eliminated.CopyFrom(
+                pb.CardsEliminated(seat=event.seat, cards=_cards(event.cards))
+            )
+        case ev.ReshuffleRequested():
+            env.reshuffle_requested.CopyFrom(
+                pb.ReshuffleRequested(seat=event.seat, cards=_cards(event.cards), owed=event.owed)
+            )
+        case ev.DiscardsReshuffled():
+            env.discards_reshuffled.CopyFrom(pb.DiscardsReshuffled(count=event.count))
+        case ev.PotCarriedOver():
+            env.pot_carried_over.CopyFrom(pb.PotCarriedOver(amount=event.amount))
+        case ev.GameChosen():
+            env.game_chosen.CopyFrom(
+                pb.GameChosen(
+                    seat=event.seat,
+                    game=event.game,
+                    options_json=_json(event.options),
+                    by_clock=event.by_clock,
+                )
+            )
+        case ev.DealerUp():
+            env.dealer_up.CopyFrom(
+                pb.DealerUp(
+                    seat=event.seat,
+                    redeal=event.redeal,
+                    game=event.game,
+                    options_json=_json(event.options),
+                )
+            )
+        case _:
+            raise CodecError(f"no protobuf mapping for {type(event).__name__}")
+
+
+def _json(options: dict[str, Any]) -> str:
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+def _unjson(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError as exc:
+        raise CodecError(f"bad options: {exc}") from None
+    if not isinstance(value, dict):
+        raise CodecError("options must be a JSON object")
+    return value
+
+
+def _game_event_from_pb(kind: str | None, m: Any) -> AnyEvent:
+    """Inverse of :func:`_game_event_to_pb`."""
+    match kind:
+        case "game_options_set":
+            return ev.GameOptionsSet(_unjson(m.options_json))
+        case "pot_carried_in":
+            return ev.PotCarriedIn(m.amount)
+        case "phase_started":
+            return ev.PhaseStarted(
+                m.phase, tuple(m.seats_to_act), m.simultaneous, m.min_cards, m.max_cards
+            )
+        case "cards_discarded":
+            return ev.CardsDiscarded(m.seat, _uncards(m.cards))
+        case "cards_to_pass":
+            return ev.CardsToPass(m.seat, _uncards(m.cards))
+        case "cards_passed":
+            return ev.CardsPassed(m.seat, m.to_seat, _uncards(m.cards))
+        case "cards_ordered":
+            return ev.CardsOrdered(m.seat, _uncards(m.cards))
+        case "card_turned_up":
+            return ev.CardTurnedUp(m.seat, _uncard(m.card))
+        case "offer_answered":
+            return ev.OfferAnswered(m.seat, m.took)
+        case "declaration_sealed":
+            return ev.DeclarationSealed(m.seat, m.choice)
+        case "declarations_revealed":
+            return ev.DeclarationsRevealed(tuple((d.seat, d.choice) for d in m.declarations))
+        case "card_payment_posted":
+            return ev.CardPaymentPosted(m.seat, _uncard(m.card), m.amount)
+        case "wild_rank_changed":
+            return ev.WildRankChanged(m.rank if m.HasField("rank") else None, m.awaiting)
+        case "match_due":
+            return ev.MatchDue(m.seat, m.amount)
+        case "pot_matched":
+            return ev.PotMatched(m.seat, m.amount)
+        case "match_declined":
+            return ev.MatchDeclined(m.seat)
+        case "table_row_dealt":
+            return ev.TableRowDealt(m.count)
+        case "table_card_turned":
+            return ev.TableCardTurned(_uncard(m.card), m.from_stock)
+        case "rank_eliminated":
+            return ev.RankEliminated(m.rank)
+        case "cards_eliminated":
+            return ev.CardsEliminated(m.seat, _uncards(m.cards))
+        case "reshuffle_requested":
+            return ev.ReshuffleRequested(m.seat, _uncards(m.cards), m.owed)
+        case "discards_reshuffled":
+            return ev.DiscardsReshuffled(m.count)
+        case "pot_carried_over":
+            return ev.PotCarriedOver(m.amount)
+        case "game_chosen":
+            return ev.GameChosen(m.seat, m.game, _unjson(m.options_json), m.by_clock)
+        case "dealer_up":
+            return ev.DealerUp(m.seat, m.redeal, m.game, _unjson(m.options_json))
+        case _:
+            raise CodecError(f"unknown event payload {kind!r}")
 
 
 def _pairs(items: Sequence[pb.SeatAmount]) -> tuple[tuple[int, int], ...]:
@@ -310,7 +496,7 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
         case "hand_ended":
             event = ev.HandEnded(_pairs(m.stacks))
         case _:
-            raise CodecError(f"unknown event payload {kind!r}")
+            event = _game_event_from_pb(kind, m)
     return event, meta
 
 

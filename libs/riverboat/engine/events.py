@@ -12,7 +12,7 @@ Seats are the table's seat numbers, cards are ints (see :mod:`riverboat.engine.c
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from riverboat.engine.cards import RANK_CHARS, card_str, parse_card
 from riverboat.engine.errors import InvalidCommand
@@ -409,7 +409,11 @@ Event = (
     | ReshuffleRequested
     | DiscardsReshuffled
     | PotCarriedOver
+    | SessionOpened
+    | DealerUp
+    | GameChosen
 )
+"""Every event the engine emits: a hand's, and a dealer's choice table's across hands."""
 
 EVENT_TYPES: Final[dict[str, type[Any]]] = {
     cls.__name__: cls
@@ -461,7 +465,7 @@ _CARDS_FIELDS: Final = frozenset({"cards"})
 _RANK_FIELDS: Final = frozenset({"rank"})
 
 
-def event_to_dict(event: Event | SessionEvent) -> dict[str, Any]:
+def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON-ready form: ``{"type": "ActionTaken", "seat": 3, ...}`` with cards as text."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for f in fields(event):
@@ -485,13 +489,7 @@ def event_to_dict(event: Event | SessionEvent) -> dict[str, Any]:
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of :func:`event_to_dict` for a hand's events (:func:`any_event_from_dict`
-    reads the session's too)."""
-    return cast(Event, any_event_from_dict(data))
-
-
-def any_event_from_dict(data: dict[str, Any]) -> Event | SessionEvent:
-    """Inverse of :func:`event_to_dict`, for any event of a hand or a session."""
+    """Inverse of :func:`event_to_dict`, for any event of a hand or a table."""
     try:
         cls = EVENT_TYPES[data["type"]]
         kwargs: dict[str, Any] = {}
@@ -510,7 +508,7 @@ def any_event_from_dict(data: dict[str, Any]) -> Event | SessionEvent:
             elif isinstance(value, list):
                 value = tuple(value)
             kwargs[f.name] = value
-        event: Event | SessionEvent = cls(**kwargs)
+        event: Event = cls(**kwargs)
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidCommand(f"malformed event {data!r}: {exc}") from None
     return event

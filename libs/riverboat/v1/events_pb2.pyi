@@ -10,7 +10,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended")
+    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended", "game_options_set", "pot_carried_in", "phase_started", "cards_discarded", "cards_to_pass", "cards_passed", "cards_ordered", "card_turned_up", "offer_answered", "declaration_sealed", "declarations_revealed", "card_payment_posted", "wild_rank_changed", "match_due", "pot_matched", "match_declined", "table_row_dealt", "table_card_turned", "rank_eliminated", "cards_eliminated", "reshuffle_requested", "discards_reshuffled", "pot_carried_over", "game_chosen", "dealer_up")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,31 @@ class EventEnvelope(_message.Message):
     RAKE_TAKEN_FIELD_NUMBER: _ClassVar[int]
     POT_AWARDED_FIELD_NUMBER: _ClassVar[int]
     HAND_ENDED_FIELD_NUMBER: _ClassVar[int]
+    GAME_OPTIONS_SET_FIELD_NUMBER: _ClassVar[int]
+    POT_CARRIED_IN_FIELD_NUMBER: _ClassVar[int]
+    PHASE_STARTED_FIELD_NUMBER: _ClassVar[int]
+    CARDS_DISCARDED_FIELD_NUMBER: _ClassVar[int]
+    CARDS_TO_PASS_FIELD_NUMBER: _ClassVar[int]
+    CARDS_PASSED_FIELD_NUMBER: _ClassVar[int]
+    CARDS_ORDERED_FIELD_NUMBER: _ClassVar[int]
+    CARD_TURNED_UP_FIELD_NUMBER: _ClassVar[int]
+    OFFER_ANSWERED_FIELD_NUMBER: _ClassVar[int]
+    DECLARATION_SEALED_FIELD_NUMBER: _ClassVar[int]
+    DECLARATIONS_REVEALED_FIELD_NUMBER: _ClassVar[int]
+    CARD_PAYMENT_POSTED_FIELD_NUMBER: _ClassVar[int]
+    WILD_RANK_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_DUE_FIELD_NUMBER: _ClassVar[int]
+    POT_MATCHED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_DECLINED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ROW_DEALT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CARD_TURNED_FIELD_NUMBER: _ClassVar[int]
+    RANK_ELIMINATED_FIELD_NUMBER: _ClassVar[int]
+    CARDS_ELIMINATED_FIELD_NUMBER: _ClassVar[int]
+    RESHUFFLE_REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    DISCARDS_RESHUFFLED_FIELD_NUMBER: _ClassVar[int]
+    POT_CARRIED_OVER_FIELD_NUMBER: _ClassVar[int]
+    GAME_CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    DEALER_UP_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     aggregate_id: str
     aggregate_version: int
@@ -61,7 +86,32 @@ class EventEnvelope(_message.Message):
     rake_taken: RakeTaken
     pot_awarded: PotAwarded
     hand_ended: HandEnded
-    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ...) -> None: ...
+    game_options_set: GameOptionsSet
+    pot_carried_in: PotCarriedIn
+    phase_started: PhaseStarted
+    cards_discarded: CardsDiscarded
+    cards_to_pass: CardsToPass
+    cards_passed: CardsPassed
+    cards_ordered: CardsOrdered
+    card_turned_up: CardTurnedUp
+    offer_answered: OfferAnswered
+    declaration_sealed: DeclarationSealed
+    declarations_revealed: DeclarationsRevealed
+    card_payment_posted: CardPaymentPosted
+    wild_rank_changed: WildRankChanged
+    match_due: MatchDue
+    pot_matched: PotMatched
+    match_declined: MatchDeclined
+    table_row_dealt: TableRowDealt
+    table_card_turned: TableCardTurned
+    rank_eliminated: RankEliminated
+    cards_eliminated: CardsEliminated
+    reshuffle_requested: ReshuffleRequested
+    discards_reshuffled: DiscardsReshuffled
+    pot_carried_over: PotCarriedOver
+    game_chosen: GameChosen
+    dealer_up: DealerUp
+    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., game_options_set: _Optional[_Union[GameOptionsSet, _Mapping]] = ..., pot_carried_in: _Optional[_Union[PotCarriedIn, _Mapping]] = ..., phase_started: _Optional[_Union[PhaseStarted, _Mapping]] = ..., cards_discarded: _Optional[_Union[CardsDiscarded, _Mapping]] = ..., cards_to_pass: _Optional[_Union[CardsToPass, _Mapping]] = ..., cards_passed: _Optional[_Union[CardsPassed, _Mapping]] = ..., cards_ordered: _Optional[_Union[CardsOrdered, _Mapping]] = ..., card_turned_up: _Optional[_Union[CardTurnedUp, _Mapping]] = ..., offer_answered: _Optional[_Union[OfferAnswered, _Mapping]] = ..., declaration_sealed: _Optional[_Union[DeclarationSealed, _Mapping]] = ..., declarations_revealed: _Optional[_Union[DeclarationsRevealed, _Mapping]] = ..., card_payment_posted: _Optional[_Union[CardPaymentPosted, _Mapping]] = ..., wild_rank_changed: _Optional[_Union[WildRankChanged, _Mapping]] = ..., match_due: _Optional[_Union[MatchDue, _Mapping]] = ..., pot_matched: _Optional[_Union[PotMatched, _Mapping]] = ..., match_declined: _Optional[_Union[MatchDeclined, _Mapping]] = ..., table_row_dealt: _Optional[_Union[TableRowDealt, _Mapping]] = ..., table_card_turned: _Optional[_Union[TableCardTurned, _Mapping]] = ..., rank_eliminated: _Optional[_Union[RankEliminated, _Mapping]] = ..., cards_eliminated: _Optional[_Union[CardsEliminated, _Mapping]] = ..., reshuffle_requested: _Optional[_Union[ReshuffleRequested, _Mapping]] = ..., discards_reshuffled: _Optional[_Union[DiscardsReshuffled, _Mapping]] = ..., pot_carried_over: _Optional[_Union[PotCarriedOver, _Mapping]] = ..., game_chosen: _Optional[_Union[GameChosen, _Mapping]] = ..., dealer_up: _Optional[_Union[DealerUp, _Mapping]] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("events",)
@@ -70,7 +120,7 @@ class EventBatch(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[EventEnvelope, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players")
+    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players", "final_bet_rule")
     SMALL_BET_FIELD_NUMBER: _ClassVar[int]
     BIG_BET_FIELD_NUMBER: _ClassVar[int]
     ANTE_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +136,7 @@ class TableOptions(_message.Message):
     ODD_CHIP_ORDER_FIELD_NUMBER: _ClassVar[int]
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_BET_RULE_FIELD_NUMBER: _ClassVar[int]
     small_bet: int
     big_bet: int
     ante: int
@@ -101,7 +152,8 @@ class TableOptions(_message.Message):
     odd_chip_order: str
     min_players: int
     max_players: int
-    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ...) -> None: ...
+    final_bet_rule: bool
+    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., final_bet_rule: _Optional[bool] = ...) -> None: ...
 
 class RakeCap(_message.Message):
     __slots__ = ("min_players", "cap")
@@ -316,3 +368,215 @@ class HandEnded(_message.Message):
     STACKS_FIELD_NUMBER: _ClassVar[int]
     stacks: _containers.RepeatedCompositeFieldContainer[SeatAmount]
     def __init__(self, stacks: _Optional[_Iterable[_Union[SeatAmount, _Mapping]]] = ...) -> None: ...
+
+class GameOptionsSet(_message.Message):
+    __slots__ = ("options_json",)
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    options_json: str
+    def __init__(self, options_json: _Optional[str] = ...) -> None: ...
+
+class PotCarriedIn(_message.Message):
+    __slots__ = ("amount",)
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    amount: int
+    def __init__(self, amount: _Optional[int] = ...) -> None: ...
+
+class PhaseStarted(_message.Message):
+    __slots__ = ("phase", "seats_to_act", "simultaneous", "min_cards", "max_cards")
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    SEATS_TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    SIMULTANEOUS_FIELD_NUMBER: _ClassVar[int]
+    MIN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CARDS_FIELD_NUMBER: _ClassVar[int]
+    phase: str
+    seats_to_act: _containers.RepeatedScalarFieldContainer[int]
+    simultaneous: bool
+    min_cards: int
+    max_cards: int
+    def __init__(self, phase: _Optional[str] = ..., seats_to_act: _Optional[_Iterable[int]] = ..., simultaneous: _Optional[bool] = ..., min_cards: _Optional[int] = ..., max_cards: _Optional[int] = ...) -> None: ...
+
+class CardsDiscarded(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CardsToPass(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CardsPassed(_message.Message):
+    __slots__ = ("seat", "to_seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TO_SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    to_seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., to_seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CardsOrdered(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CardTurnedUp(_message.Message):
+    __slots__ = ("seat", "card")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class OfferAnswered(_message.Message):
+    __slots__ = ("seat", "took")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TOOK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    took: bool
+    def __init__(self, seat: _Optional[int] = ..., took: _Optional[bool] = ...) -> None: ...
+
+class DeclarationSealed(_message.Message):
+    __slots__ = ("seat", "choice")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    choice: str
+    def __init__(self, seat: _Optional[int] = ..., choice: _Optional[str] = ...) -> None: ...
+
+class SeatDeclaration(_message.Message):
+    __slots__ = ("seat", "choice")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    choice: str
+    def __init__(self, seat: _Optional[int] = ..., choice: _Optional[str] = ...) -> None: ...
+
+class DeclarationsRevealed(_message.Message):
+    __slots__ = ("declarations",)
+    DECLARATIONS_FIELD_NUMBER: _ClassVar[int]
+    declarations: _containers.RepeatedCompositeFieldContainer[SeatDeclaration]
+    def __init__(self, declarations: _Optional[_Iterable[_Union[SeatDeclaration, _Mapping]]] = ...) -> None: ...
+
+class CardPaymentPosted(_message.Message):
+    __slots__ = ("seat", "card", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    card: str
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[str] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class WildRankChanged(_message.Message):
+    __slots__ = ("rank", "awaiting")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    AWAITING_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    awaiting: bool
+    def __init__(self, rank: _Optional[int] = ..., awaiting: _Optional[bool] = ...) -> None: ...
+
+class MatchDue(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class PotMatched(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class MatchDeclined(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class TableRowDealt(_message.Message):
+    __slots__ = ("count",)
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    def __init__(self, count: _Optional[int] = ...) -> None: ...
+
+class TableCardTurned(_message.Message):
+    __slots__ = ("card", "from_stock")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    FROM_STOCK_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    from_stock: bool
+    def __init__(self, card: _Optional[str] = ..., from_stock: _Optional[bool] = ...) -> None: ...
+
+class RankEliminated(_message.Message):
+    __slots__ = ("rank",)
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    def __init__(self, rank: _Optional[int] = ...) -> None: ...
+
+class CardsEliminated(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReshuffleRequested(_message.Message):
+    __slots__ = ("seat", "cards", "owed")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    OWED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    owed: int
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., owed: _Optional[int] = ...) -> None: ...
+
+class DiscardsReshuffled(_message.Message):
+    __slots__ = ("count",)
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    def __init__(self, count: _Optional[int] = ...) -> None: ...
+
+class PotCarriedOver(_message.Message):
+    __slots__ = ("amount",)
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    amount: int
+    def __init__(self, amount: _Optional[int] = ...) -> None: ...
+
+class GameChosen(_message.Message):
+    __slots__ = ("seat", "game", "options_json", "by_clock")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    BY_CLOCK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    game: str
+    options_json: str
+    by_clock: bool
+    def __init__(self, seat: _Optional[int] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ..., by_clock: _Optional[bool] = ...) -> None: ...
+
+class DealerUp(_message.Message):
+    __slots__ = ("seat", "redeal", "game", "options_json")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REDEAL_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    redeal: bool
+    game: str
+    options_json: str
+    def __init__(self, seat: _Optional[int] = ..., redeal: _Optional[bool] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ...) -> None: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.unit.engine._games_kit import deal_deck, events_of, net, play, refused
 
 P1 = "As Ad Kc 7h 2d"
@@ -117,6 +119,11 @@ def test_everyone_folds_the_dealer_ante_goes_uncontested_and_unraked() -> None:
 
 
 def test_stub_runs_out_and_the_dealer_reshuffles_earlier_discards() -> None:
+    stub_reshuffle_scenario()
+
+
+def stub_reshuffle_scenario() -> dict[str, Any]:
+    """The scenario (also used by the codec test, which wants its events)."""
     hands = [
         "2c 3c 4c 5c 7d", "2d 3d 4d 5d 7h", "2h 3h 4h 5h 7s", "2s 3s 4s 5s 8c",
         "6c 8d 9c Tc Jc", "6d 8h 9d Td Jd", "6h 8s 9h Th Jh", "6s 9s Ts Js Qc",
@@ -144,6 +151,7 @@ def test_stub_runs_out_and_the_dealer_reshuffles_earlier_discards() -> None:
     dealt_to_3 = [e["card"] for e in events_of(done, "CardDealt") if e["seat"] == 3][5:]
     assert dealt_to_3[2:] == shuffled[:3]  # the new stub's top three
     assert done["waiting_for"] == [5]
+    return done
 
 
 def test_the_clock_stands_pat_in_a_draw_and_checks_or_folds_in_a_round() -> None:
