@@ -27,7 +27,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 
 FORMAT: Final = "riverboat.audit-archive/1"
 
-StreamRole = Literal["tables", "seeds"]
+StreamRole = Literal["tables", "seeds", "wallets"]
 
 #: Headers the server adds when a message is read back; the archive keeps them as fields.
 SERVER_HEADERS: Final = frozenset(
@@ -79,7 +79,8 @@ class StreamEntry:
     """One stream in the archive.
 
     Attributes:
-        role: ``tables`` (the table logs) or ``seeds`` (the dealer's revealed seeds).
+        role: ``tables`` (the table logs), ``seeds`` (the dealer's revealed seeds) or
+            ``wallets`` (the settlement service's wallet logs, for the ledger comparison).
         name: the stream's name.
         subject_prefix: table ``t1``'s log is ``<prefix>.t1``; a hand's seed is
             ``<prefix>.<table>.<hand>``.
@@ -200,7 +201,7 @@ def _manifest(obj: dict[str, Any]) -> Manifest:
     streams = []
     for s in obj.get("streams", []):
         role = s["role"]
-        if role not in ("tables", "seeds"):
+        if role not in ("tables", "seeds", "wallets"):
             raise ArchiveError(f"unknown stream role {role!r}")
         streams.append(
             StreamEntry(

@@ -34,12 +34,15 @@ _BATCH = 512
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Where the table logs and the revealed seeds live (the services' defaults)."""
+    """Where the table logs, the revealed seeds and the wallet logs live (the services'
+    defaults)."""
 
     tables_stream: str = "RB_TABLES"
     tables_prefix: str = "rb.tables"
     seeds_stream: str = "RB_AUDIT"
     seeds_prefix: str = "rb.audit.seeds"
+    wallets_stream: str = "RB_WALLETS"
+    wallets_prefix: str = "rb.wallets"
 
 
 class FetchError(RuntimeError):
@@ -54,7 +57,8 @@ async def fetch_archive(
     timeout: float = 10.0,
     on_message: Callable[[int], None] | None = None,
 ) -> Archive:
-    """Every message of the table-log and seed streams, with a manifest.
+    """Every message of the table-log, seed and wallet streams, with a manifest. A stream that
+    does not exist is archived as empty.
 
     ``on_message(n)`` is called with the running count (for a progress display).
     """
@@ -64,12 +68,13 @@ async def fetch_archive(
     wanted: tuple[tuple[StreamRole, str, str], ...] = (
         ("tables", layout.tables_stream, layout.tables_prefix),
         ("seeds", layout.seeds_stream, layout.seeds_prefix),
+        ("wallets", layout.wallets_stream, layout.wallets_prefix),
     )
     for role, name, prefix in wanted:
         try:
             info = await js.stream_info(name)
         except nats.js.errors.NotFoundError:
-            # A room that never revealed a seed has no audit stream yet: archive it as empty.
+            # A room that never revealed a seed (or has no settlement) lacks the stream.
             entries.append(StreamEntry(role, name, prefix, 0, 0, 0))
             continue
         except nats.errors.Error as exc:

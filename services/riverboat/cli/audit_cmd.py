@@ -33,11 +33,20 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seeds-prefix", default="rb.audit.seeds", help="revealed-seed subject prefix"
     )
+    parser.add_argument("--wallets-stream", default="RB_WALLETS", help="wallet-log stream")
+    parser.add_argument("--wallets-prefix", default="rb.wallets", help="wallet-log subject prefix")
 
 
 def layout_of(args: argparse.Namespace) -> Layout:
     """The stream layout the flags name."""
-    return Layout(args.tables_stream, args.tables_prefix, args.seeds_stream, args.seeds_prefix)
+    return Layout(
+        args.tables_stream,
+        args.tables_prefix,
+        args.seeds_stream,
+        args.seeds_prefix,
+        args.wallets_stream,
+        args.wallets_prefix,
+    )
 
 
 def register(groups: Any) -> None:
@@ -132,11 +141,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return cmd_export(args)
     if args.output is not None:
         return _fail("-o/--output is for 'riverboat audit export'")
-    if args.database:
-        # The settlement ledger is not part of this build yet (docs/audit.md, "Ledger").
-        return _fail("--database: the ledger comparison needs the settlement ledger, not yet here")
     show = not args.no_progress
-    if args.source and not args.nats:
+    if args.source and not args.nats and not args.database:
         return _verify_file(args, show)
     archive = load(args, show_progress=show)
     if isinstance(archive, int):
@@ -144,8 +150,28 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from riverboat.audit.verify import verify_archive
 
     with progress_bar("verifying", enabled=show) as update:
-        report = verify_archive(archive, source=args.nats, jobs=max(1, args.jobs), progress=update)
+        report = verify_archive(
+            archive, source=args.source or args.nats, jobs=max(1, args.jobs), progress=update
+        )
+    if args.database:
+        status = _compare_ledger(report, archive, args.database)
+        if status is not None:
+            return status
     return _print(report, as_json=args.json)
+
+
+def _compare_ledger(report: Any, archive: Any, url: str) -> int | None:
+    """Add the ledger comparison to ``report``; an exit status if the ledger cannot be read."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from riverboat.audit.ledgercheck import compare_ledger
+
+    try:
+        report.violations.extend(compare_ledger(archive, url))
+    except (SQLAlchemyError, ValueError) as exc:
+        return _fail(f"--database: {type(exc).__name__}: {exc}")
+    report.ledger_checked = True
+    return None
 
 
 def _verify_file(args: argparse.Namespace, show: bool) -> int:
