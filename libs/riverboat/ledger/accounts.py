@@ -11,6 +11,7 @@ wallet     ``wallet:<player>``              a player's money not at a table
 buyin      ``buyin:<reference>``            a reserved buy-in the table has not seated yet
 table      ``table:<table>:<player>``       a player's chips on a table
 pot        ``pot:<table>:<hand>``           chips bet in a hand, until it is settled
+pot        ``pot:<table>:carried``          a pot riding to the next deal (dealer's choice)
 cashout    ``cashout:<table event id>``     chips of a player who left, on their way to the wallet
 rake       ``rake``                         the house's revenue
 ========== ================================ ==================================================
@@ -33,6 +34,7 @@ __all__ = [
     "AccountKind",
     "AccountRef",
     "buyin",
+    "carried_pot",
     "cashout",
     "kind_of",
     "pot",
@@ -82,6 +84,11 @@ def table_stack(table_id: str, player: str) -> AccountRef:
 def pot(table_id: str, hand_id: str) -> AccountRef:
     """The pot of one hand."""
     return AccountRef(f"pot:{table_id}:{hand_id}", AccountKind.POT, None, table_id)
+
+
+def carried_pot(table_id: str) -> AccountRef:
+    """A pot riding from one deal to the next at a table (dealer's choice games)."""
+    return AccountRef(f"pot:{table_id}:carried", AccountKind.POT, None, table_id)
 
 
 def buyin(reference: str, player: str, table_id: str) -> AccountRef:

@@ -17,6 +17,8 @@ RakeTaken                          pot -> rake
 PotAwarded                         pot -> each winner's table stack
 HandVoided                         pot -> each contributor's table stack (refunds)
 PlayerLeft                         table -> cashout:<event id>
+CardPaymentPosted, PotMatched      table -> pot   (dealer's choice dead money)
+PotCarriedOver / PotCarriedIn      pot -> pot:<table>:carried -> the next deal's pot
 ================================== =====================================================
 
 Wallet events: Deposited cashier -> wallet; Withdrawn wallet -> cashier; BuyInReserved
@@ -26,9 +28,10 @@ buyin and wallet; CashedOut cashout -> wallet.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from riverboat.engine import events as ev
 from riverboat.eventcodec import EventMeta
@@ -284,8 +287,33 @@ def project_table_event(ctx: TableContext, event: AnyEvent, meta: EventMeta) -> 
             out.append(HandCheck(table, event.hand_id, "void", started, pot_empty=True))
             ctx.current_hand = None
         case _:
-            pass  # cards, rounds, shows, commitments, leave requests: no money moves
+            _project_game_event(event, stack, pot, move, table)
     return [effect for effect in out if effect is not None]
+
+
+# Dealer's choice games add money events of their own. They are matched by name (and read by
+# attribute) so this module also runs with an engine that predates them.
+_DEAD_MONEY = {"CardPaymentPosted": "card_payment", "PotMatched": "match"}
+
+
+def _project_game_event(
+    event: object,
+    stack: Callable[[int], AccountRef],
+    pot: Callable[[], AccountRef],
+    move: Callable[[str, list[tuple[AccountRef, AccountRef, int]]], None],
+    table: str,
+) -> None:
+    """Dead money paid into the pot, and a pot riding from one deal to the next (held in the
+    table's ``pot:<table>:carried`` account in between). Anything else moves no money: cards,
+    rounds, shows, commitments, leave requests, phases, declarations."""
+    name = type(event).__name__
+    data: Any = event
+    if name in _DEAD_MONEY:
+        move(_DEAD_MONEY[name], [(stack(data.seat), pot(), data.amount)])
+    elif name == "PotCarriedOver":
+        move("carry_over", [(pot(), acc.carried_pot(table), data.amount)])
+    elif name == "PotCarriedIn":
+        move("carry_in", [(acc.carried_pot(table), pot(), data.amount)])
 
 
 def project_wallet_event(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,7 @@ from riverboat.ledger.projection import (
     HandRaked,
     PostingSpec,
     ProjectionError,
+    SeatInfo,
     TableContext,
     posting,
     project_table_event,
@@ -68,7 +72,7 @@ def project(events: list[AnyEvent]) -> list[object]:
     return out
 
 
-def lines(effects: list[object]) -> list[tuple[str, list[tuple[str, int]]]]:
+def lines(effects: Sequence[object]) -> list[tuple[str, list[tuple[str, int]]]]:
     return [
         (e.kind, [(a.name, n) for a, n in e.lines]) for e in effects if isinstance(e, PostingSpec)
     ]
@@ -139,3 +143,46 @@ def test_hand_events_need_a_hand_in_progress() -> None:
         project_table_event(ctx, event, EventMeta("demo", version, 0, "r", "t", AT))
     with pytest.raises(ProjectionError, match="no hand in progress"):
         project_table_event(ctx, ante, EventMeta("demo", 9, 0, "r", "t", AT))
+
+
+# Stand-ins with the names and fields of the dealer's choice games' money events.
+@dataclass(frozen=True)
+class CardPaymentPosted:
+    seat: int
+    card: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class PotMatched:
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class PotCarriedOver:
+    amount: int
+
+
+@dataclass(frozen=True)
+class PotCarriedIn:
+    amount: int
+
+
+def test_dead_money_and_a_pot_that_rides_to_the_next_deal() -> None:
+    ctx = TableContext("dc", current_hand="dc-1", seats={1: SeatInfo("ann", 900)})
+    meta = EventMeta("dc", 5, 0, "r", "t", AT)
+    events: list[Any] = [
+        CardPaymentPosted(1, 7, 100),
+        PotMatched(1, 300),
+        PotCarriedOver(400),
+    ]
+    effects = [e for event in events for e in project_table_event(ctx, event, meta)]
+    assert lines(effects) == [
+        ("card_payment", [("pot:dc:dc-1", 100), ("table:dc:ann", -100)]),
+        ("match", [("pot:dc:dc-1", 300), ("table:dc:ann", -300)]),
+        ("carry_over", [("pot:dc:carried", 400), ("pot:dc:dc-1", -400)]),
+    ]
+    ctx.current_hand = "dc-2"
+    carried_in = project_table_event(ctx, PotCarriedIn(400), meta)  # type: ignore[arg-type]
+    assert lines(carried_in) == [("carry_in", [("pot:dc:carried", -400), ("pot:dc:dc-2", 400)])]
