@@ -574,6 +574,8 @@ class PlaySession:
         while True:
             try:
                 async for update in self.tables.watch(table_id, after):
+                    if failures:
+                        self.say("Reconnected to the table service.", "bold")
                     failures = 0
                     after = update.version
                     if not self._on_update(update):
@@ -590,8 +592,9 @@ class PlaySession:
                     return
                 failures += 1
                 if failures == 1:
+                    stays = " (your seat and chips stay at the table)" if self.seated() else ""
                     self.fail(
-                        error_sentence(exc, "table service", self.args.table) + " Reconnecting..."
+                        f"Lost the table service at {self.args.table}; reconnecting{stays}..."
                     )
             # The stream ended (a restart, a network blip): resume after the last version seen.
             await asyncio.sleep(min(5.0, 0.25 * 2**failures))

@@ -373,6 +373,7 @@ class Narrator:
     ) -> Digest:
         """Narrate one update's events; ``view`` (the view after them) fills in names."""
         if view is not None:
+            self.variant = self.variant or view.variant  # joined mid-hand: no HandStarted seen
             for s in view.seats:
                 self.names[s.seat] = s.player
             # By name: a view's viewer_seat can still name the seat of a hand just left.
