@@ -147,9 +147,10 @@ class DurableConsumer:
                 continue
             self._busy = True
             try:
-                for msg in msgs:
+                for index, msg in enumerate(msgs):
                     if self._stopping.is_set():
-                        break  # not acked: redelivered to whoever consumes next
+                        await self._hand_back(msgs[index:])
+                        break
                     await self._process(msg)
             finally:
                 self._busy = False
@@ -194,6 +195,13 @@ class DurableConsumer:
             await msg.ack()
         except nats.errors.Error as exc:  # applied anyway: the redelivery will be a no-op
             _log.warning("ack_failed", durable=self.durable, error=str(exc))
+
+    async def _hand_back(self, msgs: list[Msg]) -> None:
+        """Stopping: release messages not yet handled, so the next consumer gets them at once
+        rather than after ``ack_wait``."""
+        for msg in msgs:
+            with contextlib.suppress(nats.errors.Error):
+                await msg.nak()
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
