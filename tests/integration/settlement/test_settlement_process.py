@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from nats.aio.client import Client as NATS
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from riverboat.cli import app
 from riverboat.ledger import check_ledger
@@ -51,17 +51,23 @@ def store_flags(config: SettlementConfig) -> list[str]:
 
 def settlement_process(config: SettlementConfig, log: Path) -> ServiceProcess:
     address = f"127.0.0.1:{free_port()}"
-    flags = ["--address", address, *store_flags(config), "--ack-wait", "1", "--log-format", "json"]
+    flags = [
+        "--address",
+        address,
+        *store_flags(config),
+        "--ack-wait",
+        "1",
+        "--fetch-batch",
+        "4",  # small pulls: the backlog takes long enough to be killed in the middle
+        "--log-format",
+        "json",
+    ]
     return ServiceProcess("settlement", address, flags, log_path=log, env=ENV)
 
 
-def processed(url: str) -> int:
-    engine = create_ledger_engine(url)
-    try:
-        with engine.connect() as conn:
-            return int(conn.scalar(select(func.count()).select_from(ProcessedEvent)) or 0)
-    finally:
-        engine.dispose()
+def processed(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.scalar(select(func.count()).select_from(ProcessedEvent)) or 0)
 
 
 async def publish(nc: NATS, config: SettlementConfig, room: Room) -> None:
@@ -81,24 +87,27 @@ async def publish(nc: NATS, config: SettlementConfig, room: Room) -> None:
 async def test_kill_9_mid_backlog_then_restart_loses_and_doubles_nothing(
     config: SettlementConfig, nats_client: NATS, tmp_path: Path, spare_database_url: str
 ) -> None:
-    room = standard_room(seed=21, hands=5)
+    room = standard_room(seed=21, hands=8)
     await publish(nats_client, config, room)
     total = len(room.records)
     process = settlement_process(config, tmp_path / "settlement.log")
+    ledger = create_ledger_engine(config.database_url)
     process.start()
     deadline = time.monotonic() + 20
-    while (done := await asyncio.to_thread(processed, config.database_url)) < total // 3:
+    while await asyncio.to_thread(processed, ledger) < total // 4:
         assert time.monotonic() < deadline, process.log_tail()
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.002)
     process.kill()  # SIGKILL: whatever was applied but not acknowledged comes back
-    assert done < total, "the backlog was done before the kill; make it longer"
+    after_kill = await asyncio.to_thread(processed, ledger)
+    assert total // 4 <= after_kill < total, "the kill must land in the middle of the backlog"
     process.start()
     try:
         await wait_caught_up(nats_client, config)
         await wait_acked(nats_client, config)
     finally:
         process.stop()
-    assert await asyncio.to_thread(processed, config.database_url) == total
+    assert await asyncio.to_thread(processed, ledger) == total
+    ledger.dispose()
     assert dump_of(config.database_url) == await rebuilt_dump(
         nats_client, config, spare_database_url
     )
