@@ -51,6 +51,7 @@ class HandRecord:
     events: list[LoggedEvent] = field(default_factory=list)
     end: HandEnded | HandVoided | None = None
     end_time: str = ""
+    start_version: int = 0
     first_version: int = 0
     last_version: int = 0
 
@@ -76,7 +77,7 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
             elif isinstance(event, HandStarted):
                 if current is None or current.hand_id != event.hand_id or current.end:
                     current = begin(event.hand_id, m.version)
-                current.started = event
+                current.started, current.start_version = event, m.version
             elif isinstance(event, HandVoided):
                 if current is None or current.hand_id != event.hand_id:
                     current = begin(event.hand_id, m.version)

@@ -9,6 +9,7 @@ from riverboat.cli import (
     audit_cmd,
     dealer_cmd,
     engine_cmd,
+    history_cmd,
     play_cmd,
     room_cmd,
     settlement_cmd,
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     room_cmd.register(groups)
     up_cmd.register(groups)
     audit_cmd.register(groups)
+    history_cmd.register(groups)
     play_cmd.register(groups)
     admin_cmd.register(groups)
     settlement_cmd.register(groups)
