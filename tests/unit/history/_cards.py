@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Sequence
+from typing import Any
 
 from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str
@@ -41,7 +42,11 @@ def forbidden_cards(events: Sequence[ev.Event], seat: int) -> set[str]:
 
 def phh_cards(text: str) -> set[str]:
     """Every card written in a PHH document's actions and card-holding fields."""
-    doc = tomllib.loads(text)
+    return hand_cards(tomllib.loads(text))
+
+
+def hand_cards(doc: dict[str, Any]) -> set[str]:
+    """Every card in one parsed PHH hand (a ``.phh`` document, or one table of a ``.phhs``)."""
     found: set[str] = set()
     for action in doc.get("actions", []):
         found.update(_CARD.findall(action))
