@@ -11,7 +11,7 @@ says, plus the bookkeeping that follows mechanically (who is next in a phase).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, cast
 
 from riverboat.engine import state as base
@@ -133,6 +133,9 @@ class GameHandState(HandState):
         """Whether ``seat`` still has to act in the current non-betting phase."""
         i = self.index_of(seat)
         return i is not None and bool(self.pending) and self.pending[i]
+
+
+base.CLASS_FIELDS[GameHandState] = frozenset(f.name for f in fields(GameHandState))
 
 
 def initial_game_state(event: HandStarted) -> GameHandState:

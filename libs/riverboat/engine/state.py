@@ -108,15 +108,16 @@ class HandState:
 
 
 _FIELDS = frozenset(f.name for f in fields(HandState))
+#: The fields of each state class (a dealer's choice hand adds its own; see gamestate.py).
+CLASS_FIELDS: dict[type[HandState], frozenset[str]] = {HandState: _FIELDS}
 _SET = object.__setattr__
 
 
 def replace(state: HandState, **changes: Any) -> HandState:
     """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
     ``__init__``. The fold runs once per event, so this copy is its main cost."""
-    assert _FIELDS.issuperset(changes) or state.__class__ is not HandState, (
-        f"unknown HandState fields: {set(changes) - _FIELDS}"
-    )
+    known = _FIELDS if state.__class__ is HandState else CLASS_FIELDS[state.__class__]
+    assert known.issuperset(changes), f"unknown state fields: {set(changes) - known}"
     new = object.__new__(state.__class__)  # HandState, or a dealer's choice GameHandState
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new

@@ -31,7 +31,7 @@ VARIATIONS = {
 }
 
 
-def _round_trip(events: list[Event]) -> list[Event]:
+def _round_trip(events: list[Event]) -> list[object]:
     data = encode_batch(
         events,
         aggregate_id="t1",
