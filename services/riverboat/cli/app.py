@@ -6,6 +6,7 @@ import argparse
 
 from riverboat.cli import (
     admin_cmd,
+    audit_cmd,
     dealer_cmd,
     engine_cmd,
     history_cmd,
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     dealer_cmd.register(groups)
     room_cmd.register(groups)
     up_cmd.register(groups)
+    audit_cmd.register(groups)
     history_cmd.register(groups)
     play_cmd.register(groups)
     admin_cmd.register(groups)
