@@ -12,6 +12,11 @@ from riverboat.audit.natsread import FetchError, Layout, fetch_archive
 __all__ = ["FetchError", "Layout", "load_archive"]
 
 
+#: Replies to the auditor come to its own inbox prefix, so its NATS user can be allowed to
+#: subscribe to that alone (not to every client's ``_INBOX.>``): see docs/audit.md.
+INBOX_PREFIX = "_AUDIT_INBOX"
+
+
 async def _fetch(
     url: str, creds: Path | None, layout: Layout, on_message: Callable[[int], None] | None
 ) -> Archive:
@@ -22,6 +27,7 @@ async def _fetch(
             url,
             user_credentials=str(creds) if creds else None,
             connect_timeout=5,
+            inbox_prefix=INBOX_PREFIX,
             allow_reconnect=False,
             max_reconnect_attempts=0,
         )

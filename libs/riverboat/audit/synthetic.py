@@ -83,6 +83,7 @@ class _Table:
         self.deck: tuple[int, ...] = ()
         self.seed = b""
         self.requests = 0
+        self.last_sequence = 0
 
     def submit(self, events: list[AnyEvent], request_id: str, actor: str) -> None:
         """Append one command's events the way the table service does."""
@@ -100,6 +101,7 @@ class _Table:
             previous_hash=self.chain,
         )
         self.chain = chain_end(payload, self.chain)
+        expected_last, self.last_sequence = self.last_sequence, self.room.sequence + 1
         self.room.sequence += 1
         self.room.tables.append(
             StoredMessage(
@@ -109,7 +111,7 @@ class _Table:
                 time=stamp,
                 headers={
                     "Nats-Msg-Id": f"{self.table_id}:{request_id}",
-                    "Nats-Expected-Last-Subject-Sequence": "0",
+                    "Nats-Expected-Last-Subject-Sequence": str(expected_last),
                     "Rb-Version": str(self.version),
                     "Rb-Request-Id": request_id,
                 },

@@ -284,7 +284,13 @@ def _audit_table(
             failed.add(hand_id)
             v = Violation(v.check, v.message, v.table_id, hand_id, v.at)
         located.append(v)
-    result.violations = [*located, *result.violations]
+    # In log order, so a reader meets the first thing that went wrong first.
+    result.violations = sorted(
+        [*located, *result.violations],
+        key=lambda v: (
+            (v.at.stream_sequence, -1 if v.at.index is None else v.at.index) if v.at else (0, -1)
+        ),
+    )
     result.hands = [_summarise(table_id, h, failed) for h in hands]
     return result
 
