@@ -178,10 +178,22 @@ def _done(s: GameHandState, i: int, **changes: Any) -> HandState:
     return replace(s, pending=pending, to_act=to_act, **changes)
 
 
+#: A card hidden from the viewer whose events are folded (see riverboat.engine.visibility).
+HIDDEN = -1
+
+
 def _without(
     cards: tuple[int, ...], up: tuple[bool, ...], gone: tuple[int, ...]
 ) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-    kept = [(c, u) for c, u in zip(cards, up, strict=True) if c not in gone]
+    """``cards`` less ``gone``, one card each. In a viewer's fold a card they never saw is
+    ``HIDDEN``: a card named but not held there takes a hidden one with it."""
+    kept = list(zip(cards, up, strict=True))
+    for card in gone:
+        at = next((k for k, (c, _) in enumerate(kept) if c == card), None)
+        if at is None:
+            at = next((k for k, (c, _) in enumerate(kept) if c == HIDDEN), None)
+        if at is not None:
+            del kept[at]
     return tuple(c for c, _ in kept), tuple(u for _, u in kept)
 
 
@@ -273,18 +285,23 @@ def _ordered(state: HandState, event: CardsOrdered) -> HandState:
     s = _g(state)
     i = s.seats.index(event.seat)
     by_card = dict(zip(s.cards[i], s.face_up[i], strict=True))
-    up = tuple(by_card[c] for c in event.cards)
+    up = tuple(by_card.get(c, False) for c in event.cards)
     return _done(s, i, cards=_put(s.cards, i, event.cards), face_up=_put(s.face_up, i, up))
 
 
 def _turned_up(state: HandState, event: CardTurnedUp) -> HandState:
     s = _g(state)
     i = s.seats.index(event.seat)
-    k = s.cards[i].index(event.card)
+    held = s.cards[i]
+    if event.card in held:
+        k = held.index(event.card)
+    else:  # a viewer's fold: the first card they could not see is the one turned up
+        k = next(j for j, (c, up) in enumerate(zip(held, s.face_up[i])) if c == HIDDEN and not up)
+    cards = _put(s.cards, i, _put(held, k, event.card))
     face_up = _put(s.face_up, i, _put(s.face_up[i], k, True))
     if s.pending and s.pending[i]:
-        return _done(s, i, face_up=face_up)
-    return replace(s, face_up=face_up)
+        return _done(s, i, cards=cards, face_up=face_up)
+    return replace(s, cards=cards, face_up=face_up)
 
 
 def _offer(state: HandState, event: OfferAnswered) -> HandState:

@@ -114,3 +114,22 @@ def test_the_engine_only_session_opening_has_no_protobuf_form() -> None:
     opened = SessionOpened({}, {}, (SeatEntry(1, "a", 5),), 1)
     with pytest.raises(CodecError):
         _round_trip([opened])
+
+
+@pytest.mark.parametrize("variant", sorted(GAMES))
+def test_a_viewer_can_fold_the_events_they_see(variant: str) -> None:
+    from riverboat.engine.game import fold
+    from riverboat.engine.visibility import known_cards
+
+    for seed in range(6):
+        events = _hand(variant, seed, 8 if variant == "draw" else 4)
+        full = fold(events)
+        for seat in (0, 1, 2):
+            seen = fold([redact(e, seat) for e in events])
+            assert seen.stacks == full.stacks and seen.pot_total == full.pot_total
+            assert [len(c) for c in seen.cards] == [len(c) for c in full.cards]
+            if seat:
+                mine = full.seats.index(seat)
+                assert seen.cards[mine] == full.cards[mine]
+                known = known_cards(full, seat)[mine]
+                assert known == full.cards[mine]
