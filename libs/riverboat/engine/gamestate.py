@@ -296,7 +296,8 @@ def _turned_up(state: HandState, event: CardTurnedUp) -> HandState:
     if event.card in held:
         k = held.index(event.card)
     else:  # a viewer's fold: the first card they could not see is the one turned up
-        k = next(j for j, (c, up) in enumerate(zip(held, s.face_up[i])) if c == HIDDEN and not up)
+        pairs = enumerate(zip(held, s.face_up[i], strict=True))
+        k = next(j for j, (c, up) in pairs if c == HIDDEN and not up)
     cards = _put(s.cards, i, _put(held, k, event.card))
     face_up = _put(s.face_up, i, _put(s.face_up[i], k, True))
     if s.pending and s.pending[i]:
