@@ -23,7 +23,7 @@ from tests.unit.ledger._sim import TABLES, Record, Room, standard_room
 
 @pytest.fixture(scope="module")
 def room() -> Room:
-    return standard_room(seed=7)
+    return standard_room(seed=7, hands=4)
 
 
 def apply(ledger: Ledger, record: Record) -> Outcome:
