@@ -246,8 +246,7 @@ def _order(game: Game, rec: Recorder, i: int, command: Act) -> None:
 
 def _expose(game: Game, rec: Recorder, i: int, command: Act) -> None:
     s = rec.s
-    (card,) = _cards(s, i, command, "expose") or (None,)
-    assert card is not None
+    card = _cards(s, i, command, "expose")[0]
     if s.face_up[i][s.cards[i].index(card)]:
         raise IllegalAction(f"{card_str(card)} is already face up", rule="already_face_up")
     rec.emit(CardTurnedUp(s.seats[i], card))

@@ -26,7 +26,7 @@ from riverboat.engine.flow import (
     begin_phase,
     begin_round,
     best_showing,
-    deal,
+    deal_round,
     finish,
     left_opener,
     rotate_opener,
@@ -62,9 +62,7 @@ class Anaconda(Game):
     def step(self, rec: Recorder) -> None:
         s = rec.s
         if s.deck_pos == 0:
-            for _ in range(7):
-                for i in s.in_hand():
-                    deal(rec, self, i, face_up=False)
+            deal_round(rec, self, (False,) * 7)
             begin_round(rec, self, last=False)
             return
         live = s.in_hand()

@@ -16,7 +16,7 @@ from riverboat.engine.flow import (
     Recorder,
     begin_phase,
     begin_round,
-    deal,
+    deal_round,
     finish,
     left_opener,
     rotate_opener,
@@ -47,9 +47,7 @@ class Draw(Game):
     def step(self, rec: Recorder) -> None:
         s = rec.s
         if s.deck_pos == 0:
-            for _ in range(5):
-                for i in s.in_hand():
-                    deal(rec, self, i, face_up=False)
+            deal_round(rec, self, (False,) * 5)
             begin_round(rec, self, last=False)
             return
         total = s.game_options.number("draws")

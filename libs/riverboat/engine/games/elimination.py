@@ -22,7 +22,7 @@ from riverboat.engine.flow import (
     Recorder,
     begin_round,
     cards_speak,
-    deal,
+    deal_round,
     finish,
     left_opener,
     rotate_opener,
@@ -80,9 +80,7 @@ class Elimination(Game):
     def step(self, rec: Recorder) -> None:
         s = rec.s
         if s.deck_pos == 0:
-            for _ in range(5):
-                for i in s.in_hand():
-                    deal(rec, self, i, face_up=False)
+            deal_round(rec, self, (False,) * 5)
             rec.emit(TableRowDealt(ROW))
             begin_round(rec, self, last=False)
             return

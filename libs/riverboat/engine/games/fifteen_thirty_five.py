@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from riverboat.engine.flow import Recorder, begin_phase, deal
+from riverboat.engine.flow import Recorder, begin_phase, deal_round
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import opener_spec
 from riverboat.engine.games.totals_family import TotalsGame, _specs
@@ -24,7 +24,5 @@ class FifteenThirtyFive(TotalsGame):
     )
 
     def deal_start(self, rec: Recorder) -> None:
-        for _ in range(3):
-            for i in rec.s.in_hand():
-                deal(rec, self, i, face_up=False)
+        deal_round(rec, self, (False,) * 3)
         begin_phase(rec, "expose", rec.s.in_hand(), simultaneous=False, cards=(1, 1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from riverboat.engine.flow import Recorder, begin_round, deal
+from riverboat.engine.flow import Recorder, begin_round, deal_round
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import opener_spec
 from riverboat.engine.games.totals_family import TotalsGame, _specs
@@ -34,7 +34,5 @@ class SevenTwentySeven(TotalsGame):
         pattern: tuple[bool, ...] = (False, True)
         if rec.s.game_options.text("deal") == "two_down_one_up":
             pattern = (False, False, True)
-        for face_up in pattern:
-            for i in rec.s.in_hand():
-                deal(rec, self, i, face_up=face_up)
+        deal_round(rec, self, pattern)
         begin_round(rec, self, last=False)

@@ -24,6 +24,7 @@ from riverboat.engine.flow import (
     begin_round,
     best_showing,
     deal,
+    deal_round,
     finish,
     stub_left,
 )
@@ -59,9 +60,7 @@ class StudFamily(Game):
     def step(self, rec: Recorder) -> None:
         s = rec.s
         if s.deck_pos == 0:
-            for face_up in (False, False, True):
-                for i in s.in_hand():
-                    deal(rec, self, i, face_up=face_up)
+            deal_round(rec, self, (False, False, True))
             return
         due = [i for i in s.in_hand() if s.match_due[i]]
         if due:
