@@ -82,9 +82,12 @@ def run() -> None:
                 partial(verify_archive, in_memory, jobs=cpus),
             )
         )
+        best_cpu, best_n = float("inf"), 1
         for label, jobs, body in cases:
             best = min((_timed(body) for _ in range(REPEATS)), key=lambda r: r[0])
             wall, cpu, n, ok = best
+            if label.startswith("file") and jobs == cpus:
+                best_cpu, best_n = cpu, n
             rate = n / wall
             verdict = ""
             if jobs == cpus:
@@ -94,5 +97,11 @@ def run() -> None:
                 f"{'all verified' if ok else 'FAILED'}{verdict}",
                 flush=True,
             )
+        # What the CPU time per hand allows when the cores are not shared with anything else.
+        print(
+            f"  CPU-bound capacity of {cpus} core(s): {cpus / (best_cpu / best_n):,.0f} hands/s "
+            "(file, read + verify)",
+            flush=True,
+        )
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"  ({cpus} CPUs, load average {load:.1f} during the run)", flush=True)

@@ -150,7 +150,7 @@ class _Text:
                 case _:
                     text = describe(e, self.who, money)
                     if text is not None:
-                        self.lines.append(text[0].upper() + text[1:])
+                        self.lines.append(text)
         if batch:
             self.deal(batch)
 
