@@ -215,9 +215,8 @@ def unseat_player(state: TableState, *, seat: int) -> list[AnyEvent]:
     who = state.seat_at(seat)
     if who is None:
         raise TableError(f"nobody sits at seat {seat}", kind="not_found", rule="empty_seat")
-    in_hand = state.pending is not None or (
-        state.hand is not None and not state.hand.finished and seat in state.hand.seats
-    )
+    # A committed but undealt hand has no cards yet: leaving then is leaving now.
+    in_hand = state.hand is not None and not state.hand.finished and seat in state.hand.seats
     if in_hand:
         if who.leaving:
             return []
@@ -252,7 +251,11 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
         raise TableError(
             "the deck does not match the commitment", kind="precondition", rule="bad_deck"
         )
-    seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in state.ready_players())
+    ready = state.ready_players()
+    if len(ready) < state.options.min_players:
+        # Players left between the commitment and the deal: the committed deck is never used.
+        return [HandVoided(pending.hand_id, "not enough players to deal", ())]
+    seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in ready)
     command = StartHand(
         pending.hand_id, state.variant, state.options, pending.button, seats, tuple(deck)
     )

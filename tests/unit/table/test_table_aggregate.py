@@ -175,3 +175,17 @@ def test_views_show_own_hole_cards_only() -> None:
             if isinstance(r, CardDealt) and r.card >= 0 and not r.face_up:
                 assert r.seat == seat
     assert not any(isinstance(e, HandShown) for e in dealt)
+
+
+def test_leaving_between_commitment_and_deal_voids_the_undealt_hand() -> None:
+    state, _ = _table(players=2)
+    commit = table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52)
+    state = table.fold(commit, state)
+    left = table.unseat_player(state, seat=4)
+    assert [type(e).__name__ for e in left] == ["PlayerLeft"]  # no cards yet: leaves at once
+    state = table.fold(left, state)
+    voided = table.deal_hand(state, list(range(52)))
+    assert [type(e).__name__ for e in voided] == ["HandVoided"]
+    state = table.fold(voided, state)
+    assert state.pending is None and not state.hand_in_progress
+    assert [s.player for s in state.seats] == ["p1"]

@@ -359,9 +359,12 @@ class TableRunner:
                 self._watchers.discard(queue)
                 with contextlib.suppress(asyncio.QueueFull):
                     queue.put_nowait(None)
-        hand = self.state.hand
-        if hand is not None and any(isinstance(e, HandEnded) for e in update.events):
-            self._spawn(self._reveal(hand.hand_id))
+        for event in update.events:
+            # Once a hand is over (played out or voided) its seed goes to the auditors.
+            if isinstance(event, HandVoided):
+                self._spawn(self._reveal(event.hand_id))
+            elif isinstance(event, HandEnded) and self.state.hand is not None:
+                self._spawn(self._reveal(self.state.hand.hand_id))
 
     async def _reveal(self, hand_id: str) -> None:
         try:
