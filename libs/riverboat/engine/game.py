@@ -1,5 +1,9 @@
 """The engine's front door: ``decide(state, command) -> events`` and ``apply(state, event)``.
 
+Every variant goes through it: ``seven_card_stud_hi_lo`` (:mod:`riverboat.engine.stud`) and
+the dealer's choice games (:mod:`riverboat.engine.games`, played by :mod:`~riverboat.engine.flow`
+and :mod:`~riverboat.engine.phases`).
+
 >>> from riverboat.engine.cards import parse_cards
 >>> from riverboat.engine.events import SeatEntry
 >>> from riverboat.engine.options import pacific_options
