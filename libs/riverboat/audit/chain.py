@@ -5,8 +5,9 @@ the event stored before it on the table's subject (the genesis hash, 32 zero byt
 first). Walking the stored order, each event either links to its predecessor or it does not;
 when it does not, where its ``previous_hash`` points tells what happened:
 
-* to the event right after it, which in turn links to its own predecessor: the two were swapped;
-* to a later event: it is stored before an event it follows (moved or reordered);
+* to a later event, and a later stored event links to this one's predecessor: two blocks of
+  events (two events, or two messages) were swapped;
+* to a later event otherwise: it is stored before an event it follows (moved or reordered);
 * to an earlier, non-adjacent event: the events in between were inserted or moved there;
 * to no stored event: if its version/index follows its predecessor's, the predecessor was
   altered (it no longer hashes to what was recorded); otherwise events were removed.
@@ -134,6 +135,15 @@ def _follows(before: LoggedEvent, after: LoggedEvent, before_is_last: bool) -> b
     return before_is_last and a.aggregate_version == b.aggregate_version + 1 and a.index == 0
 
 
+def _swap_point(events: list[LoggedEvent], i: int, j: int, expected: bytes) -> int | None:
+    """If the events stored at ``i``.. are a block swapped with the block ending at ``j`` (which
+    ``events[i]`` chains to), where that second block starts; else None."""
+    for k in range(i + 1, j + 1):
+        if events[k].envelope.previous_hash == expected:
+            return k
+    return None
+
+
 def _links(table_id: str, events: list[LoggedEvent], last_in_batch: set[int]) -> list[Violation]:
     problems: list[Violation] = []
     position = {e.hash: i for i, e in enumerate(events)}
@@ -151,15 +161,18 @@ def _links(table_id: str, events: list[LoggedEvent], last_in_batch: set[int]) ->
         j = position.get(linked_to)
         if j is None and linked_to == GENESIS_HASH:
             j = -1  # it claims to be the first event of the log
-        if j is not None and j == i + 1 and events[j].envelope.previous_hash == expected:
+        k = _swap_point(events, i, j, expected) if j is not None and j > i else None
+        if k is not None and j is not None:
+            # Stored: a block i..k-1, then a block k..j that the chain puts before it.
+            first, second = k - i, j - k + 1
             report(
                 Check.EVENTS_REORDERED,
-                f"swapped with the next stored event, {events[j].ref}: that one chains to "
-                "this one's predecessor, and this one chains to it",
+                f"swapped with {events[k].ref}: the chain puts the {second} event(s) stored from "
+                f"there before the {first} stored from here",
                 e.ref,
             )
-            explained.add(j)
-            if j + 1 < n and events[j + 1].envelope.previous_hash == e.hash:
+            explained.add(k)
+            if j + 1 < n and events[j + 1].envelope.previous_hash == events[k - 1].hash:
                 explained.add(j + 1)
         elif j is not None and j > i:
             report(

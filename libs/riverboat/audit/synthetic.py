@@ -148,8 +148,12 @@ class _Table:
         self.requests += 1
         return f"r{self.requests}"
 
-    def play_hand(self, timeout_share: float) -> None:
-        """Commit, deal and play one hand to its end; reveal its seed."""
+    def play_hand(self, timeout_share: float, leave_share: float, void_share: float) -> None:
+        """Commit, deal and play one hand to its end; reveal its seed.
+
+        With ``leave_share`` a player asks to leave during the hand (they go when it ends);
+        with ``void_share`` the hand is voided part-way (its seed is then not revealed, as the
+        table service reveals only finished hands)."""
         hand_id = f"{self.table_id}-{self.version + 1}"
         self.seed = self.rng.randbytes(32)
         self.submit(
@@ -165,11 +169,27 @@ class _Table:
         )
         self.deck = derive_deck(hand_id, self.seed)
         self.submit(aggregate.deal_hand(self.state, self.deck), f"deal-{hand_id}", "service:table")
+        leave_at = self.rng.randint(1, 12) if self.rng.random() < leave_share else -1
+        void_at = self.rng.randint(1, 12) if self.rng.random() < void_share else -1
+        actions = 0
         while True:
             hand = self.state.hand
             assert hand is not None
             if hand.finished:
                 break
+            actions += 1
+            if actions == leave_at:
+                who = self.rng.choice(hand.seats)
+                self.submit(
+                    aggregate.unseat_player(self.state, seat=who), self.request_id(), "operator:op"
+                )
+            if actions == void_at:
+                self.submit(
+                    aggregate.void_hand(self.state, "the dealer could not be reached"),
+                    f"void-{hand_id}",
+                    "service:table",
+                )
+                return
             assert hand.to_act is not None
             seat = hand.seats[hand.to_act]
             if self.rng.random() < timeout_share:
@@ -214,12 +234,14 @@ def play_archive(
     options: TableOptions | None = None,
     stack: int = 2_000,
     timeout_share: float = 0.02,
-    leave_share: float = 0.03,
+    leave_share: float = 0.05,
+    void_share: float = 0.02,
 ) -> Archive:
     """``tables`` tables of ``players`` bots, ``hands`` hands each, as a stored archive.
 
-    ``timeout_share`` of the decisions are the clock's (a time-out); after a hand a player asks
-    to leave with probability ``leave_share`` (mid-hand, so they leave when the next one ends).
+    ``timeout_share`` of the decisions are the clock's (a time-out); in ``leave_share`` of the
+    hands a player asks to leave part-way (and goes when it ends), and after as many a player
+    leaves between hands; ``void_share`` of the hands are voided part-way.
     """
     room = Room()
     rng = random.Random(seed)
@@ -239,7 +261,7 @@ def play_archive(
         )
         next_player = table.refill(1, stack)
         for _ in range(hands):
-            table.play_hand(timeout_share)
+            table.play_hand(timeout_share, leave_share, void_share)
             if rng.random() < leave_share and table.state.seats:
                 # Ask to leave between hands: they go at once (no hand in play).
                 who = rng.choice(table.state.seats)

@@ -229,3 +229,21 @@ def test_an_archive_round_trip_is_exact(archive: Archive, tmp_path) -> None:  # 
     again = read_archive(path)
     assert again.messages == archive.messages and not again.problems
     assert again.manifest.streams == archive.manifest.streams
+
+
+def test_a_short_refund_of_a_voided_hand_is_named() -> None:
+    archive = play_archive(tables=1, hands=4, seed=2, void_share=1.0)
+    clean = audit(archive)
+    assert clean.ok and clean.count(HandStatus.VOIDED) == 4
+    position = find(archive, "t1", "hand_voided", 1, lambda v: len(v.refunds) > 0)
+
+    def shorten(env: pb.EventEnvelope) -> None:
+        env.hand_voided.refunds[0].amount -= 1
+
+    edit_event(archive, position, shorten)
+    rechain(archive, "t1")
+    report = audit(archive)
+    chips = only(report, Check.CHIPS)
+    assert len(chips) == 1 and "voided hand refunds" in chips[0].message
+    assert chips[0].at is not None and chips[0].at.event == "HandVoided"
+    assert only(report, Check.REPLAY_MISMATCH)  # the table's rule refunds every cent

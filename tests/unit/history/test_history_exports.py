@@ -133,5 +133,5 @@ def test_pokerstars_text_reads_like_a_pokerstars_history(room_hands: list[HandLo
     for marker in ("*** 3rd STREET ***", "*** SHOW DOWN ***", "*** SUMMARY ***"):
         assert marker in lines
     assert any(" | Rake $" in line for line in lines)
-    assert any(": brings in for $" in line for line in lines)
+    assert any(": brings in for $" in line or ": completes it to $" in line for line in lines)
     assert any(line.startswith("Seat ") and " showed [" in line for line in lines)
