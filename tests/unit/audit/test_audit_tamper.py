@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -247,3 +248,19 @@ def test_a_short_refund_of_a_voided_hand_is_named() -> None:
     assert len(chips) == 1 and "voided hand refunds" in chips[0].message
     assert chips[0].at is not None and chips[0].at.event == "HandVoided"
     assert only(report, Check.REPLAY_MISMATCH)  # the table's rule refunds every cent
+
+
+def test_any_flipped_bit_is_caught_and_located(pristine: Archive) -> None:
+    # Research test matrix F4: flip one bit anywhere in a stored table-log message.
+    rng = random.Random(4)
+    table_log = [i for i, m in enumerate(pristine.messages) if m.stream == "RB_TABLES"]
+    for _ in range(40):
+        archive = Archive(pristine.manifest, list(pristine.messages))
+        i = rng.choice(table_log)
+        data = bytearray(archive.messages[i].data)
+        data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        archive.messages[i] = archive.messages[i]._replace(data=bytes(data))
+        report = audit(archive)
+        assert not report.ok
+        located = {v.at.stream_sequence for v in report.all_violations if v.at is not None}
+        assert archive.messages[i].sequence in located, report.summary_lines()
