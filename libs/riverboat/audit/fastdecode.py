@@ -3,8 +3,9 @@
 ``riverboat.eventcodec.event_from_pb`` also builds each event's :class:`EventMeta` (a timestamp
 conversion, about half its cost), which the audit does not need: it reads the one field it uses
 (the actor) from the envelope. For the ten event kinds that make up almost all of a hand, this
-module builds the same event objects directly; everything else goes through the codec. A test
-checks both paths give equal events.
+module builds the same event objects directly, and ``HandStarted`` too (its table options are
+validated once per table instead of once per hand); everything else goes through the codec. A
+test checks both paths give equal events.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 from riverboat.engine import events as ev
 from riverboat.engine.cards import parse_card
-from riverboat.eventcodec import event_from_pb
+from riverboat.eventcodec import event_from_pb, options_from_pb
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import events_pb2 as pb
 
@@ -45,7 +46,29 @@ def _shown(m: Any) -> ev.HandShown:
     )
 
 
+#: A table's options, decoded and validated once (every hand of a table carries the same).
+_OPTIONS: dict[bytes, dict[str, Any]] = {}
+
+
+def _started(m: Any) -> ev.HandStarted:
+    key = m.options.SerializeToString(deterministic=True)
+    options = _OPTIONS.get(key)
+    if options is None:
+        options = options_from_pb(m.options).to_dict()
+        if len(_OPTIONS) < 1024:
+            _OPTIONS[key] = options
+    return ev.HandStarted(
+        hand_id=m.hand_id,
+        variant=m.variant,
+        button=m.button,
+        seats=tuple(ev.SeatEntry(s.seat, s.player, s.stack) for s in m.seats),
+        deck_size=m.deck_size,
+        options=dict(options),  # a copy: the cached one must never change
+    )
+
+
 _FAST: Final[dict[str, Callable[[Any], AnyEvent]]] = {
+    "hand_started": _started,
     "ante_posted": lambda m: ev.AntePosted(m.seat, m.amount),
     "card_dealt": lambda m: ev.CardDealt(m.seat, _card(m.card), m.face_up),
     "community_card_dealt": lambda m: ev.CommunityCardDealt(_card(m.card)),

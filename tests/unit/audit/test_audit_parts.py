@@ -67,3 +67,19 @@ def test_seed_records_that_lie_about_their_hand_are_reported() -> None:
     assert [p.check for p in problems] == [Check.SEED_RECORD, Check.SEED_RECORD]
     assert "stored under" in problems[0].message and "malformed" in problems[1].message
     assert card_str(rbs1.deck("t1-2", bytes(32))[0])  # any hand id and seed derive a deck
+
+
+def test_the_fast_decoder_gives_the_codecs_events() -> None:
+    from riverboat.audit.fastdecode import decode_event
+    from riverboat.audit.synthetic import play_archive
+    from riverboat.eventcodec import event_from_pb
+    from riverboat.v1 import events_pb2 as pb
+
+    archive = play_archive(tables=1, hands=12, seed=9, void_share=0.2, leave_share=0.3)
+    kinds: set[str] = set()
+    for m in archive.of_stream("tables"):
+        for env in pb.EventBatch.FromString(m.data).events:
+            assert decode_event(env) == event_from_pb(env)[0]
+            kinds.add(env.WhichOneof("payload") or "")
+    assert {"hand_started", "card_dealt", "action_taken", "pot_awarded", "hand_ended"} <= kinds
+    assert {"table_created", "player_seated", "hand_committed", "hand_voided"} <= kinds
