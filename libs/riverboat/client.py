@@ -1,7 +1,9 @@
 """A small async client of the table service, and a bot that plays through it.
 
 Bots use exactly the API a third-party client uses: they watch the table, and when the view
-says it is their turn they pick one of the legal actions the view lists and send ``Act``.
+lists legal actions for them (their turn, a simultaneous phase they owe, or the dealer's choice
+of game) they pick one and send ``Act``: betting through a :data:`Chooser`, every other move
+(choose_game, draw, pass, declare...) through a :data:`Picker` that reads the view's cards.
 """
 
 from __future__ import annotations
@@ -35,17 +37,22 @@ class TableClient:
         action_seconds: int = 30,
         options: Any = None,
         request_id: str | None = None,
+        variant: str = "seven_card_stud_hi_lo",
+        rules: Any = None,
     ) -> int:
-        """Open a table; returns its version."""
+        """Open a table; returns its version. ``rules``: a dealers_choice table's
+        ``DealersChoiceRules`` message (default: every game)."""
         request = table_pb2.OpenTableRequest(
             table_id=table_id,
             name=name or table_id,
-            variant="seven_card_stud_hi_lo",
+            variant=variant,
             action_seconds=action_seconds,
             request_id=request_id or f"create-{table_id}",
         )
         if options is not None:
             request.options.CopyFrom(options)
+        if rules is not None:
+            request.dealers_choice.CopyFrom(rules)
         reply = await self.stub.OpenTable(request, metadata=self.metadata)
         return int(reply.version)
 
@@ -80,19 +87,24 @@ class TableClient:
         amount: int = 0,
         *,
         request_id: str,
+        cards: tuple[str, ...] = (),
+        choice: str = "",
+        options: dict[str, Any] | None = None,
     ) -> table_pb2.ActResponse:
-        """Send an action."""
-        response: table_pb2.ActResponse = await self.stub.Act(
-            table_pb2.ActRequest(
-                table_id=table_id,
-                hand_id=hand_id,
-                seat=seat,
-                action=action,
-                amount=amount,
-                request_id=request_id,
-            ),
-            metadata=self.metadata,
+        """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration)."""
+        request = table_pb2.ActRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            seat=seat,
+            action=action,
+            amount=amount,
+            request_id=request_id,
+            cards=list(cards),
+            choice=choice,
         )
+        if options:
+            request.options.update(options)
+        response: table_pb2.ActResponse = await self.stub.Act(request, metadata=self.metadata)
         return response
 
     async def watch(
@@ -108,6 +120,63 @@ class TableClient:
 
 
 Chooser = Callable[[list[LegalAction]], tuple[str, int]]
+
+#: Betting actions: a :data:`Chooser` picks among these.
+BETTING = frozenset({"bring_in", "complete", "bet", "raise", "call", "check", "fold"})
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One ``Act`` request's content."""
+
+    action: str
+    amount: int = 0
+    cards: tuple[str, ...] = ()
+    choice: str = ""
+    options: dict[str, Any] | None = None
+
+
+#: Picks a non-betting move (a game, cards, a declaration, an offer) from the viewer's view.
+Picker = Callable[[table_pb2.TableView], Move]
+
+
+def next_move(view: table_pb2.TableView, choose: Chooser, pick: Picker) -> Move | None:
+    """The bot's move for ``view``: betting through ``choose``, anything else ``pick``."""
+    legal = [LegalAction(a.action, tuple(a.to)) for a in view.legal_actions]
+    if not legal:
+        return None
+    if {a.action for a in legal} <= BETTING:
+        action, amount = choose(legal)
+        return Move(action, amount)
+    return pick(view)
+
+
+def random_picker(rng: random.Random) -> Picker:
+    """Random legal card moves, games and declarations (matches and takes the pot mostly)."""
+
+    def pick(view: table_pb2.TableView) -> Move:
+        legal = list(view.legal_actions)
+        names = {a.action for a in legal}
+        if "match" in names and rng.random() < 0.8:
+            return Move("match")
+        a = rng.choice(legal)
+        seat = next((s for s in view.seats if s.seat == view.viewer_seat), None)
+        held = [c for c in seat.cards if c.card] if seat is not None else []
+        mine = [c.card for c in held]
+        if a.action in ("draw", "discard", "pass"):
+            count = rng.randint(a.min_cards, min(a.max_cards, len(mine)))
+            return Move(a.action, cards=tuple(rng.sample(mine, count)))
+        if a.action == "order":
+            rng.shuffle(mine)
+            return Move("order", cards=tuple(mine))
+        if a.action == "expose":
+            down = [c.card for c in held if not c.face_up]
+            return Move("expose", cards=(rng.choice(down),))
+        if a.choices:  # choose_game, declare
+            return Move(a.action, choice=rng.choice(list(a.choices)))
+        return Move(a.action)
+
+    return pick
 
 
 @dataclass
@@ -129,11 +198,16 @@ async def play_bot(
     on_update: Callable[[table_pb2.WatchResponse], None] | None = None,
     think: float = 0.0,
     stats: BotStats | None = None,
+    pick: Picker | None = None,
 ) -> BotStats:
-    """Watch ``table_id`` and act whenever it is this bot's turn, until ``stop`` is set."""
+    """Watch ``table_id`` and act whenever the view lists moves for this bot, until ``stop``
+    is set. ``pick`` makes the non-betting moves (default: :func:`random_picker`)."""
     stats = stats or BotStats()
+    pick = pick or random_picker(random.Random())
     loop = asyncio.get_running_loop()
     acted: set[tuple[str, int]] = set()
+    # Views older than our last accepted action may still list the move we just made.
+    acted_version = 0
     after = 0
     while not stop.is_set():
         try:
@@ -147,25 +221,28 @@ async def play_bot(
                 if view.hand_id:
                     stats.hands_seen.add(view.hand_id)
                 key = (view.hand_id, view.version)
-                if view.to_act == 0 or view.to_act != view.viewer_seat or key in acted:
+                if not view.legal_actions or key in acted or view.version < acted_version:
                     continue
                 acted.add(key)
-                legal = [LegalAction(a.action, tuple(a.to)) for a in view.legal_actions]
-                if not legal:
+                move = next_move(view, choose, pick)
+                if move is None:
                     continue
-                action, amount = choose(legal)
                 if think:
                     await asyncio.sleep(think)
                 started = loop.time()
                 try:
-                    await client.act(
+                    reply = await client.act(
                         table_id,
                         view.hand_id,
                         view.viewer_seat,
-                        action,
-                        amount,
-                        request_id=f"{client.player}-{view.hand_id}-{view.version}",
+                        move.action,
+                        move.amount,
+                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                        cards=move.cards,
+                        choice=move.choice,
+                        options=move.options,
                     )
+                    acted_version = reply.version
                     stats.actions += 1
                     stats.latencies.append(loop.time() - started)
                 except grpc.aio.AioRpcError as exc:

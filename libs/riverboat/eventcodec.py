@@ -18,6 +18,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str, parse_card
 from riverboat.engine.options import TableOptions
+from riverboat.engine.session import DealersChoiceRules
 from riverboat.table import events as tev
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import events_pb2 as pb
@@ -98,6 +99,26 @@ def options_from_pb(msg: pb.TableOptions) -> TableOptions:
     )
 
 
+def rules_to_pb(rules: DealersChoiceRules) -> pb.DealersChoiceRules:
+    """A dealer's choice table's rules as protobuf."""
+    data = rules.to_dict()
+    return pb.DealersChoiceRules(
+        games=data["games"],
+        default_game=data["default_game"],
+        game_defaults_json=_json(data["game_defaults"]),
+    )
+
+
+def rules_from_pb(msg: pb.DealersChoiceRules) -> DealersChoiceRules:
+    """A dealer's choice table's rules from protobuf (validated; unset fields: defaults)."""
+    data: dict[str, Any] = {"game_defaults": _unjson(msg.game_defaults_json)}
+    if msg.games:
+        data["games"] = list(msg.games)
+    if msg.default_game:
+        data["default_game"] = msg.default_game
+    return DealersChoiceRules.from_dict(data)
+
+
 def _amounts(pairs: Sequence[tuple[int, int]]) -> list[pb.SeatAmount]:
     return [pb.SeatAmount(seat=s, amount=a) for s, a in pairs]
 
@@ -124,6 +145,7 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
                     variant=event.variant,
                     options=options_to_pb(event.options),
                     action_seconds=event.action_seconds,
+                    dealers_choice=rules_to_pb(event.rules) if event.rules else None,
                 )
             )
         case tev.PlayerSeated():
@@ -438,7 +460,12 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
     match kind:
         case "table_created":
             event = tev.TableCreated(
-                m.table_id, m.name, m.variant, options_from_pb(m.options), m.action_seconds
+                m.table_id,
+                m.name,
+                m.variant,
+                options_from_pb(m.options),
+                m.action_seconds,
+                rules_from_pb(m.dealers_choice) if m.HasField("dealers_choice") else None,
             )
         case "player_seated":
             event = tev.PlayerSeated(m.seat, m.player, m.stack, m.buy_in_reference)

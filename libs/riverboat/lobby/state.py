@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from riverboat.engine.options import TableOptions, pacific_options
+from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
 TEMPLATES = ("pacific", "dealers_choice")
@@ -99,18 +99,7 @@ def template_options(template: str, overrides: dict[str, Any]) -> tuple[str, Tab
     if template == "pacific":
         return "seven_card_stud_hi_lo", pacific_options(**overrides)
     if template == "dealers_choice":
-        # Until the dealer's choice games are in the room, this table plays stud hi/lo under the
-        # dealer's choice money rules: dealer-only $1 ante, $2 bets, $5 on the last streets,
-        # the cap kept heads-up.
-        base: dict[str, Any] = {
-            "ante_mode": "dealer",
-            "ante": 100,
-            "small_bet": 200,
-            "big_bet": 500,
-            "bring_in": 100,
-            "uncap_heads_up": False,
-            "open_pair_double_bet": False,
-        }
-        base.update(overrides)
-        return "seven_card_stud_hi_lo", TableOptions.from_dict(base)
+        # Every game of the rule book, the dealer choosing before each deal; the dealer's
+        # choice money rules: dealer-only $1 ante, $2 bets, $5 in the last round.
+        return "dealers_choice", dealers_choice_options(**overrides)
     raise LobbyRuleError(f"unknown template {template!r}; templates are {', '.join(TEMPLATES)}")

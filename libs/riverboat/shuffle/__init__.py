@@ -18,6 +18,7 @@ from riverboat.shuffle.scheme import (
     VerificationFailure,
     commitment,
     derive_deck,
+    derive_reshuffle,
     new_seed,
     verify,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "VerificationFailure",
     "commitment",
     "derive_deck",
+    "derive_reshuffle",
     "new_seed",
     "verify",
 ]

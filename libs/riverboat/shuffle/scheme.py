@@ -30,6 +30,7 @@ MAX_HAND_ID_BYTES: Final = 256
 
 COMMIT_TAG: Final = b"RBS1/commit"
 DECK_TAG: Final = b"RBS1/deck"
+RESHUFFLE_TAG: Final = b"RBS1/reshuffle"
 
 WORD_BITS: Final = 64
 _WORDS_PER_BLOCK: Final = 4
@@ -124,8 +125,10 @@ def word_stream(hand_id: str, seed: bytes) -> Iterator[int]:
     Block ``c`` is ``HMAC-SHA256(seed, b"RBS1/deck" || u32be(len(id)) || id || u32be(c))`` for
     c = 0, 1, 2, ...; each 32-byte block is read as four big-endian unsigned 64-bit words.
     """
-    key = _check_seed(seed)
-    prefix = DECK_TAG + encode_hand_id(hand_id)
+    return _words(_check_seed(seed), DECK_TAG + encode_hand_id(hand_id))
+
+
+def _words(key: bytes, prefix: bytes) -> Iterator[int]:
     for counter in range(_MAX_COUNTER + 1):
         block = hmac.digest(key, prefix + _U32.pack(counter), "sha256")
         yield from _BLOCK_WORDS.unpack(block)
@@ -162,6 +165,31 @@ def fisher_yates(words: Iterator[int], size: int = DECK_SIZE) -> tuple[int, ...]
 def derive_deck(hand_id: str, seed: bytes) -> tuple[int, ...]:
     """The hand's 52-card deck, top first: index 0 is the first card dealt (burns included)."""
     return fisher_yates(word_stream(hand_id, seed))
+
+
+def derive_reshuffle(
+    hand_id: str, seed: bytes, round_: int, cards: Sequence[int]
+) -> tuple[int, ...]:
+    """Round ``round_`` (1, 2, ...) of a hand's mid-hand reshuffle of ``cards`` (draw's
+    discards when the stub runs out), top first; docs/shuffle.md section 5a.
+
+    The cards are sorted first, so the answer depends only on which cards are reshuffled, not
+    on how they were listed. Words: block ``c`` is ``HMAC-SHA256(seed, b"RBS1/reshuffle" ||
+    u32be(len(id)) || id || u32be(round) || u32be(c))``; then Fisher-Yates over the sorted
+    cards' positions, exactly as for the deck.
+    """
+    key = _check_seed(seed)
+    if isinstance(round_, bool) or not isinstance(round_, int) or not 1 <= round_ <= _MAX_COUNTER:
+        raise ShuffleInputError(f"reshuffle round must be 1..{_MAX_COUNTER}, got {round_!r}")
+    ordered = sorted(cards)
+    if not 1 <= len(ordered) <= DECK_SIZE or len(set(ordered)) != len(ordered):
+        raise ShuffleInputError("a reshuffle takes 1-52 distinct cards")
+    if any(
+        isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < DECK_SIZE for c in ordered
+    ):
+        raise ShuffleInputError("a reshuffle takes cards 0..51")
+    words = _words(key, RESHUFFLE_TAG + encode_hand_id(hand_id) + _U32.pack(round_))
+    return tuple(ordered[i] for i in fisher_yates(words, len(ordered)))
 
 
 def verify(

@@ -4,22 +4,29 @@ A table holds seats (player and chips), the button, and at most one hand. A hand
 ``HandCommitted`` (the dealer's commitment, before any card) -> ``HandStarted`` and the rest of
 the engine's events -> ``HandEnded`` (or ``HandVoided``), after which seat stacks take the
 hand's final stacks and players who asked to leave do.
+
+A dealer's choice table (variant ``"dealers_choice"``) adds a step before the commitment:
+``DealerUp`` calls the next dealer, who chooses the game (``GameChosen``; see
+:mod:`riverboat.table.choice`); a pot that rides is held by the table between deals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from riverboat.engine.commands import Act, StartHand, TimeOut
+from riverboat.engine.commands import Act, Reshuffle, StartHand, TimeOut
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand
+from riverboat.engine.events import DealerUp, GameChosen, HandEnded, HandStarted, SeatEntry
 from riverboat.engine.events import Event as HandEvent
-from riverboat.engine.events import HandEnded, HandStarted, SeatEntry
 from riverboat.engine.game import decide as decide_hand
 from riverboat.engine.game import fold as fold_hand
 from riverboat.engine.game import step as step_hand
+from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.options import TableOptions
-from riverboat.engine.state import HandState
+from riverboat.engine.session import DealersChoiceRules
+from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.events import (
     AnyEvent,
     HandCommitted,
@@ -32,6 +39,8 @@ from riverboat.table.events import (
 
 MAX_SEATS = 10
 MAX_PLAYER_ID = 64
+#: The variant of a table whose dealer chooses each deal's game.
+DEALERS_CHOICE = "dealers_choice"
 
 
 class TableError(EngineError):
@@ -67,6 +76,20 @@ class TableState:
     pending: HandCommitted | None = None
     hand: HandState | None = None
     created: bool = False
+    #: Dealer's choice only: the table's games, who deals next, whether they are choosing,
+    #: whether the next deal's game is chosen, that game and its options, a riding pot.
+    rules: DealersChoiceRules | None = None
+    dealer: int = 0
+    choosing: bool = False
+    chosen: bool = False
+    game: str = ""
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    carried: int = 0
+
+    @property
+    def dealers_choice(self) -> bool:
+        """The dealer chooses each deal's game."""
+        return self.rules is not None
 
     @property
     def hand_in_progress(self) -> bool:
@@ -94,6 +117,12 @@ class TableState:
             and len(self.ready_players()) >= (self.options.min_players if self.options else 2)
         )
 
+    def needs_dealer(self) -> bool:
+        """Dealer's choice: nobody is called to deal the next hand (or the one called left)."""
+        if not self.dealers_choice or self.hand_in_progress:
+            return False
+        return self.seat_at(self.dealer) is None or not (self.chosen or self.choosing)
+
     def next_button(self) -> int:
         """The button for the next hand: the next ready seat clockwise after the last one."""
         ready = sorted(s.seat for s in self.ready_players())
@@ -112,6 +141,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 options=event.options,
                 action_seconds=event.action_seconds,
                 created=True,
+                rules=event.rules,
             )
         case PlayerSeated():
             seats = tuple(
@@ -129,7 +159,24 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 ),
             )
         case PlayerLeft():
-            return replace(state, seats=tuple(s for s in state.seats if s.seat != event.seat))
+            state = replace(state, seats=tuple(s for s in state.seats if s.seat != event.seat))
+            if event.seat == state.dealer and not state.hand_in_progress:
+                # The dealer left before dealing: the next call picks another.
+                state = replace(state, dealer=0, choosing=False, chosen=False)
+            return state
+        case DealerUp():
+            return replace(
+                state,
+                dealer=event.seat,
+                choosing=not event.redeal,
+                chosen=event.redeal,
+                game=event.game if event.redeal else state.game,
+                game_options=dict(event.options) if event.redeal else state.game_options,
+            )
+        case GameChosen():
+            return replace(
+                state, choosing=False, chosen=True, game=event.game, game_options=event.options
+            )
         case HandCommitted():
             return replace(state, pending=event)
         case HandVoided():
@@ -139,7 +186,18 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 # Back to the stacks the hand started with: every contribution refunded.
                 start = dict(zip(hand.seats, hand.starting_stacks, strict=True))
                 seats = tuple(replace(s, stack=start.get(s.seat, s.stack)) for s in seats)
-            return replace(state, seats=seats, pending=None, hand=None)
+            carried = state.carried
+            if isinstance(hand, GameHandState) and not hand.finished:
+                carried += hand.carried_in  # a riding pot waits for the redeal
+            # A dealer's choice hand is dealt again by the same dealer, with the same game.
+            return replace(
+                state,
+                seats=seats,
+                pending=None,
+                hand=None,
+                carried=carried,
+                chosen=state.chosen or (state.dealers_choice and bool(state.game)),
+            )
         case HandStarted():
             hand = fold_hand([event])
             return replace(
@@ -148,13 +206,16 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 pending=None,
                 button=event.button,
                 hands_played=state.hands_played + 1,
+                chosen=False,
+                carried=0,
             )
         case HandEnded():
             assert state.hand is not None
             hand = fold_hand([event], state.hand)
             final = dict(event.stacks)
             seats = tuple(replace(s, stack=final.get(s.seat, s.stack)) for s in state.seats)
-            return replace(state, hand=hand, seats=seats)
+            carried = hand.carried_out if isinstance(hand, GameHandState) else 0
+            return replace(state, hand=hand, seats=seats, carried=carried, dealer=0)
         case _:
             if state.hand is None:
                 raise ValueError(f"{type(event).__name__} with no hand in progress")
@@ -172,20 +233,34 @@ def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:
 
 
 def create_table(
-    state: TableState, *, name: str, variant: str, options: TableOptions, action_seconds: int
+    state: TableState,
+    *,
+    name: str,
+    variant: str,
+    options: TableOptions,
+    action_seconds: int,
+    rules: DealersChoiceRules | None = None,
 ) -> list[AnyEvent]:
-    """Open the table."""
+    """Open the table: Pacific stud, or dealer's choice (``rules`` default to every game)."""
     if state.created:
         raise TableError(
             f"table {state.table_id} already exists", kind="already_exists", rule="table_exists"
         )
-    if variant != "seven_card_stud_hi_lo":
+    if variant not in (STUD_VARIANT, DEALERS_CHOICE):
         raise TableError(f"unknown variant {variant!r}", kind="invalid", rule="unknown_variant")
+    if variant == DEALERS_CHOICE:
+        rules = rules or DealersChoiceRules()
+    elif rules is not None:
+        raise TableError(
+            "only a dealers_choice table has dealer's choice rules",
+            kind="invalid",
+            rule="invalid_rules",
+        )
     if not 1 <= action_seconds <= 3600:
         raise TableError("action_seconds must be 1..3600", kind="invalid", rule="invalid_clock")
     if not name or len(name) > 100:
         raise TableError("a table name is 1-100 characters", kind="invalid", rule="invalid_name")
-    return [TableCreated(state.table_id, name, variant, options, action_seconds)]
+    return [TableCreated(state.table_id, name, variant, options, action_seconds, rules)]
 
 
 def seat_player(
@@ -237,7 +312,14 @@ def commit_hand(
         raise TableError(
             "not enough players to deal", kind="precondition", rule="not_enough_players"
         )
-    return [HandCommitted(hand_id, scheme, commitment, deck_size, state.next_button())]
+    button = state.next_button()
+    if state.dealers_choice:
+        if not state.chosen or state.seat_at(state.dealer) is None:
+            raise TableError(
+                "the dealer has not chosen the game", kind="precondition", rule="not_chosen"
+            )
+        button = state.dealer
+    return [HandCommitted(hand_id, scheme, commitment, deck_size, button)]
 
 
 def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
@@ -256,16 +338,30 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
         # Players left between the commitment and the deal: the committed deck is never used.
         return [HandVoided(pending.hand_id, "not enough players to deal", ())]
     seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in ready)
+    if state.dealers_choice and pending.button not in {s.seat for s in ready}:
+        # The dealer left after the commitment: call a dealer again, with a fresh deck.
+        return [HandVoided(pending.hand_id, "the dealer left before the deal", ())]
     command = StartHand(
-        pending.hand_id, state.variant, state.options, pending.button, seats, tuple(deck)
+        pending.hand_id,
+        state.game if state.dealers_choice else state.variant,
+        state.options,
+        pending.button,
+        seats,
+        tuple(deck),
+        game_options=(state.game_options or None) if state.game != STUD_VARIANT else None,
+        carried_pot=state.carried,
     )
     return list(decide_hand(None, command))
 
 
 def act(
-    state: TableState, command: Act | TimeOut, deck: Sequence[int], hand_id: str | None = None
+    state: TableState,
+    command: Act | TimeOut | Reshuffle,
+    deck: Sequence[int],
+    hand_id: str | None = None,
 ) -> list[AnyEvent]:
-    """A player's action (or the clock's) in the hand in progress, and what follows."""
+    """A player's action (or the clock's, or the dealer's reshuffle) in the hand in progress,
+    and what follows."""
     _exists(state)
     hand = state.hand
     if hand is None or hand.finished:
@@ -277,7 +373,7 @@ def act(
     hand_events, after = step_hand(hand, command, deck)
     events: list[AnyEvent] = list(hand_events)
     if after.finished:
-        events.extend(_leavers(state, after))
+        events.extend(leavers(state, after))
     return events
 
 
@@ -293,7 +389,8 @@ def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
     return [HandVoided(hand.hand_id, reason, refunds)]
 
 
-def _leavers(state: TableState, hand: HandState) -> list[AnyEvent]:
+def leavers(state: TableState, hand: HandState) -> list[AnyEvent]:
+    """Players who asked to leave during ``hand``, leaving with its final stacks."""
     final = dict(zip(hand.seats, hand.stacks, strict=True))
     return [
         PlayerLeft(s.seat, s.player, final.get(s.seat, s.stack)) for s in state.seats if s.leaving
@@ -316,6 +413,7 @@ __all__ = [
     "create_table",
     "deal_hand",
     "fold",
+    "leavers",
     "seat_player",
     "unseat_player",
     "void_hand",

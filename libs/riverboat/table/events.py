@@ -6,17 +6,20 @@ from dataclasses import dataclass
 
 from riverboat.engine.events import Event as HandEvent
 from riverboat.engine.options import TableOptions
+from riverboat.engine.session import DealersChoiceRules
 
 
 @dataclass(frozen=True, slots=True)
 class TableCreated:
-    """A table was opened."""
+    """A table was opened. ``rules``: a dealer's choice table's games (variant
+    ``"dealers_choice"``), else None."""
 
     table_id: str
     name: str
     variant: str
     options: TableOptions
     action_seconds: int
+    rules: DealersChoiceRules | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,29 @@
 """What each viewer may see: their own hole cards, shown cards and public actions only.
 
 Every message a client receives is built here, from the omniscient table state and events.
-An observer (``viewer=None``) sees only public information.
+An observer (``viewer=None``) sees only public information. The dealer's choice games follow
+:mod:`riverboat.engine.visibility`: passed cards are seen by the giver and the receiver only,
+discards by nobody else, a declaration stays sealed until all are revealed together; wild
+cards and exposed-card payments are public.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from riverboat.engine.betting import legal_actions
-from riverboat.engine.events import CardDealt
+from riverboat.engine import visibility
+from riverboat.engine.cards import DECK_SIZE
+from riverboat.engine.games import GAMES, moves, waiting_for
+from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.table.aggregate import TableState
+from riverboat.table.choice import CHOOSE_GAME, offered_games
 from riverboat.table.events import AnyEvent
+
+#: Actions that name cards, and the phase field saying how many.
+_CARD_ACTIONS = frozenset({"draw", "discard", "pass", "expose", "order"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +38,21 @@ class SeatView:
     folded: bool
     all_in: bool
     cards: tuple[tuple[int | None, bool], ...]
+    #: Sealed a declaration; the declaration itself once revealed (or to the declarer).
+    declared: bool = False
+    declaration: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewAction:
+    """A move the viewer may make now: betting totals (``to``), or for card actions the card
+    counts allowed, or the words to choose from (a game, a declaration)."""
+
+    action: str
+    to: tuple[int, ...] = ()
+    choices: tuple[str, ...] = ()
+    min_cards: int = 0
+    max_cards: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +72,17 @@ class TableView:
     pot: int
     to_act: int
     viewer_seat: int
-    legal_actions: tuple[tuple[str, tuple[int, ...]], ...]
+    legal_actions: tuple[ViewAction, ...]
     action_seconds: int
+    game: str = ""
+    phase: str = ""
+    dealer: int = 0
+    choosing_game: bool = False
+    carried_pot: int = 0
+    waiting_for: tuple[int, ...] = ()
+    wild_cards: tuple[int, ...] = ()
+    game_options: Mapping[str, Any] = field(default_factory=dict)
+    table_cards: tuple[int, ...] = ()
 
 
 def viewer_seat(state: TableState, viewer: str | None) -> int:
@@ -66,61 +102,126 @@ def table_view(state: TableState, version: int, viewer: str | None) -> TableView
     """The table as ``viewer`` (a player id, or None for an observer) may see it."""
     me = viewer_seat(state, viewer)
     hand = state.hand
-    seats: list[SeatView] = []
-    in_progress = state.hand_in_progress
-    for s in state.seats:
-        i = hand.index_of(s.seat) if hand is not None else None
-        if hand is None or i is None:
-            seats.append(SeatView(s.seat, s.player, s.stack, 0, False, False, False, ()))
-            continue
-        shown = {e.seat for e in hand.shown}
-        cards = tuple(
-            (card if (up or s.seat == me or s.seat in shown) else None, up)
-            for card, up in zip(hand.cards[i], hand.face_up[i], strict=True)
-        )
-        seats.append(
-            SeatView(
-                seat=s.seat,
-                player=s.player,
-                stack=hand.stacks[i] if not hand.finished else s.stack,
-                street_bet=hand.street_bets[i] if not hand.finished else 0,
-                in_hand=not hand.finished,
-                folded=hand.folded[i],
-                all_in=not hand.folded[i] and hand.stacks[i] == 0 and not hand.finished,
-                cards=cards if not hand.folded[i] or s.seat == me else (),
-            )
-        )
+    live = hand is not None and not hand.finished
+    seats = tuple(_seat_view(state, hand, s.seat, s.player, s.stack, me) for s in state.seats)
+    waiting = waiting_for(hand) if hand is not None and live else ()
+    legal: tuple[ViewAction, ...] = ()
     to_act = 0
-    legal: tuple[tuple[str, tuple[int, ...]], ...] = ()
-    if hand is not None and not hand.finished and hand.to_act is not None:
-        to_act = hand.seats[hand.to_act]
-        if to_act == me:
-            legal = tuple((a.action, a.to) for a in legal_actions(hand))
+    if hand is not None and live:
+        to_act = hand.seats[hand.to_act] if hand.to_act is not None else 0
+        if me in waiting:
+            legal = _hand_actions(hand, me)
+    elif state.choosing and state.dealer:
+        to_act = state.dealer  # the dealer's turn to choose the game
+        waiting = (state.dealer,)
+        if me == state.dealer:
+            legal = (ViewAction(CHOOSE_GAME, choices=offered_games(state)),)
+    game_hand = hand if isinstance(hand, GameHandState) and live else None
     return TableView(
         table_id=state.table_id,
         name=state.name,
         variant=state.variant,
         version=version,
         hand_id=hand.hand_id if hand is not None else "",
-        hand_in_progress=in_progress,
-        street=hand.street if hand is not None and not hand.finished else 0,
+        hand_in_progress=state.hand_in_progress,
+        street=hand.street if hand is not None and live else 0,
         button=state.button,
-        seats=tuple(seats),
-        community=hand.community if hand is not None and not hand.finished else (),
-        pot=hand.pot_total if hand is not None and not hand.finished else 0,
+        seats=seats,
+        community=hand.community if hand is not None and live else (),
+        pot=hand.pot_total if hand is not None and live else 0,
         to_act=to_act,
         viewer_seat=me,
         legal_actions=legal,
         action_seconds=state.action_seconds,
+        game=_game(state),
+        phase=(game_hand.phase if game_hand is not None else ("bet" if live else "")),
+        dealer=state.dealer if state.dealers_choice else 0,
+        choosing_game=state.choosing,
+        carried_pot=state.carried,
+        waiting_for=tuple(waiting),
+        wild_cards=_wild_cards(game_hand) if game_hand is not None else (),
+        game_options=_game_options(state, game_hand),
+        table_cards=game_hand.row if game_hand is not None else (),
     )
+
+
+def _game(state: TableState) -> str:
+    """The game in play, or chosen for the next deal."""
+    hand = state.hand
+    if hand is not None and not hand.finished:
+        return hand.variant
+    if state.dealers_choice:
+        return state.game if state.chosen else ""
+    return state.variant
+
+
+def _game_options(state: TableState, hand: GameHandState | None) -> Mapping[str, Any]:
+    if hand is not None:
+        return hand.game_options.to_dict()
+    return dict(state.game_options) if state.dealers_choice and state.chosen else {}
+
+
+def _seat_view(
+    state: TableState, hand: HandState | None, seat: int, player: str, stack: int, me: int
+) -> SeatView:
+    """One seat as ``me`` sees it: the cards ``me`` knows, the declaration once revealed."""
+    i = hand.index_of(seat) if hand is not None else None
+    if hand is None or i is None:
+        return SeatView(seat, player, stack, 0, False, False, False, ())
+    known = visibility.known_cards(hand, me)[i]
+    cards = tuple((c, up) for c, up in zip(known, hand.face_up[i], strict=True))
+    declared, declaration = False, ""
+    if isinstance(hand, GameHandState) and hand.declarations:
+        declared = bool(hand.declarations[i])
+        if hand.revealed or seat == me:
+            declaration = hand.declarations[i]
+    return SeatView(
+        seat=seat,
+        player=player,
+        stack=hand.stacks[i] if not hand.finished else stack,
+        street_bet=hand.street_bets[i] if not hand.finished else 0,
+        in_hand=not hand.finished,
+        folded=hand.folded[i],
+        all_in=not hand.folded[i] and hand.stacks[i] == 0 and not hand.finished,
+        cards=cards if not hand.folded[i] or seat == me else (),
+        declared=declared,
+        declaration=declaration,
+    )
+
+
+def _hand_actions(hand: HandState, me: int) -> tuple[ViewAction, ...]:
+    """``me``'s legal moves, with the cards or words each takes."""
+    out = []
+    for move in moves(hand, me):
+        if move.action in _CARD_ACTIONS:
+            low, high = min(move.to), max(move.to)
+            out.append(ViewAction(move.action, move.to, min_cards=low, max_cards=high))
+        elif move.action == "declare":
+            game = GAMES[hand.variant]
+            assert game.ways is not None
+            words = {1: game.ways[0], 2: "high", 3: "both"}
+            out.append(ViewAction("declare", move.to, choices=tuple(words[c] for c in move.to)))
+        else:
+            out.append(ViewAction(move.action, move.to))
+    return tuple(out)
+
+
+def _wild_cards(hand: GameHandState) -> tuple[int, ...]:
+    """Every card wild now in this hand's game (none in most games)."""
+    wild = getattr(GAMES[hand.variant], "wild", None)
+    predicate = wild(hand) if wild is not None else None
+    if predicate is None:
+        return ()
+    return tuple(c for c in range(DECK_SIZE) if predicate(c))
 
 
 def redact(event: AnyEvent, seat: int) -> AnyEvent:
     """``event`` as the player at ``seat`` (0: an observer) may see it.
 
-    Only a face-down card dealt to someone else is hidden: every other event of the log is
-    public (hole cards reach the log only through ``CardDealt`` and, once shown, ``HandShown``).
+    A face-down card dealt to someone else is hidden, and in the dealer's choice games also
+    someone else's discards, cards put down to pass or stacked, passes between two others,
+    sealed declarations and the discards sent for a reshuffle
+    (:func:`riverboat.engine.visibility.redact`). Table events are public.
     """
-    if isinstance(event, CardDealt) and not event.face_up and event.seat != seat:
-        return replace(event, card=-1)
-    return event
+    redacted: AnyEvent = visibility.redact(event, seat)
+    return redacted

@@ -6,6 +6,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ReshuffleRequest(_message.Message):
+    __slots__ = ("table_id", "hand_id", "round", "cards")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_id: str
+    round: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., round: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReshuffleResponse(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class CommitHandRequest(_message.Message):
     __slots__ = ("table_id", "hand_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -51,6 +51,11 @@ class DealerServiceStub:
                 request_serializer=riverboat_dot_v1_dot_dealer__pb2.RevealSeedRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_dealer__pb2.RevealSeedResponse.FromString,
                 _registered_method=True)
+        self.Reshuffle = channel.unary_unary(
+                '/riverboat.v1.DealerService/Reshuffle',
+                request_serializer=riverboat_dot_v1_dot_dealer__pb2.ReshuffleRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_dealer__pb2.ReshuffleResponse.FromString,
+                _registered_method=True)
 
 
 class DealerServiceServicer:
@@ -81,6 +86,15 @@ class DealerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Reshuffle(self, request, context):
+        """Mid-hand (draw): the given discards reshuffled into a new stub, derived from the hand's
+        sealed seed (RBS1 reshuffle, docs/shuffle.md section 5a), so the same request always gets
+        the same answer and auditors can recompute it once the seed is revealed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DealerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -98,6 +112,11 @@ def add_DealerServiceServicer_to_server(servicer, server):
                     servicer.RevealSeed,
                     request_deserializer=riverboat_dot_v1_dot_dealer__pb2.RevealSeedRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_dealer__pb2.RevealSeedResponse.SerializeToString,
+            ),
+            'Reshuffle': grpc.unary_unary_rpc_method_handler(
+                    servicer.Reshuffle,
+                    request_deserializer=riverboat_dot_v1_dot_dealer__pb2.ReshuffleRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_dealer__pb2.ReshuffleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -183,6 +202,33 @@ class DealerService:
             '/riverboat.v1.DealerService/RevealSeed',
             riverboat_dot_v1_dot_dealer__pb2.RevealSeedRequest.SerializeToString,
             riverboat_dot_v1_dot_dealer__pb2.RevealSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reshuffle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.DealerService/Reshuffle',
+            riverboat_dot_v1_dot_dealer__pb2.ReshuffleRequest.SerializeToString,
+            riverboat_dot_v1_dot_dealer__pb2.ReshuffleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -164,18 +164,30 @@ class RakeCap(_message.Message):
     def __init__(self, min_players: _Optional[int] = ..., cap: _Optional[int] = ...) -> None: ...
 
 class TableCreated(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "options", "action_seconds")
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "dealers_choice")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
     options: TableOptions
     action_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
+    dealers_choice: DealersChoiceRules
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., dealers_choice: _Optional[_Union[DealersChoiceRules, _Mapping]] = ...) -> None: ...
+
+class DealersChoiceRules(_message.Message):
+    __slots__ = ("games", "default_game", "game_defaults_json")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_GAME_FIELD_NUMBER: _ClassVar[int]
+    GAME_DEFAULTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedScalarFieldContainer[str]
+    default_game: str
+    game_defaults_json: str
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., default_game: _Optional[str] = ..., game_defaults_json: _Optional[str] = ...) -> None: ...
 
 class PlayerSeated(_message.Message):
     __slots__ = ("seat", "player", "stack", "buy_in_reference")

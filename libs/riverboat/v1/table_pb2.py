@@ -22,48 +22,49 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from riverboat.v1 import events_pb2 as riverboat_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x19riverboat/v1/events.proto\"\x9c\x01\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\x80\x01\n\x11SeatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\r\n\x05stack\x18\x04 \x01(\x03\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x18\n\x10\x62uy_in_reference\x18\x06 \x01(\t\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"I\n\x13UnseatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"q\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06\x61mount\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x06 \x01(\t\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"7\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\'\n\x13GetTableViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\"\xa3\x01\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\")\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\"\xfb\x02\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x32\xdb\x03\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19riverboat/v1/events.proto\"\xd6\x01\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x38\n\x0e\x64\x65\x61lers_choice\x18\x07 \x01(\x0b\x32 .riverboat.v1.DealersChoiceRules\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\x80\x01\n\x11SeatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\r\n\x05stack\x18\x04 \x01(\x03\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x18\n\x10\x62uy_in_reference\x18\x06 \x01(\t\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"I\n\x13UnseatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"\xba\x01\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06\x61mount\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x0e\n\x06\x63hoice\x18\x07 \x01(\t\x12(\n\x07options\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05\x63\x61rds\x18\t \x03(\t\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"7\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\'\n\x13GetTableViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\"\xca\x01\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\x12\x10\n\x08\x64\x65\x63lared\x18\t \x01(\x08\x12\x13\n\x0b\x64\x65\x63laration\x18\n \x01(\t\"`\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\x12\x0f\n\x07\x63hoices\x18\x03 \x03(\t\x12\x11\n\tmin_cards\x18\x04 \x01(\x05\x12\x11\n\tmax_cards\x18\x05 \x01(\x05\"\xc1\x04\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x12\x0c\n\x04game\x18\x11 \x01(\t\x12\r\n\x05phase\x18\x12 \x01(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x13 \x01(\x05\x12\x15\n\rchoosing_game\x18\x14 \x01(\x08\x12\x13\n\x0b\x63\x61rried_pot\x18\x15 \x01(\x03\x12\x13\n\x0bwaiting_for\x18\x16 \x03(\x05\x12\x12\n\nwild_cards\x18\x17 \x03(\t\x12-\n\x0cgame_options\x18\x18 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btable_cards\x18\x19 \x03(\t2\xdb\x03\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'riverboat.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPENTABLEREQUEST']._serialized_start=70
-  _globals['_OPENTABLEREQUEST']._serialized_end=226
-  _globals['_OPENTABLERESPONSE']._serialized_start=228
-  _globals['_OPENTABLERESPONSE']._serialized_end=282
-  _globals['_SEATPLAYERREQUEST']._serialized_start=285
-  _globals['_SEATPLAYERREQUEST']._serialized_end=413
-  _globals['_SEATPLAYERRESPONSE']._serialized_start=415
-  _globals['_SEATPLAYERRESPONSE']._serialized_end=452
-  _globals['_UNSEATPLAYERREQUEST']._serialized_start=454
-  _globals['_UNSEATPLAYERREQUEST']._serialized_end=527
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=529
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=600
-  _globals['_ACTREQUEST']._serialized_start=602
-  _globals['_ACTREQUEST']._serialized_end=715
-  _globals['_ACTRESPONSE']._serialized_start=717
-  _globals['_ACTRESPONSE']._serialized_end=786
-  _globals['_WATCHREQUEST']._serialized_start=788
-  _globals['_WATCHREQUEST']._serialized_end=843
-  _globals['_WATCHRESPONSE']._serialized_start=845
-  _globals['_WATCHRESPONSE']._serialized_end=961
-  _globals['_GETTABLEVIEWREQUEST']._serialized_start=963
-  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1002
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=1004
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=1065
-  _globals['_VIEWCARD']._serialized_start=1067
-  _globals['_VIEWCARD']._serialized_end=1108
-  _globals['_SEATVIEW']._serialized_start=1111
-  _globals['_SEATVIEW']._serialized_end=1274
-  _globals['_LEGALACTION']._serialized_start=1276
-  _globals['_LEGALACTION']._serialized_end=1317
-  _globals['_TABLEVIEW']._serialized_start=1320
-  _globals['_TABLEVIEW']._serialized_end=1699
-  _globals['_TABLESERVICE']._serialized_start=1702
-  _globals['_TABLESERVICE']._serialized_end=2177
+  _globals['_OPENTABLEREQUEST']._serialized_start=100
+  _globals['_OPENTABLEREQUEST']._serialized_end=314
+  _globals['_OPENTABLERESPONSE']._serialized_start=316
+  _globals['_OPENTABLERESPONSE']._serialized_end=370
+  _globals['_SEATPLAYERREQUEST']._serialized_start=373
+  _globals['_SEATPLAYERREQUEST']._serialized_end=501
+  _globals['_SEATPLAYERRESPONSE']._serialized_start=503
+  _globals['_SEATPLAYERRESPONSE']._serialized_end=540
+  _globals['_UNSEATPLAYERREQUEST']._serialized_start=542
+  _globals['_UNSEATPLAYERREQUEST']._serialized_end=615
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=617
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=688
+  _globals['_ACTREQUEST']._serialized_start=691
+  _globals['_ACTREQUEST']._serialized_end=877
+  _globals['_ACTRESPONSE']._serialized_start=879
+  _globals['_ACTRESPONSE']._serialized_end=948
+  _globals['_WATCHREQUEST']._serialized_start=950
+  _globals['_WATCHREQUEST']._serialized_end=1005
+  _globals['_WATCHRESPONSE']._serialized_start=1007
+  _globals['_WATCHRESPONSE']._serialized_end=1123
+  _globals['_GETTABLEVIEWREQUEST']._serialized_start=1125
+  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1164
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=1166
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=1227
+  _globals['_VIEWCARD']._serialized_start=1229
+  _globals['_VIEWCARD']._serialized_end=1270
+  _globals['_SEATVIEW']._serialized_start=1273
+  _globals['_SEATVIEW']._serialized_end=1475
+  _globals['_LEGALACTION']._serialized_start=1477
+  _globals['_LEGALACTION']._serialized_end=1573
+  _globals['_TABLEVIEW']._serialized_start=1576
+  _globals['_TABLEVIEW']._serialized_end=2153
+  _globals['_TABLESERVICE']._serialized_start=2156
+  _globals['_TABLESERVICE']._serialized_end=2631
 # @@protoc_insertion_point(module_scope)

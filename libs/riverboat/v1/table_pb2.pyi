@@ -1,3 +1,4 @@
+from google.protobuf import struct_pb2 as _struct_pb2
 from riverboat.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -8,20 +9,22 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class OpenTableRequest(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id")
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id", "dealers_choice")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
     options: _events_pb2.TableOptions
     action_seconds: int
     request_id: str
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    dealers_choice: _events_pb2.DealersChoiceRules
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
 
 class OpenTableResponse(_message.Message):
     __slots__ = ("table_id", "version")
@@ -74,20 +77,26 @@ class UnseatPlayerResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id")
+    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id", "choice", "options", "cards")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
     seat: int
     action: str
     amount: int
     request_id: str
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    choice: str
+    options: _struct_pb2.Struct
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ..., choice: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "view")
@@ -136,7 +145,7 @@ class ViewCard(_message.Message):
     def __init__(self, card: _Optional[str] = ..., face_up: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "player", "stack", "street_bet", "in_hand", "folded", "all_in", "cards")
+    __slots__ = ("seat", "player", "stack", "street_bet", "in_hand", "folded", "all_in", "cards", "declared", "declaration")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
@@ -145,6 +154,8 @@ class SeatView(_message.Message):
     FOLDED_FIELD_NUMBER: _ClassVar[int]
     ALL_IN_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_FIELD_NUMBER: _ClassVar[int]
+    DECLARATION_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player: str
     stack: int
@@ -153,18 +164,26 @@ class SeatView(_message.Message):
     folded: bool
     all_in: bool
     cards: _containers.RepeatedCompositeFieldContainer[ViewCard]
-    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., street_bet: _Optional[int] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[ViewCard, _Mapping]]] = ...) -> None: ...
+    declared: bool
+    declaration: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., street_bet: _Optional[int] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[ViewCard, _Mapping]]] = ..., declared: _Optional[bool] = ..., declaration: _Optional[str] = ...) -> None: ...
 
 class LegalAction(_message.Message):
-    __slots__ = ("action", "to")
+    __slots__ = ("action", "to", "choices", "min_cards", "max_cards")
     ACTION_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
+    MIN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CARDS_FIELD_NUMBER: _ClassVar[int]
     action: str
     to: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ...) -> None: ...
+    choices: _containers.RepeatedScalarFieldContainer[str]
+    min_cards: int
+    max_cards: int
+    def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ..., choices: _Optional[_Iterable[str]] = ..., min_cards: _Optional[int] = ..., max_cards: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds")
+    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -181,6 +200,15 @@ class TableView(_message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    CHOOSING_GAME_FIELD_NUMBER: _ClassVar[int]
+    CARRIED_POT_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FOR_FIELD_NUMBER: _ClassVar[int]
+    WILD_CARDS_FIELD_NUMBER: _ClassVar[int]
+    GAME_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CARDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
@@ -197,4 +225,13 @@ class TableView(_message.Message):
     legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
     options: _events_pb2.TableOptions
     action_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
+    game: str
+    phase: str
+    dealer: int
+    choosing_game: bool
+    carried_pot: int
+    waiting_for: _containers.RepeatedScalarFieldContainer[int]
+    wild_cards: _containers.RepeatedScalarFieldContainer[str]
+    game_options: _struct_pb2.Struct
+    table_cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -47,6 +47,7 @@ async def test_operators_create_tables_players_list_them(room: Room, lobby: Serv
         assert (pacific.small_bet, pacific.big_bet, pacific.min_buy_in) == (500, 1000, 5000)
         choice = await boss.create_table("dealers_choice", "Dealer's choice", request_id="t2")
         again = await boss.create_table("dealers_choice", "Dealer's choice", request_id="t2")
+        assert choice.variant == "dealers_choice"
         assert again.table_id == choice.table_id  # a retried request opens nothing new
         bad = boss.create_table("omaha", "x", request_id="t3")
         assert await _code(bad) == grpc.StatusCode.INVALID_ARGUMENT

@@ -58,6 +58,7 @@ class DealerServer:
         rules = {
             "CommitHand": {"service"},
             "GetDeck": {"service"},
+            "Reshuffle": {"service"},
             "RevealSeed": {"service", "auditor"},
         }
         self._grpc = GrpcServer(

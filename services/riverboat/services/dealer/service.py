@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import grpc.aio
 import structlog
 
-from riverboat.engine.cards import DECK_SIZE, card_str
+from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
 from riverboat.eventstore.base import MAX_AGGREGATE_ID_LENGTH, validate_aggregate_id
 from riverboat.eventstore.errors import InvalidAggregateIdError
 from riverboat.services.common.errors import FailedPrecondition, InvalidArgument, NotFound
@@ -24,7 +24,7 @@ from riverboat.services.dealer.tablelog import (
     check_commitment_message,
     find_hand_progress,
 )
-from riverboat.shuffle import SCHEME, ShuffleInputError, derive_deck, new_seed
+from riverboat.shuffle import SCHEME, ShuffleInputError, derive_deck, derive_reshuffle, new_seed
 from riverboat.shuffle.scheme import encode_hand_id
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
 
@@ -211,6 +211,23 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         return dealer_pb2.RevealSeedResponse(
             scheme=revealed.scheme, seed=revealed.seed, commitment=revealed.commitment
         )
+
+    async def Reshuffle(
+        self, request: dealer_pb2.ReshuffleRequest, context: Context
+    ) -> dealer_pb2.ReshuffleResponse:
+        """A draw's discards reshuffled from the hand's sealed seed (RBS1 reshuffle)."""
+        table_id, hand_id = validate_ids(request.table_id, request.hand_id)
+        try:
+            cards = [parse_card(c) for c in request.cards]
+        except ValueError as exc:
+            raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD") from None
+        record = await self._committed(self.store, table_id, hand_id)
+        try:
+            shuffled = derive_reshuffle(hand_id, self._vault.open(record), request.round, cards)
+        except ShuffleInputError as exc:
+            raise InvalidArgument(str(exc), reason="BAD_RESHUFFLE") from None
+        _log.info("discards reshuffled", round=request.round, count=len(cards))
+        return dealer_pb2.ReshuffleResponse(cards=[card_str(card) for card in shuffled])
 
     # -- helpers ------------------------------------------------------------------------------
 

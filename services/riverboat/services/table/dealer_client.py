@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import grpc
 import structlog
 
-from riverboat.engine.cards import parse_card
+from riverboat.engine.cards import card_str, parse_card
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
 
 log = structlog.get_logger("riverboat.table.dealer")
@@ -91,6 +91,24 @@ class DealerClient:
             hand_id=hand_id,
         )
         assert isinstance(reply, dealer_pb2.GetDeckResponse)
+        return tuple(parse_card(c) for c in reply.cards)
+
+    async def reshuffle(
+        self, table_id: str, hand_id: str, round_: int, cards: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        """The dealer's reshuffle of a draw's discards (deterministic per hand and round)."""
+        reply = await self._call(
+            "Reshuffle",
+            dealer_pb2.ReshuffleRequest(
+                table_id=table_id,
+                hand_id=hand_id,
+                round=round_,
+                cards=[card_str(c) for c in cards],
+            ),
+            table_id=table_id,
+            hand_id=hand_id,
+        )
+        assert isinstance(reply, dealer_pb2.ReshuffleResponse)
         return tuple(parse_card(c) for c in reply.cards)
 
     async def reveal_seed(self, table_id: str, hand_id: str) -> None:

@@ -18,14 +18,17 @@ from typing import Any
 
 import structlog
 
-from riverboat.engine.commands import TimeOut
+from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
-from riverboat.engine.events import HandEnded
+from riverboat.engine.events import DiscardsReshuffled, HandEnded, ReshuffleRequested
+from riverboat.engine.games import waiting_for
+from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_batch
 from riverboat.eventstore import ConcurrencyError, EventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
 from riverboat.table import aggregate as table
+from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent, HandCommitted, HandVoided
 
@@ -69,6 +72,9 @@ class TableRunner:
         self.state = TableState(table_id)
         self.version = 0
         self.deck: tuple[int, ...] | None = None
+        #: The discards each reshuffle of this hand asked for, in order (draw): the deck is the
+        #: committed deck followed by the dealer's permutation of each.
+        self.reshuffles: list[tuple[int, ...]] = []
         self.commit_sequence = 0
         #: Hash of the last event in the log: the next batch chains to it (docs/audit.md).
         self.chain_hash = GENESIS_HASH
@@ -123,8 +129,13 @@ class TableRunner:
             if isinstance(event, HandCommitted):
                 self.commit_sequence = sequence
                 self.deck = None
+                self.reshuffles = []
             elif isinstance(event, HandEnded | HandVoided):
                 self.deck = None
+            elif isinstance(event, ReshuffleRequested):
+                self.reshuffles.append(event.cards)
+            elif isinstance(event, DiscardsReshuffled):
+                self.deck = None  # fetched again with the reshuffled stub appended
 
     def _remember(self, request_id: str, version: int) -> None:
         self._requests[request_id] = version
@@ -201,7 +212,12 @@ class TableRunner:
         if needs and self.deck is None and self.commit_sequence:
             pending = self.state.pending
             hand_id = pending.hand_id if pending is not None else hand.hand_id  # type: ignore[union-attr]
-            self.deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
+            deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
+            # Reshuffles already made (one still awaited is made by _reshuffle).
+            done = len(self.reshuffles) - (1 if _awaits_reshuffle(hand) else 0)
+            for round_, cards in enumerate(self.reshuffles[:done], start=1):
+                deck += await self.dealer.reshuffle(self.table_id, hand_id, round_, cards)
+            self.deck = deck
 
     # --- the hand's life: dealing, the clock, the reveal ---------------------------------
 
@@ -213,8 +229,13 @@ class TableRunner:
         hand = state.hand
         if state.pending is not None and not self._dealing:
             self._spawn(self._deal_pending())
-        elif hand is not None and not hand.finished and hand.to_act is not None:
-            self._arm_clock(hand.hand_id, self.version, hand.seats[hand.to_act])
+        elif hand is not None and not hand.finished:
+            if _awaits_reshuffle(hand):
+                self._spawn(self._reshuffle(hand.hand_id, self.version))
+            elif seats := waiting_for(hand):
+                self._arm_clock(hand.hand_id, self.version, seats)
+        elif state.choosing and state.seat_at(state.dealer) is not None:
+            self._arm_clock("", self.version, (state.dealer,))
         elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
             self._spawn(self._start_hand(delay=self.config.hand_pause))
 
@@ -236,6 +257,15 @@ class TableRunner:
                 await asyncio.sleep(delay)
             if not self.state.can_start_hand():
                 return
+            if self.state.needs_dealer():
+                # Dealer's choice: call the dealer; unless the pot rode, they choose first.
+                await self.submit(
+                    choice.call_dealer,
+                    request_id=f"dealer-{self.table_id}-{self.version + 1}",
+                    actor="service:table",
+                )
+            if self.state.choosing or self.state.needs_dealer():
+                return  # the dealer's choice (or their clock) brings us back here
             hand_id = f"{self.table_id}-{self.version + 1}"
             commitment = await self.dealer.commit_hand(self.table_id, hand_id)
             await self.submit(
@@ -317,22 +347,58 @@ class TableRunner:
         except (EngineError, ConcurrencyError) as exc:
             self.log.info("void_skipped", reason=str(exc))
 
-    def _arm_clock(self, hand_id: str, version: int, seat: int) -> None:
+    async def _reshuffle(self, hand_id: str, version: int) -> None:
+        """A draw ran out of cards: the dealer shuffles the discards asked for (derived from
+        the hand's sealed seed, so auditors can check it) and they become the new stub."""
+        try:
+            await self._ensure_deck()
+            hand = self.state.hand
+            if self.version != version or not _awaits_reshuffle(hand):
+                return
+            assert isinstance(hand, GameHandState) and self.deck is not None
+            round_ = len(self.reshuffles)
+            cards = await self.dealer.reshuffle(
+                self.table_id, hand_id, round_, hand.reshuffle_cards
+            )
+            deck = self.deck
+            await self.submit(
+                lambda s: table.act(s, Reshuffle(cards), deck, hand_id),
+                request_id=f"reshuffle-{hand_id}-{round_}",
+                actor="service:table",
+            )
+        except (EngineError, ConcurrencyError) as exc:
+            self.log.info("reshuffle_skipped", hand_id=hand_id, reason=str(exc))
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+            await self._void("the dealer could not be reached to reshuffle")
+        except Exception:
+            self.log.exception("reshuffle_failed", hand_id=hand_id)
+
+    def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         if self._clock is not None:
             self._clock.cancel()
-        self._clock = asyncio.ensure_future(self._clock_expiry(hand_id, version, seat))
+        self._clock = asyncio.ensure_future(self._clock_expiry(hand_id, version, seats))
 
-    async def _clock_expiry(self, hand_id: str, version: int, seat: int) -> None:
+    async def _clock_expiry(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
+        """Nobody acted in time: the clock acts for every seat still waited for (a dealer's
+        choice takes the table's default game)."""
         await asyncio.sleep(self.state.action_seconds)
         if self.version != version:
             return  # someone acted in time
         try:
+            if not hand_id:
+                await self.submit(
+                    lambda s: choice.time_out_choice(s, seat=seats[0]),
+                    request_id=f"clock-choice-{self.table_id}-{version}",
+                    actor="clock",
+                )
+                return
             await self.act(
-                lambda s: table.act(s, TimeOut(seat), self.deck or (), hand_id),
+                lambda s: choice.time_out(s, seats, self.deck or (), hand_id),
                 request_id=f"clock-{hand_id}-{version}",
                 actor="clock",
             )
-            self.log.info("clock_expired", hand_id=hand_id, seat=seat)
+            self.log.info("clock_expired", hand_id=hand_id, seats=list(seats))
         except (EngineError, ConcurrencyError) as exc:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
@@ -390,3 +456,8 @@ class TableRunner:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
         self._watchers.clear()
+
+
+def _awaits_reshuffle(hand: object) -> bool:
+    """The hand waits for the dealer to reshuffle discards (draw)."""
+    return isinstance(hand, GameHandState) and not hand.finished and hand.phase == RESHUFFLE

@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import grpc
 import structlog
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.struct_pb2 import Struct
 
+from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
-from riverboat.engine.options import pacific_options
+from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import (
     EventMeta,
     decode_batch,
     event_to_pb,
     options_from_pb,
     options_to_pb,
+    rules_from_pb,
 )
 from riverboat.eventstore import ConcurrencyError
 from riverboat.services.common.auth import current_identity
@@ -33,7 +37,8 @@ from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import TableRunner, Update
 from riverboat.table import aggregate as table
-from riverboat.table.aggregate import TableError
+from riverboat.table import choice
+from riverboat.table.aggregate import DEALERS_CHOICE, TableError
 from riverboat.table.events import AnyEvent
 from riverboat.table.views import TableView, redact, table_view, viewer_seat
 from riverboat.v1 import table_pb2, table_pb2_grpc
@@ -72,7 +77,7 @@ async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
 
 def view_to_pb(view: TableView, options: Any) -> table_pb2.TableView:
     """A table view as protobuf."""
-    return table_pb2.TableView(
+    msg = table_pb2.TableView(
         table_id=view.table_id,
         name=view.name,
         variant=view.variant,
@@ -102,11 +107,53 @@ def view_to_pb(view: TableView, options: Any) -> table_pb2.TableView:
         to_act=view.to_act,
         viewer_seat=view.viewer_seat,
         legal_actions=[
-            table_pb2.LegalAction(action=a, to=list(to)) for a, to in view.legal_actions
+            table_pb2.LegalAction(
+                action=a.action,
+                to=list(a.to),
+                choices=list(a.choices),
+                min_cards=a.min_cards,
+                max_cards=a.max_cards,
+            )
+            for a in view.legal_actions
         ],
         options=options,
         action_seconds=view.action_seconds,
+        game=view.game,
+        phase=view.phase,
+        dealer=view.dealer,
+        choosing_game=view.choosing_game,
+        carried_pot=view.carried_pot,
+        waiting_for=list(view.waiting_for),
+        wild_cards=[_card(c) for c in view.wild_cards],
+        game_options=_struct(view.game_options),
+        table_cards=[_card(c) for c in view.table_cards],
     )
+    for pb_seat, seat in zip(msg.seats, view.seats, strict=True):
+        pb_seat.declared = seat.declared
+        pb_seat.declaration = seat.declaration
+    return msg
+
+
+def _struct(data: Mapping[str, Any]) -> Struct:
+    struct = Struct()
+    struct.update(dict(data))
+    return struct
+
+
+def struct_to_dict(struct: Struct) -> dict[str, Any]:
+    """A Struct's fields as plain values; whole numbers back to ints (Struct holds doubles,
+    and game options are counts and cents)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    return {k: plain(v) for k, v in MessageToDict(struct).items()}
 
 
 def _card(card: int) -> str:
@@ -189,14 +236,21 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.OpenTableResponse:
         """Open a table."""
         request_id = await self._request_id(context, request.request_id)
+        variant = request.variant or "seven_card_stud_hi_lo"
         try:
-            options = (
-                options_from_pb(request.options)
-                if request.HasField("options")
-                else pacific_options()
+            if request.HasField("options"):
+                options = options_from_pb(request.options)
+            else:
+                options = (
+                    dealers_choice_options() if variant == DEALERS_CHOICE else pacific_options()
+                )
+            rules = (
+                rules_from_pb(request.dealers_choice)
+                if request.HasField("dealers_choice")
+                else None
             )
-        except InvalidOptions as exc:
-            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, exc.message)
+        except (InvalidOptions, ValueError) as exc:
+            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         runner = await self._runner(context, request.table_id, create=True)
         version = await self._run(
             context,
@@ -204,9 +258,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             lambda s: table.create_table(
                 s,
                 name=request.name or request.table_id,
-                variant=request.variant or "seven_card_stud_hi_lo",
+                variant=variant,
                 options=options,
                 action_seconds=request.action_seconds or 30,
+                rules=rules,
             ),
             request_id=request_id,
             actor=f"{current_identity().role}:{current_identity().subject}",
@@ -275,16 +330,32 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             await _fail(
                 context, grpc.StatusCode.PERMISSION_DENIED, f"seat {request.seat} is not yours"
             )
-        command = Act(request.seat, request.action, request.amount or None)
+        decide = await self._act_decider(context, runner, request)
         version = await self._run(
-            context,
-            runner,
-            lambda s: table.act(s, command, runner.deck or (), request.hand_id or None),
-            request_id=request_id,
-            actor=player,
-            hand_action=True,
+            context, runner, decide, request_id=request_id, actor=player, hand_action=True
         )
         return table_pb2.ActResponse(version=version, view=self._view(runner, player))
+
+    async def _act_decider(
+        self, context: Ctx, runner: TableRunner, request: table_pb2.ActRequest
+    ) -> Callable[[Any], list[AnyEvent]]:
+        """What an ``Act`` request asks the table to decide: the dealer's choice of game, or
+        an action in the hand (with its cards and declaration)."""
+        try:
+            cards = tuple(parse_card(c) for c in request.cards)
+        except ValueError as exc:
+            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad card: {exc}")
+        if request.action == choice.CHOOSE_GAME:
+            if not request.choice:
+                await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "choose_game needs a choice")
+            options = struct_to_dict(request.options) if request.HasField("options") else None
+            return lambda s: choice.choose_game(
+                s, seat=request.seat, game=request.choice, options=options
+            )
+        command = Act(
+            request.seat, request.action, request.amount or None, cards, request.choice or None
+        )
+        return lambda s: table.act(s, command, runner.deck or (), request.hand_id or None)
 
     async def GetTableView(
         self, request: table_pb2.GetTableViewRequest, context: Ctx
