@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import random
 import struct
+from collections.abc import Iterator
 
 import pytest
 
@@ -29,7 +30,7 @@ def from_the_document(hand_id: str, seed: bytes, round_: int, cards: list[int]) 
     raw = hand_id.encode()
     prefix = b"RBS1/reshuffle" + struct.pack(">I", len(raw)) + raw + struct.pack(">I", round_)
 
-    def words():  # type: ignore[no-untyped-def]
+    def words() -> Iterator[int]:
         counter = 0
         while True:
             block = hmac.new(seed, prefix + struct.pack(">I", counter), hashlib.sha256).digest()
