@@ -145,7 +145,7 @@ async def _demo(args: argparse.Namespace, password: str) -> None:
             tables.append(await operator.create_table(template, name, request_id=request_id))
         print()
         for table in tables:
-            print(f"table  {table.table_id:<22} {table.name}")
+            print(f"table  {table.table_id:<28} {table.name}")
         print(
             f"""
 Operator account: {OPERATOR} / {password}
@@ -217,14 +217,20 @@ async def _ready_bot(
 
 def narrator() -> Any:
     """Print one table's hands readably, as one bot sees them."""
+    from riverboat.engine.events import HandStarted
     from riverboat.eventcodec import event_from_pb
     from riverboat.handtext import render
 
     names: dict[int, str] = {}
+    started = False
 
     def show(update: Any) -> None:
+        nonlocal started
         events = [event_from_pb(env)[0] for env in update.events]
-        for line in render(events, names=names):
-            print(line, flush=True)
+        # Start with a whole hand: one joined midway would print nameless seats.
+        started = started or any(isinstance(e, HandStarted) for e in events)
+        if started:
+            for line in render(events, names=names):
+                print(line, flush=True)
 
     return show
