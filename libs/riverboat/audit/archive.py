@@ -331,7 +331,12 @@ def read_archive(path: Path) -> Archive:
 
 def read_raw_archive(path: Path) -> RawArchive:
     """Read an archive file's lines without parsing the messages (see :class:`RawArchive`)."""
+    was = gc.isenabled()
+    gc.disable()  # as in read_archive
     try:
         return scan_lines(_open_lines(path))
     except (OSError, EOFError) as exc:
         raise ArchiveError(f"{path}: {exc}") from None
+    finally:
+        if was:
+            gc.enable()

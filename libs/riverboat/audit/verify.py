@@ -27,7 +27,7 @@ from riverboat.audit.archive import (
 )
 from riverboat.audit.report import AuditReport, Check, TableResult, Violation
 from riverboat.audit.seeds import Reveal, parse_reveals
-from riverboat.audit.tableaudit import audit_table
+from riverboat.audit.tableaudit import audit_table, no_gc
 
 __all__ = ["Progress", "split_tables", "verify_archive", "verify_file"]
 
@@ -126,8 +126,9 @@ def _messages(table: TableInput) -> tuple[list[StoredMessage], list[str]]:
 
 
 def _audit_input(table_id: str, table: TableInput, reveals: dict[str, Reveal]) -> TableResult:
-    messages, problems = _messages(table)
-    result = audit_table(table_id, messages, reveals)
+    with no_gc():  # parsing too: in a forked worker a collection would touch every page
+        messages, problems = _messages(table)
+        result = audit_table(table_id, messages, reveals)
     result.violations[:0] = [Violation(Check.ARCHIVE, p, table_id) for p in problems]
     return result
 
@@ -248,6 +249,8 @@ def verify_file(
         ArchiveError: the file is not a readable archive.
     """
     started = time.perf_counter()
-    report = _verify(_from_file(path), source or str(path), jobs, progress)
+    with no_gc():  # routing builds a tuple per line; collections would only re-scan them
+        data = _from_file(path)
+    report = _verify(data, source or str(path), jobs, progress)
     report.seconds = time.perf_counter() - started
     return report
