@@ -5,7 +5,9 @@ change), so a person can play it and a script or a pseudo-terminal test can driv
 waits for a command it watches the table (``TableService.Watch``) and prints what happens.
 
 Log in (or register), list tables, buy in with ``j <table> <buy-in>``, act with ``c``/``b``/
-``r``/``f``/``i``/``k``, leave with ``l``; ``h`` lists every command. Money is typed in dollars
+``r``/``f``/``i``/``k`` and, in the dealer's choice games, ``g``/``d``/``p``/``o``/``x``/
+``take``/``stand``/``m``/``dec`` (or ``a ACTION ...``), leave with ``l``; ``h`` lists every
+command. Money is typed in dollars
 (``40``, ``12.50``) or in cents with a trailing ``c`` (``1250c``).
 """
 
@@ -42,9 +44,11 @@ from riverboat.cli.playscreen import (
     ACTION_WORDS,
     ActionError,
     Narrator,
-    choose_action,
+    choose_move,
+    games_table,
     lobby_table,
     my_seat,
+    owes_move,
     table_panel,
 )
 from riverboat.client import LobbyClient, TableClient
@@ -64,6 +68,17 @@ HELP = [
     ("i", "bring in"),
     ("k", "complete the bring-in to a full bet"),
     ("f", "fold"),
+    ("", "Dealer's choice (your turn line lists the moves you have now):"),
+    ("g GAME [OPT=VALUE ...]", "as dealer, choose the game and options (g alone lists them)"),
+    ("d CARDS", "draw or discard those cards (d alone stands pat when you may)"),
+    ("p CARDS", "pass those cards to the left"),
+    ("o CARDS", "order all your cards, the first to turn up first"),
+    ("x CARD", "expose a face-down card"),
+    ("take / stand", "take the card offered, or stand"),
+    ("m", "match the pot (f folds)"),
+    ("dec low|high|both", "declare (Chicago: spade|high|both; 1, 2 or 3 coins work too)"),
+    ("a ACTION [ARGS]", "any move the table lists, by its name (a draw 1 4)"),
+    ("", "CARDS: as typed (Qh 7c, 10h, Q♥) or their positions on the Your cards line (1 4)."),
     ("s  (or Enter)", "show the table again"),
     ("l", "leave the table with your chips (after the hand if you are in one)"),
     ("bal", "your wallet"),
@@ -542,7 +557,7 @@ class PlaySession:
     def my_turn(self) -> bool:
         """Whether the latest view waits for this player."""
         v = self.view
-        return v is not None and self.seated() and v.to_act == v.viewer_seat != 0
+        return v is not None and self.seated() and owes_move(v)
 
     async def attach(self, table_id: str) -> None:
         """Follow ``table_id``: its updates print as they come."""
@@ -636,15 +651,19 @@ class PlaySession:
             self.show()
         return True
 
-    async def act(self, word: str, amount_text: str) -> None:
-        """Send the action a command stands for, if it is legal now."""
+    async def act(self, word: str, rest: str) -> None:
+        """Send the move a command stands for, if it is legal now."""
         assert self.tables is not None
         view = self.view
         if view is None:
             self.say("You are not at a table: t lists them, j TABLE BUY-IN sits down.")
             return
+        choosing = any(a.action == "choose_game" for a in view.legal_actions)
+        if word in ("g", "game") and not rest and choosing and my_seat(view) is not None:
+            self.show(games_table(view))  # the list to choose from, not a refusal
+            return
         try:
-            action, amount = choose_action(word, amount_text or None, view)
+            move = choose_move(word, rest, view)
         except ActionError as exc:
             self.fail(str(exc))
             return
@@ -653,9 +672,12 @@ class PlaySession:
                 self.table_id,
                 view.hand_id,
                 view.viewer_seat,
-                action,
-                amount,
+                move.action,
+                move.amount,
                 request_id=f"play-{uuid.uuid4().hex[:24]}",
+                cards=move.cards,
+                choice=move.choice,
+                options=move.options,
             )
         )
         # The reply's view is at least as new as the last update: the prompt must not go on
