@@ -1,0 +1,372 @@
+"""Room throughput: bots playing real hands through the table service's gRPC API.
+
+One run on this machine, everything started by the bench:
+
+1. A private nats-server (``NatsServer``: free port, temporary file store, ``sync_interval:
+   always``, Riverboat's configuration) and the raw nats-py rate of ``js.publish`` awaiting
+   each acknowledgement, to a file stream: one publisher at a time (as one table appends) and
+   64 concurrent publishers on their own subjects (as many tables do); measured before and
+   after the room rows, the higher of each pair counting for the ratios.
+2. For 1, 10, 100 and 1,000 tables, a fresh dealer and table service (child processes, on their
+   own streams of that server; hand pause 0, action clock 3,600 s) and four players per table
+   driven from this process. ``bots`` is the library's ``play_bot``: one Watch stream per player,
+   Act when the view says it is its turn. ``driver`` (an extra row at 1,000 tables) replaces the
+   four bots with one driver per table: an observer Watch, then GetTableView and Act as the
+   player to act. After a warm-up (every table has acted), a window counts the Act calls
+   accepted in it (actions/s) and their client-side latency; the table stream's growth over the
+   window gives the log appends/s, which include the service's own deal records.
+3. The verdict against the targets: >= 1,000 actions/s sustained with p99 < 50 ms, and
+   actions/s >= one third of the raw publish rate (both the sequential and the concurrent one).
+
+The machine's two cores are shared by NATS, the table service, the dealer and the bots (and by
+anything else running meanwhile: the ``other`` CPU column). Every phase is bounded in time; the
+whole run takes about two and a half minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nats
+from nats.aio.msg import Msg
+
+from bench._room import (
+    ACTION_SECONDS,
+    PLAYERS,
+    STACK,
+    CpuMeter,
+    PublishRate,
+    WindowResult,
+    create_tables,
+    drive,
+    percentile,
+    raw_publish,
+    start_room,
+    table_ids,
+)
+from riverboat.auth import TokenIssuer
+from riverboat.natsserver import NatsServer, server_version
+
+RAW_SECONDS = 3.0
+RAW_CONCURRENCY = 64
+#: Bytes per raw message: about one table record (the room rows print the measured size).
+RAW_PAYLOAD = 400
+PHASES: tuple[tuple[int, str], ...] = (
+    (1, "bots"),
+    (10, "bots"),
+    (100, "bots"),
+    (1000, "bots"),
+    (1000, "driver"),
+)
+#: Seconds of warm-up: at least the first, then until every table has acted, at most the second.
+WARMUP = (3.0, 20.0)
+WINDOW = 12.0
+SETUP_TIMEOUT = 120.0
+TARGET_ACTIONS = 1000.0
+TARGET_P99_MS = 50.0
+TARGET_SHARE_OF_RAW = 1 / 3
+CPU_COLUMNS = ("nats", "table", "dealer", "bots", "other")
+#: CPU % of a core taken by processes outside the bench above which a row gets a caution.
+NOISY_OTHER = 25.0
+
+
+@dataclass
+class Phase:
+    """One table count's measurement."""
+
+    tables: int
+    mode: str
+    setup: float = 0.0
+    result: WindowResult | None = None
+    records: int = 0
+    record_bytes: float = 0.0
+    reads: int = 0
+    cpu: dict[str, float] = field(default_factory=dict)
+    loop_lag_p99: float = 0.0
+    failure: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.result.rate if self.result else 0.0
+
+    @property
+    def appends(self) -> float:
+        return self.records / self.result.seconds if self.result else 0.0
+
+    def p(self, q: float) -> float:
+        return 1000 * percentile(self.result.latencies, q) if self.result else float("nan")
+
+
+def run() -> None:
+    token_key = secrets.token_bytes(32)
+    with tempfile.TemporaryDirectory(prefix="rb-bench-room-") as tmp:
+        var = Path(tmp)
+        with NatsServer(var / "store", port=0) as server:
+            version = ".".join(map(str, server_version(server.binary)))
+            print(
+                f"  {os.cpu_count()} cores; private nats-server v{version} on {server.url} "
+                "(file store, sync_interval always)",
+                flush=True,
+            )
+            before = _raw(server, "before")
+            phases: list[Phase] = []
+            for tables, mode in PHASES:
+                phase = _run_phase(server, var, token_key, tables, mode)
+                _print_phase(phase, first=not phases)
+                phases.append(phase)
+            after = _raw(server, "after")
+    _print_notes(phases)
+    # The machine is shared: the higher of the two measurements is the fairer ceiling (and the
+    # harder one to reach a third of).
+    sequential = max(before[0], after[0], key=lambda r: r.rate)
+    concurrent = max(before[1], after[1], key=lambda r: r.rate)
+    _print_targets(phases, sequential, concurrent)
+
+
+def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
+    """Sequential, then concurrent publishing; printed as measured."""
+    pids = {"nats": server.pid or 0, "bench": os.getpid()}
+    rates = []
+    for concurrency in (1, RAW_CONCURRENCY):
+        rate = asyncio.run(
+            raw_publish(
+                server.url,
+                concurrency=concurrency,
+                seconds=RAW_SECONDS,
+                payload_size=RAW_PAYLOAD,
+                meter=CpuMeter(pids),
+                stream=f"RAW_{when.upper()}_{concurrency}",
+            )
+        )
+        rates.append(rate)
+    _print_raw(when, rates[0], rates[1])
+    return rates[0], rates[1]
+
+
+def _run_phase(server: NatsServer, var: Path, token_key: bytes, tables: int, mode: str) -> Phase:
+    phase = Phase(tables, mode)
+    tag = f"B{tables}{mode[0].upper()}"
+    issuer = TokenIssuer(token_key)
+    room = start_room(server.url, var, tag, token_key, hand_pause=0.0)
+    try:
+        ids = table_ids(tag, tables)
+        began = time.monotonic()
+        asyncio.run(asyncio.wait_for(create_tables(room.address, issuer, ids), SETUP_TIMEOUT))
+        phase.setup = time.monotonic() - began
+        pids = {"nats": server.pid or 0, **room.pids(), "bots": os.getpid()}
+        asyncio.run(_measure(phase, server.url, room.stream, room.address, issuer, ids, pids))
+    except Exception as exc:  # a failed phase is reported; the others still run
+        phase.failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+    finally:
+        room.stop()
+    return phase
+
+
+async def _measure(
+    phase: Phase,
+    nats_url: str,
+    stream: str,
+    address: str,
+    issuer: TokenIssuer,
+    ids: list[str],
+    pids: dict[str, int],
+) -> None:
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    meter = CpuMeter(pids)
+    lags: list[float] = []
+    first: tuple[int, int] = (0, 0)
+    probe: asyncio.Task[None] | None = None
+    counting = False
+
+    async def count_read(_: Msg) -> None:
+        # JetStream API requests are plain NATS messages: a subscriber sees every read of the
+        # table stream (the table service's catch-ups, the dealer's checks).
+        if counting:
+            phase.reads += 1
+
+    for api in ("STREAM.MSG.GET", "DIRECT.GET"):
+        await nc.subscribe(f"$JS.API.{api}.{stream}", cb=count_read)
+        await nc.subscribe(f"$JS.API.{api}.{stream}.>", cb=count_read)
+
+    async def lag_probe() -> None:
+        # How late this process's event loop wakes up: part of every client-side latency.
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + 0.01
+            await asyncio.sleep(0.01)
+            lags.append(loop.time() - due)
+
+    async def on_window(opening: bool) -> None:
+        nonlocal first, probe, counting
+        info = await js.stream_info(stream)
+        counts = (info.state.messages, info.state.bytes)
+        counting = opening
+        if opening:
+            first = counts
+            meter.start()
+            probe = asyncio.ensure_future(lag_probe())
+            return
+        meter.stop()
+        if probe is not None:
+            probe.cancel()
+        phase.records = counts[0] - first[0]
+        phase.record_bytes = (counts[1] - first[1]) / max(phase.records, 1)
+
+    try:
+        phase.result = await drive(
+            address, issuer, ids, phase.mode, warmup=WARMUP, window=WINDOW, on_window=on_window
+        )
+    finally:
+        await nc.close()
+    phase.cpu = meter.percent
+    phase.loop_lag_p99 = 1000 * percentile(lags, 0.99)
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def _cpu_text(cpu: dict[str, float], names: tuple[str, ...]) -> str:
+    return " ".join(f"{name} {cpu.get(name, 0.0):.0f}%" for name in names)
+
+
+def _print_raw(when: str, sequential: PublishRate, concurrent: PublishRate) -> None:
+    print(
+        f"  raw JetStream publish, {when} the room rows: nats-py js.publish awaiting each ack, "
+        f"{RAW_PAYLOAD}-byte payload, file stream, {RAW_SECONDS:g} s each (CPU in % of one core)"
+    )
+    for label, raw in (
+        ("sequential (1 publisher)", sequential),
+        (f"concurrent ({RAW_CONCURRENCY} publishers)", concurrent),
+    ):
+        busy = raw.cpu.get("other", 0.0) > NOISY_OTHER
+        print(
+            f"    {label:<28}{raw.rate:>7,.0f} msgs/s   ack p50 "
+            f"{1000 * percentile(raw.latencies, 0.5):5.2f} ms  p99 "
+            f"{1000 * percentile(raw.latencies, 0.99):5.2f} ms   CPU "
+            f"{_cpu_text(raw.cpu, ('nats', 'bench', 'other'))}"
+            + ("  (machine busy: lower than on a quiet one)" if busy else ""),
+            flush=True,
+        )
+
+
+def _print_phase(phase: Phase, *, first: bool) -> None:
+    if first:
+        print(
+            f"  room: fresh dealer + table service (child processes) per row, {PLAYERS} players "
+            f"per table (stack {STACK:,}), hand pause 0, action clock {ACTION_SECONDS:,} s; "
+            f"warm-up {WARMUP[0]:g}-{WARMUP[1]:g} s (until every table has acted), then a "
+            f"{WINDOW:g} s window"
+        )
+        cpu = " ".join(f"{c:>6}" for c in CPU_COLUMNS)
+        print(
+            f"    {'tables':>6} {'drive':<6} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'appends/s':>9} {'B/rec':>5} {'acting':>9} {'errs':>4} {'setup s':>7} "
+            f"{'lag99 ms':>8} {'CPU ms/act':>10} {'reads/app':>9} | {cpu}"
+        )
+    if phase.failure or phase.result is None:
+        print(f"    {phase.tables:>6} {phase.mode:<6} FAILED: {phase.failure}", flush=True)
+        return
+    result = phase.result
+    table_ms = _table_ms_per_action(phase)
+    cpu = " ".join(f"{phase.cpu.get(c, 0.0):>6.0f}" for c in CPU_COLUMNS)
+    print(
+        f"    {phase.tables:>6} {phase.mode:<6} {phase.rate:>6,.0f} {phase.p(0.5):>8.1f} "
+        f"{phase.p(0.99):>8.1f} {phase.appends:>9,.0f} {phase.record_bytes:>5.0f} "
+        f"{f'{result.tables_acting}/{result.tables}':>9} {len(result.errors):>4} "
+        f"{phase.setup:>7.1f} {phase.loop_lag_p99:>8.1f} {table_ms:>10.2f} "
+        f"{phase.reads / max(phase.records, 1):>9.2f} | {cpu}",
+        flush=True,
+    )
+    for error in sorted(set(result.errors))[:3]:
+        print(f"           error: {error}")
+
+
+def _print_notes(phases: list[Phase]) -> None:
+    print(
+        "    Act/s: accepted Act calls per second in the window. p50/p99: their client-side "
+        "latency.\n"
+        "    appends/s, B/rec: table-stream records per second (actions plus the service's "
+        "commit and deal records), stored bytes per record.\n"
+        "    acting: tables with an accepted action in the window. lag99: p99 lateness of the "
+        "bots' event loop, included in the latencies.\n"
+        "    CPU ms/act: table-service CPU per accepted action. reads/app: JetStream reads of "
+        "the table stream (MSG.GET and DIRECT.GET, by the table service and the dealer) per "
+        "append.\n"
+        "    After |: CPU in % of one core; bots: this process; other: the rest of the machine.\n"
+        "    bots = 4 play_bot per table (4 Watch streams per table: 4,000 at 1,000 tables); "
+        "driver = 1 observer Watch per table + GetTableView and Act as the player to act."
+    )
+    done = [p for p in phases if p.result is not None and p.result.latencies]
+    if not done:
+        return
+    best = max(done, key=lambda p: p.rate)
+    table, bots = best.cpu.get("table", 0.0), best.cpu.get("bots", 0.0)
+    machine = sum(best.cpu.values())
+    cost = min(_table_ms_per_action(p) for p in done)
+    print(
+        f"  bottleneck: the table service, one Python process. At the best row ({best.tables} "
+        f"tables, {best.mode}) it used {table:.0f}% of a core and the bots' process {bots:.0f}% "
+        f"(so the bots stayed in this one process); the machine was {machine:.0f}% busy of "
+        f"{100 * (os.cpu_count() or 1)}%. Its CPU per action (at least {cost:.2f} ms, whatever "
+        f"else runs) caps one table-service process at ~{1000 / cost:,.0f} actions/s on a "
+        "whole core."
+    )
+    noisy = [p for p in done if p.cpu.get("other", 0.0) > NOISY_OTHER]
+    if noisy:
+        rows = ", ".join(f"{p.tables} {p.mode} ({p.cpu['other']:.0f}%)" for p in noisy)
+        print(
+            f"  caution: other processes on the machine took CPU during: {rows} (% of one core); "
+            "those rows are lower than on a quiet machine, CPU ms/act much less so"
+        )
+
+
+def _table_ms_per_action(phase: Phase) -> float:
+    """Table-service CPU milliseconds per accepted action in the window."""
+    result = phase.result
+    if result is None or not result.latencies:
+        return 0.0
+    return 10 * phase.cpu.get("table", 0.0) * result.seconds / len(result.latencies)
+
+
+def _print_targets(phases: list[Phase], sequential: PublishRate, concurrent: PublishRate) -> None:
+    done = [p for p in phases if p.result is not None and not p.failure]
+    if not done:
+        print("  targets: no phase completed")
+        return
+    best = max(done, key=lambda p: p.rate)
+    quick = [p for p in done if p.p(0.99) < TARGET_P99_MS]
+    best_quick = max(quick, key=lambda p: p.rate) if quick else None
+    met = best_quick is not None and best_quick.rate >= TARGET_ACTIONS
+    print("  targets (2-core machine; best row by Act/s unless said otherwise):")
+    quick_text = (
+        f"; fastest row with p99 < {TARGET_P99_MS:g} ms: {best_quick.rate:,.0f}/s at "
+        f"{best_quick.tables} table(s), p99 {best_quick.p(0.99):.1f} ms"
+        if best_quick
+        else f"; no row had p99 < {TARGET_P99_MS:g} ms"
+    )
+    print(
+        f"    >= {TARGET_ACTIONS:,.0f} actions/s with p99 < {TARGET_P99_MS:g} ms: best "
+        f"{best.rate:,.0f}/s ({best.tables} tables, {best.mode}, p99 {best.p(0.99):,.1f} ms)"
+        f"{quick_text}. {best.rate / TARGET_ACTIONS:.2f}x the rate -> "
+        + ("MET" if met else "MISSED")
+    )
+    for label, raw in (("sequential", sequential), ("concurrent", concurrent)):
+        share = best.rate / raw.rate
+        print(
+            f"    actions/s >= 1/3 of raw {label} publish (higher run: {raw.rate:,.0f}/s; 1/3 = "
+            f"{raw.rate * TARGET_SHARE_OF_RAW:,.0f}/s): {best.rate:,.0f}/s = {share:.2f} of raw, "
+            f"{share / TARGET_SHARE_OF_RAW:.2f}x the target -> "
+            + ("MET" if share >= TARGET_SHARE_OF_RAW else "MISSED")
+        )
+    print(
+        "    (one action = one table append, so actions/s compare directly with publishes/s; "
+        "the sequential rate bounds one table, the concurrent one many)",
+        flush=True,
+    )
