@@ -451,7 +451,7 @@ def games_table(view: table_pb2.TableView) -> Table:
     """The games the dealer may choose now, each with its options (default first)."""
     legal = next((a for a in view.legal_actions if a.action == "choose_game"), None)
     grid = Table(
-        title="Games (g GAME [option=value ...], e.g. g draw draws=2)",
+        title=Text("Games (g GAME [option=value ...], e.g. g draw draws=2)"),  # no markup
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         title_justify="left",
