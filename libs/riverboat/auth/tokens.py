@@ -29,6 +29,8 @@ class Identity:
 
     subject: str
     role: str
+    #: When the token stops being valid (Unix seconds); 0 when unknown.
+    expires_at: int = 0
 
     @property
     def is_operator(self) -> bool:
@@ -82,7 +84,7 @@ class TokenIssuer:
         subject = claims.get("sub")
         if role not in ROLES or not isinstance(subject, str) or not subject:
             raise TokenError("the token is not valid")
-        return Identity(subject, role)
+        return Identity(subject, role, int(claims["exp"]))
 
 
 def load_token_key(path: Path | None = None) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import inspect
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from typing import Any
 
@@ -57,6 +58,19 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         self._issuer = issuer
         self._rules = {name: frozenset(roles) for name, roles in (rules or {}).items()}
         self._open = open_prefixes
+        # Verified tokens, until they expire: an HS256 check on every call of a busy table
+        # costs more than the lookup. Bounded; cleared when full.
+        self._verified: dict[str, Identity] = {}
+
+    def _verify(self, token: str) -> Identity:
+        identity = self._verified.get(token)
+        if identity is not None and identity.expires_at > time.time():
+            return identity
+        identity = self._issuer.verify(token)
+        if len(self._verified) >= 10_000:
+            self._verified.clear()
+        self._verified[token] = identity
+        return identity
 
     async def intercept_service(
         self,
@@ -100,7 +114,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     "log in first: send 'authorization: Bearer <token>' in the call metadata",
                 )
             try:
-                identity = self._issuer.verify(token)  # type: ignore[arg-type]
+                identity = self._verify(token)  # type: ignore[arg-type]
             except TokenError as exc:
                 await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
                 raise  # unreachable: abort raises

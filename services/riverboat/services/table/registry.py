@@ -65,7 +65,7 @@ class TableRegistry:
             return
         version = int((msg.headers or {}).get("Rb-Version", "0") or 0)
         if version > runner.version:
-            await runner.external_change()
+            await runner.external_change(version)
 
     def known(self, table_id: str) -> TableRunner | None:
         """The runner if loaded."""

@@ -192,7 +192,8 @@ class TableRunner:
         hand = self.state.hand
         kinds = [type(e).__name__ for e in update.events]
         # Event kinds only: never card values (hidden cards must not reach a log line).
-        self.log.info(
+        # Debug: one line per action would cost a busy table more than the action itself.
+        self.log.debug(
             "table_update",
             version=update.version,
             hand_id=hand.hand_id if hand is not None else None,
@@ -438,9 +439,15 @@ class TableRunner:
         except Exception as exc:  # the auditor's copy can be fetched again later
             self.log.warning("seed_reveal_failed", hand_id=hand_id, reason=str(exc))
 
-    async def external_change(self) -> None:
-        """Another writer appended to this table: fold what we have not seen."""
+    async def external_change(self, version: int = 0) -> None:
+        """Another writer appended to this table: fold what we have not seen.
+
+        ``version`` is the one the nudge announced; our own appends announce themselves too,
+        and once under the lock they are usually folded already, so no read is needed.
+        """
         async with self._lock:
+            if version and version <= self.version:
+                return
             updates = await self._catch_up()
         if updates:
             self.after_change()

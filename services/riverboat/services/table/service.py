@@ -167,6 +167,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     def __init__(self, registry: TableRegistry) -> None:
         self.registry = registry
+        self._options: dict[str, tuple[Any, Any]] = {}
+        self._envelopes: dict[tuple[str, int], list[Any]] = {}
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -193,7 +195,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     def _view(self, runner: TableRunner, viewer: str | None) -> table_pb2.TableView:
         state = runner.state
-        options = options_to_pb(state.options) if state.options is not None else None
+        options = None
+        if state.options is not None:
+            cached = self._options.get(runner.table_id)
+            if cached is None or cached[0] is not state.options:  # options never change
+                cached = (state.options, options_to_pb(state.options))
+                self._options[runner.table_id] = cached
+            options = cached[1]
         return view_to_pb(table_view(state, runner.version, viewer), options)
 
     async def _run(
@@ -415,15 +423,38 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.WatchResponse:
         seat = viewer_seat(runner.state, viewer)
         when = update.occurred_at or _EPOCH
-        envelopes = [
-            event_to_pb(
-                redact(event, seat),
-                EventMeta(
+        # Every watcher gets the same envelopes but for the few events redacted for them, so
+        # each update's events are converted once and the redacted ones per viewer.
+        key = (runner.table_id, update.version)
+        plain = self._envelopes.get(key)
+        if plain is None:
+            plain = [
+                event_to_pb(
+                    event,
+                    EventMeta(
+                        runner.table_id,
+                        update.version,
+                        index,
+                        update.request_id,
+                        update.actor,
+                        when,
+                    ),
+                )
+                for index, event in enumerate(update.events)
+            ]
+            if len(self._envelopes) >= 4096:
+                self._envelopes.clear()
+            self._envelopes[key] = plain
+        envelopes = []
+        for index, event in enumerate(update.events):
+            shown = redact(event, seat)
+            if shown is event:
+                envelopes.append(plain[index])
+            else:
+                meta = EventMeta(
                     runner.table_id, update.version, index, update.request_id, update.actor, when
-                ),
-            )
-            for index, event in enumerate(update.events)
-        ]
+                )
+                envelopes.append(event_to_pb(shown, meta))
         response = table_pb2.WatchResponse(version=update.version, events=envelopes)
         if last:
             response.view.CopyFrom(self._view(runner, viewer))
