@@ -67,7 +67,7 @@ async def test_a_played_room_verifies_and_its_corrupted_copies_do_not(
     seated = [await setup_table(operator, t, 4, stack=3_000) for t in TABLES]
     games = zip(TABLES, seated, strict=True)
     await asyncio.gather(
-        *(play_hands(room, t, p, hands=12, seed=k) for k, (t, p) in enumerate(games))
+        *(play_hands(room, t, p, hands=20, seed=k) for k, (t, p) in enumerate(games))
     )
     path = tmp_path / "room.rba.gz"
     await export_when_revealed(room, path)
@@ -79,7 +79,7 @@ async def test_a_played_room_verifies_and_its_corrupted_copies_do_not(
     assert report["ok"] is True
     assert report["summary"]["tables"] == 2
     verified = [h for h in report["hands"] if h["status"] == "verified"]
-    assert len(verified) >= 24
+    assert len(verified) >= 40
     assert {h["status"] for h in report["hands"]} <= {"verified", "in_progress"}
     assert await cli("audit", "--nats", room.nats_url, *stream_flags(room), "--no-progress") == 0
     assert "RESULT: OK" in capsys.readouterr().out
