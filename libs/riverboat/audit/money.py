@@ -22,7 +22,7 @@ that the numbers in them add up. Per hand:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from riverboat.audit.report import Check, EventRef
@@ -30,16 +30,23 @@ from riverboat.engine.events import (
     ActionTaken,
     AntePosted,
     BettingRoundStarted,
+    CardPaymentPosted,
     HandEnded,
     HandShown,
     HandStarted,
+    MatchDeclined,
     PotAwarded,
+    PotCarriedIn,
+    PotCarriedOver,
+    PotMatched,
     RakeTaken,
     UncalledBetReturned,
 )
 from riverboat.table.events import AnyEvent, HandVoided
 
 __all__ = ["MoneyProblem", "check_hand_money", "expected_rake", "side_pots"]
+
+STUD_HI_LO = "seven_card_stud_hi_lo"
 
 
 class Located(Protocol):
@@ -71,12 +78,21 @@ def half_even(numerator: int, denominator: int) -> int:
     return q
 
 
-def expected_rake(total: int, options: Mapping[str, Any], players: int, last_street: int) -> int:
-    """The rake the table's options give for a pot of ``total`` cents."""
+def expected_rake(
+    total: int,
+    options: Mapping[str, Any],
+    players: int,
+    last_street: int,
+    *,
+    first_round: int = 3,
+) -> int:
+    """The rake the table's options give for a pot of ``total`` cents, in a hand whose last
+    betting round was ``last_street`` (no rake when that is the first, ``first_round``, and the
+    table says so: stud's "no rake on 3rd street")."""
     basis_points = int(options.get("rake_basis_points", 0))
-    if basis_points == 0:
+    if basis_points == 0 or total == 0:
         return 0
-    if options.get("no_rake_on_third_street", False) and last_street <= 3:
+    if options.get("no_rake_on_third_street", False) and last_street <= first_round:
         return 0
     rake = half_even(total * basis_points, 10_000)
     cap: int | None = None
@@ -149,77 +165,108 @@ class _Ledger:
         self.put_in[seat] = self.put_in.get(seat, 0) - amount
 
 
+@dataclass(slots=True)
+class _Hand:
+    """What the arithmetic needs of one hand, gathered from its events."""
+
+    started: HandStarted
+    book: _Ledger
+    folded: set[int] = field(default_factory=set)
+    last_street: int = 0
+    showdown: bool = False
+    dead_money: bool = False
+    carried_in: int = 0
+    carried_over: int = 0
+    rake: tuple[RakeTaken, Located] | None = None
+    awards: list[tuple[PotAwarded, Located]] = field(default_factory=list)
+
+    @property
+    def plain_stud(self) -> bool:
+        """Pacific stud with per-player antes: every chip in the pot is a bet, so the side
+        pots follow from the contributions alone (dead money and riding pots do not)."""
+        options = self.started.options
+        return (
+            self.started.variant == STUD_HI_LO
+            and options.get("ante_mode", "per_player") == "per_player"
+            and not self.dead_money
+        )
+
+
 def check_hand_money(started: HandStarted, events: Sequence[Located]) -> list[MoneyProblem]:
     """Check a hand's arithmetic; ``events`` follow ``HandStarted`` up to and including its
     ``HandEnded`` or ``HandVoided`` (a hand still in progress is checked as far as it went)."""
-    book = _Ledger(started)
-    folded: set[int] = set()
-    last_street = 0
-    showdown = False
-    rake: tuple[RakeTaken, Located] | None = None
-    awards: list[tuple[PotAwarded, Located]] = []
+    hand = _Hand(started, _Ledger(started))
+    book = hand.book
     for ref in events:
         event = ref.event
         match event:
-            case AntePosted():
+            case AntePosted() | CardPaymentPosted() | PotMatched():
                 book.pay(event.seat, event.amount, ref)
+                # A dealer's lone ante, card payments and matched pots are dead money.
+                hand.dead_money |= not isinstance(event, AntePosted)
             case ActionTaken():
                 book.pay(event.seat, event.amount, ref)
                 if event.action == "fold":
-                    folded.add(event.seat)
+                    hand.folded.add(event.seat)
+            case MatchDeclined():
+                hand.folded.add(event.seat)
             case UncalledBetReturned():
                 book.refund(event.seat, event.amount, ref)
+            case PotCarriedIn():
+                hand.carried_in += event.amount
+                hand.dead_money = True
+            case PotCarriedOver():
+                hand.carried_over += event.amount
             case BettingRoundStarted():
-                last_street = max(last_street, event.street)
+                hand.last_street = max(hand.last_street, event.street)
             case HandShown():
-                showdown = True
+                hand.showdown = True
             case RakeTaken():
-                rake = (event, ref)
+                hand.rake = (event, ref)
             case PotAwarded():
-                awards.append((event, ref))
+                hand.awards.append((event, ref))
                 for seat, amount in event.shares:
                     book.stack[seat] = book.stack.get(seat, 0) + amount
             case HandEnded():
-                _check_payout(book, started, folded, last_street, showdown, rake, awards, ref)
-                _check_final(book, event, rake[0].amount if rake else 0, ref)
+                _check_payout(hand, ref)
+                _check_final(hand, event, ref)
             case HandVoided():
-                _check_void(book, event, rake, awards, ref)
+                _check_void(book, event, hand.rake, hand.awards, ref)
     return book.problems
 
 
-def _check_payout(
-    book: _Ledger,
-    started: HandStarted,
-    folded: set[int],
-    last_street: int,
-    showdown: bool,
-    rake_taken: tuple[RakeTaken, Located] | None,
-    awards: list[tuple[PotAwarded, Located]],
-    end: Located,
-) -> None:
+def _check_payout(hand: _Hand, end: Located) -> None:
+    book, started = hand.book, hand.started
     out = book.problems
-    if rake_taken is None:
+    if hand.rake is None:
         out.append(MoneyProblem(Check.RAKE, "the hand ended without a RakeTaken record", end))
         return
-    rake, rake_ref = rake_taken
-    total = sum(book.put_in.values())
-    awarded = sum(a.amount for a, _ in awards)
-    if awarded + rake.amount != total:
-        out.append(
-            MoneyProblem(
-                Check.CHIPS,
-                f"the players put in {total} but {awarded} was awarded and {rake.amount} raked "
-                f"({awarded + rake.amount - total:+d})",
-                end,
-            )
+    rake, rake_ref = hand.rake
+    put_in = sum(book.put_in.values())
+    awarded = sum(a.amount for a, _ in hand.awards)
+    carried = hand.carried_over
+    if awarded + rake.amount + carried != put_in + hand.carried_in:
+        came = f"{put_in}" + (f" and {hand.carried_in} rode in" if hand.carried_in else "")
+        went = f"{awarded} was awarded, {rake.amount} raked" + (
+            f" and {carried} rides on" if carried else ""
         )
-    want = expected_rake(total, started.options, len(started.seats), last_street)
+        diff = awarded + rake.amount + carried - put_in - hand.carried_in
+        out.append(
+            MoneyProblem(Check.CHIPS, f"the players put in {came} but {went} ({diff:+d})", end)
+        )
+    # The rake is taken from the pots that are paid (not one that rides), once, on their total;
+    # stud's first betting round is 3rd street, every other game's is round 1.
+    paid = awarded + rake.amount
+    first_round = 3 if started.variant == STUD_HI_LO else 1
+    want = expected_rake(
+        paid, started.options, len(started.seats), hand.last_street, first_round=first_round
+    )
     if rake.amount != want:
         out.append(
             MoneyProblem(
                 Check.RAKE,
-                f"rake {rake.amount} but the table's rule gives {want} on a pot of {total} "
-                f"({len(started.seats)} players dealt, last street {last_street})",
+                f"rake {rake.amount} but the table's rule gives {want} on a pot of {paid} "
+                f"({len(started.seats)} players dealt, last betting round {hand.last_street})",
                 rake_ref,
             )
         )
@@ -232,10 +279,11 @@ def _check_payout(
                 rake_ref,
             )
         )
-    pots = side_pots(book.put_in, folded)
-    _check_pots(out, pots, rake, rake_ref, awards, end)
-    for award, ref in awards:
-        _check_shares(out, award, ref, showdown)
+    if hand.plain_stud:
+        pots = side_pots(book.put_in, hand.folded)
+        _check_pots(out, pots, rake, rake_ref, hand.awards, end)
+    for award, ref in hand.awards:
+        _check_shares(out, award, ref, hand.showdown)
 
 
 def _check_pots(
@@ -311,10 +359,13 @@ def _check_shares(out: list[MoneyProblem], award: PotAwarded, ref: Located, show
             )
         )
         return
-    if not award.high_winners:
-        out.append(MoneyProblem(Check.POTS, f"pot {award.pot} has no high winner", ref))
+    if not award.high_winners and not award.low_winners:
+        out.append(MoneyProblem(Check.POTS, f"pot {award.pot} has no winner", ref))
         return
-    low_half = award.amount // 2 if award.low_winners else 0
+    if award.high_winners and award.low_winners:
+        low_half = award.amount // 2  # the odd chip between the halves goes to high
+    else:
+        low_half = 0 if award.high_winners else award.amount
     high_half = award.amount - low_half
     bounds: dict[int, list[int]] = {}
     for half, seats in ((high_half, award.high_winners), (low_half, award.low_winners)):
@@ -338,7 +389,9 @@ def _check_shares(out: list[MoneyProblem], award: PotAwarded, ref: Located, show
             )
 
 
-def _check_final(book: _Ledger, ended: HandEnded, rake: int, ref: Located) -> None:
+def _check_final(hand: _Hand, ended: HandEnded, ref: Located) -> None:
+    book = hand.book
+    rake = hand.rake[0].amount if hand.rake else 0
     final = dict(ended.stacks)
     if final != book.stack:
         wrong = sorted(s for s in set(final) | set(book.stack) if final.get(s) != book.stack.get(s))
@@ -346,12 +399,14 @@ def _check_final(book: _Ledger, ended: HandEnded, rake: int, ref: Located) -> No
             f"seat {s}: {final.get(s)} recorded, {book.stack.get(s)} by arithmetic" for s in wrong
         )
         book.problems.append(MoneyProblem(Check.CHIPS, f"final stacks differ ({detail})", ref))
-    before, after = sum(book.start.values()), sum(final.values())
-    if after + rake != before:
+    before = sum(book.start.values()) + hand.carried_in
+    after = sum(final.values()) + rake + hand.carried_over
+    if after != before:
         book.problems.append(
             MoneyProblem(
                 Check.CHIPS,
-                f"chips not conserved: {before} at the start, {after} at the end plus {rake} rake",
+                f"chips not conserved: {before} at the start (riding pot included), {after} at "
+                "the end with the rake and any pot that rides on",
                 ref,
             )
         )

@@ -1,21 +1,27 @@
 """Replay one table's log through the rules and compare, message by message.
 
-The log holds one message per accepted command. Each message's first event says which command
-it was; the auditor rebuilds that command and asks the same pure rules the table service uses
-(``riverboat.table.aggregate`` for seating, commitments and voids; ``riverboat.engine`` for the
-hand) what it should have caused, given the table as the log left it. The answer must be exactly
-the recorded events:
+The log holds one message per accepted command. Each message's first event (and its actor)
+says which command it was; the auditor rebuilds that command and asks the same pure rules the
+table service uses what it should have caused, given the table as the log left it. The answer
+must be exactly the recorded events. The rules are ``riverboat.table.aggregate`` and
+``riverboat.table.choice`` for the table, and ``riverboat.engine`` for the hand:
 
-* ``TableCreated`` / ``PlayerSeated`` / ``LeaveRequested`` / ``PlayerLeft``: the table command;
+* ``TableCreated``, ``PlayerSeated``, ``LeaveRequested``, ``PlayerLeft``: the table command;
+* ``DealerUp``: the dealer's choice table calls the next dealer; ``GameChosen``: the dealer's
+  choice (or, from the actor ``clock``, the table's default when their clock ran out);
 * ``HandCommitted``: the commitment (button, deck size) for the next hand;
-* ``HandStarted``: the deal, from the deck the dealt cards spell out (checked against the
-  committed deck separately, card by card: :mod:`riverboat.audit.hands`);
-* ``ActionTaken``: the player's action, or the clock's (``actor == "clock"``: a time-out);
+* ``HandStarted``: the deal, from the deck the log's cards spell out (:mod:`.deck`; checked
+  against the committed deck card by card elsewhere);
+* a player's move, rebuilt from its first event: ``ActionTaken`` (bet, call...),
+  ``CardsDiscarded`` (draw or discard, by the phase), ``CardsToPass``, ``CardsOrdered``,
+  ``CardTurnedUp`` (expose), ``OfferAnswered``, ``DeclarationSealed``, ``PotMatched``,
+  ``MatchDeclined``; from the actor ``clock``, the clock's time-out of every seat waited for;
+  ``DiscardsReshuffled``: the dealer's reshuffle of a draw's discards;
   everything that follows mechanically (streets, showdown, pots, rake, leavers) must match;
 * ``HandVoided``: the void and its refunds.
 
 After the first failure in a hand the rest of that hand is not replayed (it would only repeat
-the same failure); the table picks up again at the hand's end from the recorded stacks.
+the same failure); the table picks up again at the hand's end from the recorded events.
 """
 
 from __future__ import annotations
@@ -24,16 +30,20 @@ from collections.abc import Sequence
 from dataclasses import fields, replace
 from typing import Any
 
+from riverboat.audit.deck import HandDeck
 from riverboat.audit.report import Check, EventRef, Violation
 from riverboat.audit.tablelog import LoggedEvent, LoggedMessage
+from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str
-from riverboat.engine.commands import Act, StartHand, TimeOut
+from riverboat.engine.commands import Act, Reshuffle, StartHand
 from riverboat.engine.errors import EngineError
-from riverboat.engine.events import ActionTaken, HandEnded, HandStarted, SeatEntry
+from riverboat.engine.events import SeatEntry
+from riverboat.engine.game import fold as fold_hand
 from riverboat.engine.game import step as step_hand
-from riverboat.engine.state import HandState
-from riverboat.table import aggregate
-from riverboat.table.aggregate import TableError, TableState
+from riverboat.engine.games import waiting_for
+from riverboat.engine.state import STUD_VARIANT, HandState
+from riverboat.table import aggregate, choice
+from riverboat.table.aggregate import TableState
 from riverboat.table.events import (
     AnyEvent,
     HandCommitted,
@@ -49,6 +59,16 @@ __all__ = ["Replayer", "show_event"]
 _WAGERS = frozenset({"bet", "raise", "complete"})
 _CARD_FIELDS = frozenset({"card"})
 _CARDS_FIELDS = frozenset({"cards"})
+_TABLE_COMMANDS = (
+    TableCreated,
+    PlayerSeated,
+    LeaveRequested,
+    PlayerLeft,
+    HandCommitted,
+    ev.DealerUp,
+    ev.GameChosen,
+)
+CLOCK = "clock"
 
 
 def show_event(event: AnyEvent) -> str:
@@ -62,7 +82,7 @@ def show_event(event: AnyEvent) -> str:
             value = " ".join(card_str(c) if c >= 0 else "??" for c in value)
         elif isinstance(value, bytes):
             value = value.hex()[:16] + "..."
-        elif f.name == "options":
+        elif f.name in ("options", "rules"):
             value = "{...}"
         parts.append(f"{f.name}={value}")
     return f"{type(event).__name__}({', '.join(parts)})"
@@ -90,18 +110,68 @@ def first_difference(
     return None
 
 
+def start_command(table: TableState, deck: tuple[int, ...]) -> StartHand | None:
+    """The deal ``aggregate.deal_hand`` makes of the committed hand, as a command (None when it
+    voids the deal instead). Built here so that ``step`` returns the hand's state with the
+    events (a test checks it against ``deal_hand`` for both kinds of table)."""
+    pending, options = table.pending, table.options
+    if pending is None or options is None or len(deck) != pending.deck_size:
+        return None
+    ready = table.ready_players()
+    if len(ready) < options.min_players:
+        return None
+    if table.dealers_choice and pending.button not in {s.seat for s in ready}:
+        return None
+    return StartHand(
+        pending.hand_id,
+        table.game if table.dealers_choice else table.variant,
+        options,
+        pending.button,
+        tuple(SeatEntry(s.seat, s.player, s.stack) for s in ready),
+        deck,
+        game_options=(table.game_options or None) if table.game != STUD_VARIANT else None,
+        carried_pot=table.carried,
+    )
+
+
+def move_of(event: AnyEvent, hand: HandState) -> Act | None:
+    """The player's command that a message beginning with ``event`` records, or None."""
+    match event:
+        case ev.ActionTaken():
+            amount = event.to if event.action in _WAGERS else None
+            return Act(event.seat, event.action, amount)
+        case ev.CardsDiscarded():
+            return Act(event.seat, getattr(hand, "phase", "draw"), cards=event.cards)
+        case ev.CardsToPass():
+            return Act(event.seat, "pass", cards=event.cards)
+        case ev.CardsOrdered():
+            return Act(event.seat, "order", cards=event.cards)
+        case ev.CardTurnedUp():
+            return Act(event.seat, "expose", cards=(event.card,))
+        case ev.OfferAnswered():
+            return Act(event.seat, "take" if event.took else "stand")
+        case ev.DeclarationSealed():
+            return Act(event.seat, "declare", choice=event.choice)
+        case ev.PotMatched():
+            return Act(event.seat, "match")
+        case ev.MatchDeclined():
+            return Act(event.seat, "fold")
+    return None
+
+
 class Replayer:
     """Replays one table; :meth:`message` takes the log's messages in order.
 
-    ``decks`` gives each hand's deck for the replay (from :mod:`riverboat.audit.hands`);
-    ``on_hand_end(hand_id, message)`` is called when a hand ends or is voided.
+    ``decks`` gives each hand's deck and reshuffle stubs for the replay (:mod:`.deck`).
     """
 
-    def __init__(self, table_id: str, decks: dict[str, tuple[int, ...]]) -> None:
+    def __init__(self, table_id: str, decks: dict[str, HandDeck]) -> None:
         self.table_id = table_id
         self.table = TableState(table_id)
         self.hand: HandState | None = None
         self.hand_id: str | None = None
+        self.deck: tuple[int, ...] = ()
+        self.stubs_used = 0
         self.decks = decks
         self.violations: list[Violation] = []
         self.failed_hands: set[str] = set()
@@ -131,7 +201,7 @@ class Replayer:
 
     def _synced(self) -> TableState:
         """The table with the live hand state in it (kept apart while a hand is replayed)."""
-        if self.table.hand is not self.hand:
+        if self.hand is not None and self.table.hand is not self.hand:
             self.table = replace(self.table, hand=self.hand)
         return self.table
 
@@ -161,17 +231,17 @@ class Replayer:
         assert first is not None
         events = [e.event for e in m.events if e.event is not None]
         try:
-            match first:
-                case HandStarted():
-                    self._deal(m, first, events)
-                case ActionTaken():
-                    self._act(m, first, events)
-                case HandVoided():
-                    self._void(m, first, events)
-                case _:
-                    self._table_command(m, first, events)
+            if isinstance(first, ev.HandStarted):
+                self._deal(m, first)
+            elif isinstance(first, HandVoided):
+                self._void(m, first)
+            elif isinstance(first, _TABLE_COMMANDS):
+                self._table_command(m, first, events)
+            else:
+                self._hand_command(m, first, events)
         except EngineError as exc:
-            kind = Check.ILLEGAL_ACTION if isinstance(first, ActionTaken) else Check.TABLE_RULES
+            table_level = isinstance(first, (*_TABLE_COMMANDS, ev.HandStarted, HandVoided))
+            kind = Check.TABLE_RULES if table_level else Check.ILLEGAL_ACTION
             self._fail(kind, f"{exc.message} (rule {exc.rule})", m.events[0].ref)
             self._skip(m)
 
@@ -180,6 +250,7 @@ class Replayer:
             self._skip(m)  # judged against a hand that could not be replayed: no verdict
             return
         table = self._synced()
+        clock = m.events[0].envelope.actor == CLOCK
         expected: list[AnyEvent]
         match first:
             case TableCreated():
@@ -189,6 +260,7 @@ class Replayer:
                     variant=first.variant,
                     options=first.options,
                     action_seconds=first.action_seconds,
+                    rules=first.rules,
                 )
             case PlayerSeated():
                 expected = aggregate.seat_player(
@@ -200,6 +272,14 @@ class Replayer:
                 )
             case LeaveRequested() | PlayerLeft():
                 expected = aggregate.unseat_player(table, seat=first.seat)
+            case ev.DealerUp():
+                expected = choice.call_dealer(table)
+            case ev.GameChosen() if clock:
+                expected = choice.time_out_choice(table, seat=first.seat)
+            case ev.GameChosen():
+                expected = choice.choose_game(
+                    table, seat=first.seat, game=first.game, options=first.options
+                )
             case HandCommitted():
                 expected = aggregate.commit_hand(
                     table,
@@ -211,20 +291,14 @@ class Replayer:
                 self.hand_id = first.hand_id
                 self.hand = None
             case _:
-                self._fail(
-                    Check.REPLAY_MISMATCH,
-                    f"no command begins with {type(first).__name__}",
-                    m.events[0].ref,
-                )
-                self._skip(m)
-                return
+                raise AssertionError(f"not a table command: {first!r}")
         self._compare(m.events, expected)
         self._fold_table(events, m)
 
-    def _deal(self, m: LoggedMessage, started: HandStarted, events: list[AnyEvent]) -> None:
+    def _deal(self, m: LoggedMessage, started: ev.HandStarted) -> None:
         pending = self.table.pending
+        self.hand_id = started.hand_id
         if pending is None or pending.hand_id != started.hand_id:
-            self.hand_id = started.hand_id
             self._fail(
                 Check.COMMITMENT_ORDER,
                 f"hand {started.hand_id} is dealt but its deck commitment was not logged before it",
@@ -232,70 +306,82 @@ class Replayer:
             )
             self._skip(m)
             return
-        self.hand_id = started.hand_id
-        deck = self.decks.get(started.hand_id, ())
+        deck = self.decks.get(started.hand_id, HandDeck(()))
         table = self._synced()
-        if table.options is None or len(deck) != pending.deck_size:
-            raise TableError(
-                "the deck does not match the commitment", kind="precondition", rule="bad_deck"
-            )
-        # The deal as ``aggregate.deal_hand`` makes it (every ready player, the committed
-        # button), through ``step`` so the hand's state comes with the events.
-        seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in table.ready_players())
-        command = StartHand(
-            pending.hand_id, table.variant, table.options, pending.button, seats, deck
-        )
-        expected, state = step_hand(None, command)
-        if self._compare(m.events, expected):
-            self.hand = state
-            self.table = replace(aggregate.apply(self.table, started), hand=state)
+        command = start_command(table, deck.main)
+        expected: Sequence[AnyEvent]
+        state: HandState | None = None
+        if command is None:  # the table voids this deal; the message would start with that
+            expected = aggregate.deal_hand(table, deck.main)
         else:
+            expected, state = step_hand(None, command)
+        if not self._compare(m.events, expected) or state is None:
             self._skip(m)
+            return
+        self.hand = state
+        self.deck, self.stubs_used = deck.main, 0
+        self.table = replace(aggregate.apply(self.table, started), hand=state)
 
-    def _act(self, m: LoggedMessage, action: ActionTaken, events: list[AnyEvent]) -> None:
+    def _hand_command(self, m: LoggedMessage, first: AnyEvent, events: list[AnyEvent]) -> None:
         hand = self.hand
         if self.hand_id in self.failed_hands or hand is None:
             if hand is None and self.hand_id not in self.failed_hands:
-                self._fail(Check.ILLEGAL_ACTION, "an action with no hand in play", m.ref)
+                self._fail(Check.ILLEGAL_ACTION, "a move with no hand in play", m.ref)
             self._skip(m)
             return
-        command: Act | TimeOut
-        if m.events[0].envelope.actor == "clock":  # the action clock's time-out
-            command = TimeOut(action.seat)
+        deck = self.deck
+        if m.events[0].envelope.actor == CLOCK:
+            # The clock acts for every seat the hand waits for, as the table service's does.
+            expected = choice.time_out(self._synced(), waiting_for(hand), deck, hand.hand_id)
+            hand_events = [e for e in expected if not isinstance(e, PlayerLeft)]
+            after = fold_hand(hand_events, hand)  # type: ignore[arg-type]
         else:
-            amount = action.to if action.action in _WAGERS else None
-            command = Act(action.seat, action.action, amount)
-        try:
-            hand_events, after = step_hand(hand, command, self.decks.get(hand.hand_id, ()))
-        except EngineError as exc:
-            self._fail(
-                Check.ILLEGAL_ACTION,
-                f"{show_event(action)} is refused by the rules: {exc.message} (rule {exc.rule})",
-                m.events[0].ref,
-            )
-            self._skip(m)
-            return
-        expected: list[AnyEvent] = list(hand_events)
-        if after.finished:
-            # Players who asked to leave go when the hand ends, with their final stacks.
-            final = dict(zip(after.seats, after.stacks, strict=True))
-            expected.extend(
-                PlayerLeft(s.seat, s.player, final.get(s.seat, s.stack))
-                for s in self.table.seats
-                if s.leaving
-            )
+            command: Act | Reshuffle | None
+            if isinstance(first, ev.DiscardsReshuffled):
+                stubs = self.decks[hand.hand_id].stubs if hand.hand_id in self.decks else ()
+                stub = stubs[self.stubs_used] if self.stubs_used < len(stubs) else ()
+                command = Reshuffle(stub)
+            else:
+                command = move_of(first, hand)
+            if command is None:
+                self._fail(
+                    Check.REPLAY_MISMATCH,
+                    f"no command begins with {type(first).__name__}",
+                    m.events[0].ref,
+                )
+                self._skip(m)
+                return
+            try:
+                stepped, after = step_hand(hand, command, deck)
+            except EngineError as exc:
+                self._fail(
+                    Check.ILLEGAL_ACTION,
+                    f"{show_event(first)} is refused by the rules: {exc.message} (rule {exc.rule})",
+                    m.events[0].ref,
+                )
+                self._skip(m)
+                return
+            # What aggregate.act adds: players who asked to leave go when the hand ends.
+            expected = list(stepped)
+            if after.finished:
+                expected.extend(aggregate.leavers(self.table, after))
+            if isinstance(command, Reshuffle):
+                deck = deck + command.cards
         if not self._compare(m.events, expected):
             self._skip(m)
             return
-        self.hand = after
+        self.hand, self.deck = after, deck
+        if isinstance(first, ev.DiscardsReshuffled):
+            self.stubs_used += 1
         if after.finished:
-            # HandEnded sets the seats' stacks; the leavers after it take their seats away.
-            self._fold_table([hand_events[-1], *events[len(hand_events) :]], m)
+            # HandEnded sets the seats' stacks (and a riding pot); the leavers then go.
+            ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
+            self._fold_table(events[ended:], m)
             self.hand = None
             self.table = replace(self.table, hand=None)
             self._hand_over = True
 
-    def _void(self, m: LoggedMessage, voided: HandVoided, events: list[AnyEvent]) -> None:
+    def _void(self, m: LoggedMessage, voided: HandVoided) -> None:
         self.hand_id = voided.hand_id
         if self.hand is not None or self.table.pending is not None:
             self._compare(m.events, aggregate.void_hand(self._synced(), voided.reason))
@@ -304,39 +390,25 @@ class Replayer:
     def _skip(self, m: LoggedMessage) -> None:
         """Fold a message without replaying it: only its effect on the table is kept.
 
-        Seat stacks change only when a hand ends (to the recorded final stacks) or is voided,
-        so the table stays right for the next hand even if this one could not be replayed.
+        The table folds the recorded events itself (``aggregate.apply``); an event that does
+        not fold is passed over, except that a hand's end always sets the recorded stacks, so
+        the table stays right for the next hand even if this one could not be replayed.
         """
+        self.hand = None
         for logged in m.events:
             event = logged.event
             if event is None:
                 continue
-            if isinstance(event, HandEnded):
-                final = dict(event.stacks)
-                self.table = replace(
-                    self.table,
-                    hand=None,
-                    pending=None,
-                    seats=tuple(
+            try:
+                self.table = aggregate.apply(self.table, event)
+            except (EngineError, ValueError, AssertionError, IndexError, TypeError, KeyError):
+                if isinstance(event, ev.HandEnded):
+                    final = dict(event.stacks)
+                    seats = tuple(
                         replace(s, stack=final.get(s.seat, s.stack)) for s in self.table.seats
-                    ),
-                )
-                self.hand = None
+                    )
+                    self.table = replace(self.table, hand=None, pending=None, seats=seats)
+            if isinstance(event, ev.HandEnded | HandVoided):
                 self._hand_over = True
-            elif isinstance(event, HandVoided):
-                self.table = replace(self.table, hand=None, pending=None)
-                self.hand = None
-                self._hand_over = True
-            elif isinstance(event, HandStarted):
-                self.table = replace(
-                    self.table,
-                    pending=None,
-                    button=event.button,
-                    hands_played=self.table.hands_played + 1,
-                )
-                self.hand = None
+            elif isinstance(event, ev.HandStarted):
                 self.hand_id = event.hand_id
-            elif isinstance(
-                event, TableCreated | PlayerSeated | LeaveRequested | PlayerLeft | HandCommitted
-            ):
-                self._fold_table([event], m)

@@ -14,17 +14,20 @@ import json
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from riverboat.audit.archive import Archive, Manifest, StoredMessage, StreamEntry
 from riverboat.audit.natsread import Layout
 from riverboat.audit.seeds import REVEAL_RECORD_TYPE
-from riverboat.engine.betting import legal_actions
-from riverboat.engine.commands import Act, TimeOut
-from riverboat.engine.options import TableOptions, pacific_options
+from riverboat.engine.commands import Act, Reshuffle
+from riverboat.engine.games import moves, waiting_for
+from riverboat.engine.gamestate import RESHUFFLE, GameHandState
+from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
+from riverboat.engine.state import HandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_batch
-from riverboat.shuffle import commitment, derive_deck
-from riverboat.table import aggregate
-from riverboat.table.aggregate import TableState
+from riverboat.shuffle import commitment, derive_deck, derive_reshuffle
+from riverboat.table import aggregate, choice
+from riverboat.table.aggregate import DEALERS_CHOICE, TableState
 from riverboat.table.events import AnyEvent
 
 __all__ = ["Room", "play_archive"]
@@ -32,6 +35,12 @@ __all__ = ["Room", "play_archive"]
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 #: Relative weights of the bots' actions: calls dominate so many hands reach a showdown.
 _WEIGHTS = {"fold": 2, "check": 5, "call": 6, "bring_in": 3, "complete": 3, "bet": 3, "raise": 2}
+#: Options a dealer sometimes chooses, so that reshuffles and pot matches happen too.
+_VARIATIONS: dict[str, dict[str, Any]] = {
+    "draw": {"draws": 2},
+    "chicago": {"match_pot_rank": "K"},
+    "follow_the_queen": {"match_pot_rank": "9"},
+}
 
 
 @dataclass
@@ -148,12 +157,63 @@ class _Table:
         self.requests += 1
         return f"r{self.requests}"
 
+    def call_dealer(self) -> bool:
+        """Dealer's choice: call the dealer, who chooses the game (or whose clock does).
+        False if no hand can be dealt."""
+        self.submit(
+            choice.call_dealer(self.state),
+            f"dealer-{self.table_id}-{self.version + 1}",
+            "service:table",
+        )
+        state = self.state
+        if state.choosing:
+            dealer = state.dealer
+            who = state.seat_at(dealer)
+            assert who is not None
+            if self.rng.random() < 0.1:
+                self.submit(
+                    choice.time_out_choice(state, seat=dealer),
+                    f"clock-choice-{self.table_id}-{self.version}",
+                    "clock",
+                )
+            else:
+                game = self.rng.choice(choice.offered_games(state))
+                chosen = _VARIATIONS.get(game) if self.rng.random() < 0.5 else None
+                self.submit(
+                    choice.choose_game(state, seat=dealer, game=game, options=chosen),
+                    self.request_id(),
+                    who.player,
+                )
+        return self.state.chosen
+
+    def command(self, hand: HandState, seat: int) -> Act:
+        """A random legal command for ``seat`` (bets weighted so many hands see a showdown)."""
+        legal = moves(hand, seat)
+        pick = self.rng.choices(legal, [_WEIGHTS.get(a.action, 3) for a in legal])[0]
+        i = hand.seats.index(seat)
+        held = list(hand.cards[i])
+        if pick.action in ("draw", "discard", "pass"):
+            count = self.rng.choice(pick.to)
+            return Act(seat, pick.action, cards=tuple(self.rng.sample(held, count)))
+        if pick.action == "order":
+            self.rng.shuffle(held)
+            return Act(seat, "order", cards=tuple(held))
+        if pick.action == "expose":
+            down = [c for c, up in zip(hand.cards[i], hand.face_up[i], strict=True) if not up]
+            return Act(seat, "expose", cards=(self.rng.choice(down),))
+        if pick.action == "declare":
+            return Act(seat, "declare", amount=self.rng.choice(pick.to))
+        return Act(seat, pick.action, self.rng.choice(pick.to) if pick.to else None)
+
     def play_hand(self, timeout_share: float, leave_share: float, void_share: float) -> None:
         """Commit, deal and play one hand to its end; reveal its seed.
 
         With ``leave_share`` a player asks to leave during the hand (they go when it ends);
-        with ``void_share`` the hand is voided part-way (its seed is then not revealed, as the
-        table service reveals only finished hands)."""
+        with ``void_share`` the hand is voided part-way. On a dealer's choice table the dealer
+        is called and chooses first, and a draw that empties the stub gets the dealer's
+        reshuffle (RBS1 section 5a), as the table service does."""
+        if self.state.dealers_choice and not self.call_dealer():
+            return
         hand_id = f"{self.table_id}-{self.version + 1}"
         self.seed = self.rng.randbytes(32)
         self.submit(
@@ -171,11 +231,10 @@ class _Table:
         self.submit(aggregate.deal_hand(self.state, self.deck), f"deal-{hand_id}", "service:table")
         leave_at = self.rng.randint(1, 12) if self.rng.random() < leave_share else -1
         void_at = self.rng.randint(1, 12) if self.rng.random() < void_share else -1
-        actions = 0
+        actions = reshuffles = 0
         while True:
             hand = self.state.hand
-            assert hand is not None
-            if hand.finished:
+            if hand is None or hand.finished:
                 break
             actions += 1
             if actions == leave_at:
@@ -189,19 +248,28 @@ class _Table:
                     f"void-{hand_id}",
                     "service:table",
                 )
-                return
-            assert hand.to_act is not None
-            seat = hand.seats[hand.to_act]
+                break
+            if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
+                reshuffles += 1
+                cards = derive_reshuffle(hand_id, self.seed, reshuffles, hand.reshuffle_cards)
+                self.submit(
+                    aggregate.act(self.state, Reshuffle(cards), self.deck, hand_id),
+                    f"reshuffle-{hand_id}-{reshuffles}",
+                    "service:table",
+                )
+                self.deck = self.deck + cards
+                continue
+            seats = waiting_for(hand)
             if self.rng.random() < timeout_share:
-                command: Act | TimeOut = TimeOut(seat)
+                events = choice.time_out(self.state, seats, self.deck, hand_id)
                 request, actor = f"clock-{hand_id}-{self.version}", "clock"
             else:
-                legal = legal_actions(hand)
-                choice = self.rng.choices(legal, [_WEIGHTS[a.action] for a in legal])[0]
-                command = Act(seat, choice.action, self.rng.choice(choice.to))
-                request, actor = self.request_id(), hand.players[hand.to_act]
-            self.submit(aggregate.act(self.state, command, self.deck, hand_id), request, actor)
-        self.reveal(hand_id)
+                seat = self.rng.choice(seats)
+                command = self.command(hand, seat)
+                events = aggregate.act(self.state, command, self.deck, hand_id)
+                request, actor = self.request_id(), hand.players[hand.seats.index(seat)]
+            self.submit(events, request, actor)
+        self.reveal(hand_id)  # voided hands' seeds are revealed too
 
     def refill(self, next_player: int, stack: int) -> int:
         """Busted players leave; new ones sit down so there are enough to deal."""
@@ -236,23 +304,30 @@ def play_archive(
     timeout_share: float = 0.02,
     leave_share: float = 0.05,
     void_share: float = 0.02,
+    dealers_choice: bool = False,
 ) -> Archive:
     """``tables`` tables of ``players`` bots, ``hands`` hands each, as a stored archive.
 
     ``timeout_share`` of the decisions are the clock's (a time-out); in ``leave_share`` of the
     hands a player asks to leave part-way (and goes when it ends), and after as many a player
-    leaves between hands; ``void_share`` of the hands are voided part-way.
+    leaves between hands; ``void_share`` of the hands are voided part-way. With
+    ``dealers_choice`` the tables are dealer's choice tables (every game, chosen at random).
     """
     room = Room()
     rng = random.Random(seed)
-    opts = options or pacific_options(max_players=players)
+    if options is not None:
+        opts = options
+    elif dealers_choice:
+        opts = dealers_choice_options(max_players=players)
+    else:
+        opts = pacific_options(max_players=players)
     for t in range(1, tables + 1):
         table = _Table(room, f"t{t}", random.Random(rng.random()))
         table.submit(
             aggregate.create_table(
                 table.state,
                 name=f"Table {t}",
-                variant="seven_card_stud_hi_lo",
+                variant=DEALERS_CHOICE if dealers_choice else "seven_card_stud_hi_lo",
                 options=opts,
                 action_seconds=30,
             ),

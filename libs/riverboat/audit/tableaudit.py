@@ -15,6 +15,7 @@ from datetime import datetime
 from riverboat.audit import rbs1
 from riverboat.audit.archive import StoredMessage
 from riverboat.audit.chain import check_chain
+from riverboat.audit.deck import DeckLog, HandDeck, replay_deck
 from riverboat.audit.money import check_hand_money
 from riverboat.audit.replay import Replayer
 from riverboat.audit.report import Check, HandResult, HandStatus, TableResult, Violation
@@ -24,8 +25,6 @@ from riverboat.engine.cards import card_str
 from riverboat.engine.events import (
     ActionTaken,
     AntePosted,
-    CardDealt,
-    CommunityCardDealt,
     HandEnded,
     HandStarted,
     RakeTaken,
@@ -47,7 +46,7 @@ class HandRecord:
     commit: HandCommitted | None = None
     commit_at: LoggedEvent | None = None
     started: HandStarted | None = None
-    dealt: list[tuple[int, LoggedEvent]] = field(default_factory=list)
+    deck: DeckLog = field(default_factory=DeckLog)
     events: list[LoggedEvent] = field(default_factory=list)
     end: HandEnded | HandVoided | None = None
     end_time: str = ""
@@ -86,22 +85,13 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
             elif current is None or current.end is not None or isinstance(event, _TABLE_EVENTS):
                 continue
             else:
-                if isinstance(event, CardDealt | CommunityCardDealt):
-                    current.dealt.append((event.card, logged))
+                current.deck.feed(logged)
                 current.events.append(logged)
                 if isinstance(event, HandEnded):
                     current.end, current.end_time = event, m.message.time
             if current is not None:
                 current.last_version = m.version
     return hands
-
-
-def replay_deck(dealt: list[tuple[int, LoggedEvent]], size: int) -> tuple[int, ...]:
-    """The deck to replay a hand with: the cards the log shows dealt, in order, then the rest
-    (never dealt, so their order does not matter)."""
-    cards = [c for c, _ in dealt]
-    seen = set(cards)
-    return (*cards, *(c for c in range(52) if c not in seen))[: max(size, len(cards))]
 
 
 def _check_deck(
@@ -112,17 +102,8 @@ def _check_deck(
     def fail(check: Check, message: str, at: LoggedEvent | None) -> None:
         out.append(Violation(check, message, table_id, hand.hand_id, at.ref if at else None))
 
-    seen: dict[int, LoggedEvent] = {}
-    for card, ref in hand.dealt:
-        if not 0 <= card < 52:
-            fail(Check.CARD_MISMATCH, f"card {card} is not a card", ref)
-        elif card in seen:
-            fail(
-                Check.CARD_MISMATCH,
-                f"{card_str(card)} dealt twice (first at {seen[card].ref})",
-                ref,
-            )
-        seen.setdefault(card, ref)
+    for message, logged in [*hand.deck.problems, *hand.deck.duplicates()]:
+        fail(Check.CARD_MISMATCH, message, logged)
     commit = hand.commit
     if reveal is None:
         if isinstance(hand.end, HandEnded):
@@ -163,16 +144,26 @@ def _check_deck(
             f"{commit.commitment.hex()[:16]}...",
             hand.commit_at,
         )
-    if len(hand.dealt) > commit.deck_size:
-        fail(Check.CARD_MISMATCH, f"{len(hand.dealt)} cards dealt from a deck of 52", None)
-    deck = rbs1.deck(hand.hand_id, reveal.seed)
-    for position, ((card, ref), want) in enumerate(zip(hand.dealt, deck, strict=False)):
+    try:
+        committed = HandDeck(
+            rbs1.deck(hand.hand_id, reveal.seed),
+            tuple(
+                rbs1.reshuffle(hand.hand_id, reveal.seed, k, cards)
+                for k, cards in enumerate(hand.deck.requests, start=1)
+            ),
+        ).sequence()
+    except ValueError as exc:
+        fail(Check.CARD_MISMATCH, f"a reshuffle cannot be derived: {exc}", hand.commit_at)
+        return
+    for position, (card, logged) in sorted(hand.deck.positions.items()):
+        want = committed[position] if position < len(committed) else None
         if card != want:
+            expected = "no card there" if want is None else card_str(want)
             fail(
                 Check.CARD_MISMATCH,
                 f"deck position {position}: dealt {card_str(card) if 0 <= card < 52 else card}, "
-                f"the committed deck has {card_str(want)}",
-                ref,
+                f"the committed deck has {expected}",
+                logged,
             )
             break
     timed = hand.end is not None and hand.end_time and reveal.stored_at
@@ -258,7 +249,7 @@ def _audit_table(
     result.chain_head = head.hex()
 
     hands = scan_hands(log)
-    decks = {h.hand_id: replay_deck(h.dealt, h.commit.deck_size if h.commit else 52) for h in hands}
+    decks = {h.hand_id: replay_deck(h.deck) for h in hands}
     replayer = Replayer(table_id, decks)
     for m in log:
         replayer.message(m)

@@ -110,3 +110,21 @@ def test_anaconda_records_passes_and_declarations() -> None:
     if any(isinstance(e, DeclarationsRevealed) for e in events):
         assert set(doc["_declarations"].values()) <= {"low", "high", "both"}
     assert any(a.startswith("# ") for a in doc["actions"])  # rolls and passes as commentary
+
+
+def test_a_dealers_choice_tables_log_exports_without_leaks() -> None:
+    from riverboat.audit.synthetic import play_archive
+    from riverboat.history import hands_from_archive
+
+    hands = hands_from_archive(play_archive(tables=1, hands=25, seed=8, dealers_choice=True))
+    codes = set()
+    for hand in hands:
+        doc = tomllib.loads(to_phh(hand) or "")
+        codes.add(doc["variant"])
+        assert doc["_hand_id"] == hand.hand_id and doc["_commitment"]
+        for entry in hand.started.seats:
+            view = Perspective(entry.player)
+            forbidden = forbidden_cards(hand.events, entry.seat)
+            assert not phh_cards(to_phh(hand, view) or "") & forbidden
+            assert not text_cards(to_pokerstars(hand, view) or "") & forbidden
+    assert len(codes) >= 4 and all(c.startswith("RB/") for c in codes)
