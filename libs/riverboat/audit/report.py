@@ -140,6 +140,7 @@ class HandResult:
     table_id: str
     hand_id: str
     status: HandStatus = HandStatus.IN_PROGRESS
+    variant: str = ""
     players: int = 0
     events: int = 0
     pot: int = 0
@@ -153,6 +154,7 @@ class HandResult:
             "table_id": self.table_id,
             "hand_id": self.hand_id,
             "status": str(self.status),
+            "variant": self.variant,
             "players": self.players,
             "events": self.events,
             "pot": self.pot,

@@ -208,6 +208,7 @@ def _summarise(table_id: str, hand: HandRecord, failed: set[str]) -> HandResult:
         table_id=table_id,
         hand_id=hand.hand_id,
         status=status,
+        variant=hand.started.variant if hand.started else "",
         players=len(hand.started.seats) if hand.started else 0,
         events=len(hand.events) + (1 if hand.started else 0),
         pot=pot,

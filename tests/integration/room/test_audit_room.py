@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from pathlib import Path
 
+import grpc
 import pytest
 
 from riverboat.audit import Check, HandStatus, read_archive, verify_archive, write_archive
 from riverboat.cli.app import run
-from riverboat.client import TableClient
+from riverboat.client import TableClient, play_bot, random_chooser, random_picker
+from riverboat.v1 import table_pb2
 from tests.integration.room._play import play_hands, setup_table
 from tests.integration.room.conftest import Room
 from tests.unit.audit._tamper import batch_of, edit_event, find, rechain
@@ -118,3 +121,51 @@ async def test_a_played_room_verifies_and_its_corrupted_copies_do_not(
     assert await cli("audit", str(forged), "--no-progress") == 1
     text = capsys.readouterr().out
     assert "[event_removed]" in text and "RESULT: FAILED" in text
+
+
+@pytest.mark.timeout(120)
+async def test_a_played_dealers_choice_room_verifies(
+    room: Room, operator: TableClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = "t-audit-dc"
+    await operator.create_table(table, variant="dealers_choice", action_seconds=30)
+    players = [f"{table}-p{k}" for k in range(1, 5)]
+    for k, name in enumerate(players, start=1):
+        await operator.seat(table, k, name, 5000)
+    ended = 0
+    stop = asyncio.Event()
+
+    def count(update: table_pb2.WatchResponse) -> None:
+        nonlocal ended
+        ended += sum(env.WhichOneof("payload") == "hand_ended" for env in update.events)
+        if ended >= 12 * len(players):  # every bot sees every hand end
+            stop.set()
+
+    rng = random.Random(5)
+    async with grpc.aio.insecure_channel(room.table_address) as channel:
+        bots = [
+            asyncio.ensure_future(
+                play_bot(
+                    room.client(channel, name),
+                    table,
+                    random_chooser(random.Random(rng.random())),
+                    stop=stop,
+                    on_update=count,
+                    pick=random_picker(random.Random(rng.random())),
+                )
+            )
+            for name in players
+        ]
+        try:
+            await asyncio.wait_for(stop.wait(), 90)
+        finally:
+            stop.set()
+            await asyncio.gather(*bots)
+    path = tmp_path / "dc.rba.gz"
+    await export_when_revealed(room, path)
+    capsys.readouterr()
+    assert await cli("audit", str(path), "--json", "--no-progress") == 0
+    report = json.loads(capsys.readouterr().out)
+    verified = [h for h in report["hands"] if h["status"] == "verified"]
+    assert len(verified) >= 12
+    assert len({h["variant"] for h in verified}) >= 4  # the dealers chose several games
