@@ -25,9 +25,20 @@ from riverboat.audit.tablelog import LoggedEvent
 from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str
 
-__all__ = ["DECK_SIZE", "DeckLog", "HandDeck", "replay_deck"]
+__all__ = ["DECK_EVENTS", "DECK_SIZE", "DeckLog", "HandDeck", "replay_deck"]
 
 DECK_SIZE = 52
+#: The events that take cards from the deck or change it (the others need not be fed).
+DECK_EVENTS = frozenset(
+    {
+        ev.CardDealt,
+        ev.CommunityCardDealt,
+        ev.TableRowDealt,
+        ev.TableCardTurned,
+        ev.ReshuffleRequested,
+        ev.DiscardsReshuffled,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

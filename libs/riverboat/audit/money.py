@@ -47,6 +47,24 @@ from riverboat.table.events import AnyEvent, HandVoided
 __all__ = ["MoneyProblem", "check_hand_money", "expected_rake", "side_pots"]
 
 STUD_HI_LO = "seven_card_stud_hi_lo"
+_MONEY_EVENTS = frozenset(
+    {
+        AntePosted,
+        CardPaymentPosted,
+        PotMatched,
+        ActionTaken,
+        MatchDeclined,
+        UncalledBetReturned,
+        PotCarriedIn,
+        PotCarriedOver,
+        BettingRoundStarted,
+        HandShown,
+        RakeTaken,
+        PotAwarded,
+        HandEnded,
+        HandVoided,
+    }
+)
 
 
 class Located(Protocol):
@@ -199,6 +217,8 @@ def check_hand_money(started: HandStarted, events: Sequence[Located]) -> list[Mo
     book = hand.book
     for ref in events:
         event = ref.event
+        if type(event) not in _MONEY_EVENTS:
+            continue  # cards and other moves: most of a hand, nothing to count
         match event:
             case AntePosted() | CardPaymentPosted() | PotMatched():
                 book.pay(event.seat, event.amount, ref)

@@ -15,7 +15,7 @@ from datetime import datetime
 from riverboat.audit import rbs1
 from riverboat.audit.archive import StoredMessage
 from riverboat.audit.chain import check_chain
-from riverboat.audit.deck import DeckLog, HandDeck, replay_deck
+from riverboat.audit.deck import DECK_EVENTS, DeckLog, HandDeck, replay_deck
 from riverboat.audit.money import check_hand_money
 from riverboat.audit.replay import Replayer
 from riverboat.audit.report import Check, HandResult, HandStatus, TableResult, Violation
@@ -25,6 +25,8 @@ from riverboat.engine.cards import card_str
 from riverboat.engine.events import (
     ActionTaken,
     AntePosted,
+    DealerUp,
+    GameChosen,
     HandEnded,
     HandStarted,
     RakeTaken,
@@ -65,27 +67,33 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
         hands.append(record)
         return record
 
+    # This runs once per event: most are looked at only through their exact type.
+    table_types = frozenset(_TABLE_EVENTS) | {DealerUp, GameChosen}
+    boundaries = frozenset({HandCommitted, HandStarted, HandVoided})
     for m in log:
         for logged in m.events:
             event = logged.event
             if event is None:
                 continue
-            if isinstance(event, HandCommitted):
-                current = begin(event.hand_id, m.version)
-                current.commit, current.commit_at = event, logged
-            elif isinstance(event, HandStarted):
-                if current is None or current.hand_id != event.hand_id or current.end:
+            kind = type(event)
+            if kind in boundaries:
+                if isinstance(event, HandCommitted):
                     current = begin(event.hand_id, m.version)
-                current.started, current.start_version = event, m.version
-            elif isinstance(event, HandVoided):
-                if current is None or current.hand_id != event.hand_id:
-                    current = begin(event.hand_id, m.version)
-                current.events.append(logged)
-                current.end, current.end_time = event, m.message.time
-            elif current is None or current.end is not None or isinstance(event, _TABLE_EVENTS):
+                    current.commit, current.commit_at = event, logged
+                elif isinstance(event, HandStarted):
+                    if current is None or current.hand_id != event.hand_id or current.end:
+                        current = begin(event.hand_id, m.version)
+                    current.started, current.start_version = event, m.version
+                elif isinstance(event, HandVoided):
+                    if current is None or current.hand_id != event.hand_id:
+                        current = begin(event.hand_id, m.version)
+                    current.events.append(logged)
+                    current.end, current.end_time = event, m.message.time
+            elif current is None or current.end is not None or kind in table_types:
                 continue
             else:
-                current.deck.feed(logged)
+                if kind in DECK_EVENTS:
+                    current.deck.feed(logged)
                 current.events.append(logged)
                 if isinstance(event, HandEnded):
                     current.end, current.end_time = event, m.message.time
