@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from riverboat.engine.betting import LegalAction, _may_wager, find_legal
-from riverboat.engine.cards import ACE, CardError, rank_of, suit_of, validate_deck
+from riverboat.engine.cards import ACE, rank_of, suit_of
 from riverboat.engine.commands import BETTING_ACTIONS, GAME_ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.declare import BOTH, HIGH, LOW, Claim, Outcome, resolve
 from riverboat.engine.errors import IllegalAction, InvalidCommand
@@ -40,9 +40,8 @@ from riverboat.engine.events import (
 from riverboat.engine.game_options import GameOptions, OptionSpec, resolve_options
 from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
+from riverboat.engine.seating import validate_seating
 from riverboat.engine.state import HandState, apply, initial_state
-
-MAX_SEAT = 10
 
 
 class Recorder:
@@ -173,38 +172,10 @@ def _validate_start(game: Game, command: StartHand) -> None:
         raise InvalidCommand("a hand needs a hand_id", rule="invalid_command")
     opts = command.options
     n = len(command.seats)
-    most = min(opts.max_players, game.max_players)
-    if not opts.min_players <= n <= most:
-        raise InvalidCommand(
-            f"{game.title} deals to {opts.min_players}-{most} players, not {n}",
-            rule="player_count",
-        )
-    seats = [s.seat for s in command.seats]
-    if len(set(seats)) != n:
-        raise InvalidCommand("a seat appears twice", rule="duplicate_seat")
-    if len({s.player for s in command.seats}) != n:
-        raise InvalidCommand("a player appears twice", rule="duplicate_player")
-    for entry in command.seats:
-        if not isinstance(entry.seat, int) or not 1 <= entry.seat <= MAX_SEAT:
-            raise InvalidCommand(f"seats are numbered 1..{MAX_SEAT}; got {entry.seat!r}")
-        if not isinstance(entry.player, str) or not entry.player:
-            raise InvalidCommand(f"seat {entry.seat} needs a player name")
-        if not isinstance(entry.stack, int) or isinstance(entry.stack, bool) or entry.stack <= 0:
-            raise InvalidCommand(
-                f"seat {entry.seat}: a player is dealt in only with chips (stack {entry.stack!r})",
-                rule="empty_stack",
-            )
-    if not isinstance(command.button, int) or not 1 <= command.button <= MAX_SEAT:
-        raise InvalidCommand(f"the button must be a seat number 1..{MAX_SEAT}")
-    if opts.ante_mode == "dealer" and command.button not in seats:
-        raise InvalidCommand("with a dealer-only ante the button's seat must be dealt in")
+    validate_seating(command, most=min(opts.max_players, game.max_players), who_deals=game.title)
     carried = command.carried_pot
     if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
         raise InvalidCommand("carried_pot must be a whole number of cents", rule="bad_carry")
-    try:
-        validate_deck(command.deck)
-    except CardError as exc:
-        raise InvalidCommand(str(exc), rule="bad_deck") from None
     need = game.cards_needed(n)
     if len(command.deck) < need:
         raise InvalidCommand(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from riverboat.engine.betting import find_legal, legal_actions
-from riverboat.engine.cards import ACE, CardError, rank_of, suit_of, validate_deck
+from riverboat.engine.cards import ACE, rank_of, suit_of
 from riverboat.engine.commands import ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.evaluation import (
@@ -41,10 +41,10 @@ from riverboat.engine.pots import (
     split_evenly,
     take_rake,
 )
+from riverboat.engine.seating import validate_seating
 from riverboat.engine.state import HandState, apply, initial_state
 
 VARIANT = "seven_card_stud_hi_lo"
-MAX_SEAT = 10
 
 
 class _Recorder:
@@ -126,35 +126,7 @@ def _validate_start(command: StartHand) -> None:
         raise InvalidCommand("a hand needs a hand_id", rule="invalid_command")
     opts = command.options
     n = len(command.seats)
-    if not opts.min_players <= n <= opts.max_players:
-        raise InvalidCommand(
-            f"this table deals to {opts.min_players}-{opts.max_players} players, not {n}",
-            rule="player_count",
-        )
-    seats = [s.seat for s in command.seats]
-    players = [s.player for s in command.seats]
-    if len(set(seats)) != n:
-        raise InvalidCommand("a seat appears twice", rule="duplicate_seat")
-    if len(set(players)) != n:
-        raise InvalidCommand("a player appears twice", rule="duplicate_player")
-    for entry in command.seats:
-        if not isinstance(entry.seat, int) or not 1 <= entry.seat <= MAX_SEAT:
-            raise InvalidCommand(f"seats are numbered 1..{MAX_SEAT}; got {entry.seat!r}")
-        if not isinstance(entry.player, str) or not entry.player:
-            raise InvalidCommand(f"seat {entry.seat} needs a player name")
-        if not isinstance(entry.stack, int) or isinstance(entry.stack, bool) or entry.stack <= 0:
-            raise InvalidCommand(
-                f"seat {entry.seat}: a player is dealt in only with chips (stack {entry.stack!r})",
-                rule="empty_stack",
-            )
-    if not isinstance(command.button, int) or not 1 <= command.button <= MAX_SEAT:
-        raise InvalidCommand(f"the button must be a seat number 1..{MAX_SEAT}")
-    if opts.ante_mode == "dealer" and command.button not in seats:
-        raise InvalidCommand("with a dealer-only ante the button's seat must be dealt in")
-    try:
-        validate_deck(command.deck)
-    except CardError as exc:
-        raise InvalidCommand(str(exc), rule="bad_deck") from None
+    validate_seating(command, most=opts.max_players, who_deals="this table")
     if len(command.deck) < 3 * n:
         raise InvalidCommand(
             f"the deck has {len(command.deck)} cards; 3rd street alone needs {3 * n}",
