@@ -186,10 +186,17 @@ class Replayer:
         if hand is not None:
             self.failed_hands.add(hand)
 
-    def _compare(self, logged: Sequence[LoggedEvent], expected: Sequence[AnyEvent]) -> bool:
-        if len(logged) == len(expected) and all(
-            a.event == b for a, b in zip(logged, expected, strict=True)
-        ):
+    def _compare(
+        self,
+        logged: Sequence[LoggedEvent],
+        expected: Sequence[AnyEvent],
+        recorded: list[AnyEvent] | None = None,
+    ) -> bool:
+        """Whether the logged events are the expected ones; if not, the first difference is a
+        violation. ``recorded``: the logged events' events, if the caller has them."""
+        if recorded is None:
+            recorded = [e.event for e in logged]  # type: ignore[misc]
+        if recorded == (expected if isinstance(expected, list) else list(expected)):
             return True
         diff = first_difference(logged, expected)
         if diff is None:
@@ -367,7 +374,7 @@ class Replayer:
                 expected.extend(aggregate.leavers(self.table, after))
             if isinstance(command, Reshuffle):
                 deck = deck + command.cards
-        if not self._compare(m.events, expected):
+        if not self._compare(m.events, expected, events):
             self._skip(m)
             return
         self.hand, self.deck = after, deck
