@@ -227,10 +227,18 @@ def _ref(value: str, what: str) -> None:
         )
 
 
+def _dollars(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{part:02d}"
+
+
 def _funds(state: WalletState, amount: int) -> None:
     if amount > state.balance:
         raise WalletError(
-            f"insufficient funds: the wallet holds {state.balance}, {amount} is needed",
+            # People read this sentence (riverboat play, admin): dollars, not cents.
+            f"insufficient funds: the wallet holds {_dollars(state.balance)}, "
+            f"{_dollars(amount)} is needed",
             reason="INSUFFICIENT_FUNDS",
             kind="precondition",
         )
