@@ -211,7 +211,9 @@ async def play_bot(
     after = 0
     while not stop.is_set():
         try:
-            async for update in _until(client.watch(table_id, after), stop):
+            # A stream quiet for a while is reopened from the last version seen: a bot must
+            # not go deaf because one stream stalled.
+            async for update in _until(client.watch(table_id, after), stop, idle=10.0):
                 after = update.version
                 if on_update is not None:
                     on_update(update)
@@ -231,16 +233,19 @@ async def play_bot(
                     await asyncio.sleep(think)
                 started = loop.time()
                 try:
-                    reply = await client.act(
-                        table_id,
-                        view.hand_id,
-                        view.viewer_seat,
-                        move.action,
-                        move.amount,
-                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
-                        cards=move.cards,
-                        choice=move.choice,
-                        options=move.options,
+                    reply = await asyncio.wait_for(
+                        client.act(
+                            table_id,
+                            view.hand_id,
+                            view.viewer_seat,
+                            move.action,
+                            move.amount,
+                            request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                            cards=move.cards,
+                            choice=move.choice,
+                            options=move.options,
+                        ),
+                        timeout=10.0,
                     )
                     acted_version = reply.version
                     stats.actions += 1
@@ -248,6 +253,8 @@ async def play_bot(
                 except grpc.aio.AioRpcError as exc:
                     # A clock expiry can beat us to it; the next update brings the new turn.
                     stats.errors.append(f"{exc.code().name}: {exc.details()}")
+                except TimeoutError:
+                    stats.errors.append("act: no answer in 10 s")
         except grpc.aio.AioRpcError as exc:
             if stop.is_set():
                 break
@@ -256,14 +263,18 @@ async def play_bot(
     return stats
 
 
-async def _until(source: AsyncIterator[Any], stop: asyncio.Event) -> AsyncIterator[Any]:
-    """Items of ``source`` until ``stop`` is set."""
+async def _until(
+    source: AsyncIterator[Any], stop: asyncio.Event, idle: float | None = None
+) -> AsyncIterator[Any]:
+    """Items of ``source`` until ``stop`` is set, or until nothing came for ``idle`` seconds."""
     iterator = source.__aiter__()
     stopper = asyncio.ensure_future(stop.wait())
     try:
         while True:
             nxt = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait({nxt, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {nxt, stopper}, timeout=idle, return_when=asyncio.FIRST_COMPLETED
+            )
             if nxt not in done:
                 nxt.cancel()
                 return

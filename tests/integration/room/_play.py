@@ -21,7 +21,8 @@ async def setup_table(
     table_id: str,
     players: int,
     stack: int = 5000,
-    action_seconds: int = 30,
+    # Short: should a bot miss a turn, the clock acts for it and the hands go on.
+    action_seconds: int = 5,
 ) -> list[str]:
     await operator.create_table(table_id, action_seconds=action_seconds)
     names = [f"{table_id}-p{k}" for k in range(1, players + 1)]
@@ -41,7 +42,8 @@ async def play_hands(
     received: dict[str, list[table_pb2.WatchResponse]] | None = None,
     timeout: float = 60.0,
 ) -> list[BotStats]:
-    """Bots play until ``hands`` hands have ended; everything each one received is kept."""
+    """Bots play until ``hands`` hands have ended (or fewer than two players have chips left);
+    everything each one received is kept."""
     stop = asyncio.Event()
     rng = random.Random(seed)
     async with grpc.aio.insecure_channel(room.table_address) as channel:
@@ -55,6 +57,16 @@ async def play_hands(
                     if env.WhichOneof("payload") == "hand_ended":
                         finished.add(str(update.view.hand_id or env.aggregate_version))
                 if len(finished) >= hands:
+                    stop.set()
+                # Players who go broke sit out; once fewer than two have chips the game is
+                # over, and waiting for more hands would only run into the timeout.
+                view = update.view if update.HasField("view") else None
+                if (
+                    view is not None
+                    and view.seats
+                    and not view.hand_in_progress
+                    and sum(1 for s in view.seats if s.stack > 0) < 2
+                ):
                     stop.set()
 
             return on_update

@@ -63,7 +63,7 @@ async def test_the_live_ledger_equals_the_events_and_an_altered_row_is_named(
             operator = SettlementClient(money, room.token("boss", "operator"))
             lobby = SettlementClient(money, room.token("lobby", "service"))
             boss = room.client(play, "boss", "operator")
-            await boss.create_table(TABLE, action_seconds=30)
+            await boss.create_table(TABLE, action_seconds=5)
             for seat, player in enumerate(PLAYERS, start=1):
                 await operator.deposit(player, 10_000, f"pay-{player}")
                 await lobby.reserve(player, TABLE, 4_000, f"join-{player}")

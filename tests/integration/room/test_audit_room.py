@@ -67,7 +67,8 @@ async def export_when_revealed(room: Room, path: Path) -> None:
 async def test_a_played_room_verifies_and_its_corrupted_copies_do_not(
     room: Room, operator: TableClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    seated = [await setup_table(operator, t, 4, stack=3_000) for t in TABLES]
+    # Deep enough that nobody goes broke before 20 hands (a busted table deals no more).
+    seated = [await setup_table(operator, t, 4, stack=20_000) for t in TABLES]
     games = zip(TABLES, seated, strict=True)
     await asyncio.gather(
         *(play_hands(room, t, p, hands=20, seed=k) for k, (t, p) in enumerate(games))
@@ -128,7 +129,7 @@ async def test_a_played_dealers_choice_room_verifies(
     room: Room, operator: TableClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table = "t-audit-dc"
-    await operator.create_table(table, variant="dealers_choice", action_seconds=30)
+    await operator.create_table(table, variant="dealers_choice", action_seconds=5)
     players = [f"{table}-p{k}" for k in range(1, 5)]
     for k, name in enumerate(players, start=1):
         await operator.seat(table, k, name, 5000)
