@@ -40,32 +40,19 @@ from riverboat.engine.events import (
 from riverboat.engine.game_options import GameOptions, OptionSpec, resolve_options
 from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
+from riverboat.engine.recording import Recorder as BaseRecorder
 from riverboat.engine.seating import validate_seating
-from riverboat.engine.state import HandState, apply, initial_state
+from riverboat.engine.state import HandState
 
 
-class Recorder:
-    """Collects events while folding them, so later decisions see their effect."""
-
-    def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
-        self.state = state
-        self.deck = deck
-        self.events: list[Event] = []
+class Recorder(BaseRecorder):
+    """The shared recorder, over a dealer's choice hand's state."""
 
     @property
     def s(self) -> GameHandState:
         """The state so far."""
         assert isinstance(self.state, GameHandState)
         return self.state
-
-    def emit(self, event: Event) -> None:
-        """Record ``event`` and fold it in."""
-        self.events.append(event)
-        if isinstance(event, HandStarted):
-            self.state = initial_state(event)
-        else:
-            assert self.state is not None
-            self.state = apply(self.state, event)
 
 
 class Game:

@@ -58,6 +58,7 @@ from riverboat.engine.flow import (
     win_uncontested,
 )
 from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
+from riverboat.engine.recording import seat_index
 from riverboat.engine.state import HandState
 
 #: The action(s) each phase expects.
@@ -79,15 +80,7 @@ def act(
     """Validate a command in a dealer's choice hand and play out what follows."""
     if isinstance(command, Reshuffle):
         return _reshuffle(game, state, command, deck)
-    if len(deck) != state.deck_size:
-        raise InvalidCommand(
-            f"this hand's deck has {state.deck_size} cards, not {len(deck)}", rule="bad_deck"
-        )
-    if state.finished:
-        raise IllegalAction("the hand is over", rule="hand_over")
-    i = state.index_of(command.seat)
-    if i is None:
-        raise InvalidCommand(f"seat {command.seat} is not in this hand", rule="unknown_seat")
+    i = seat_index(state, command.seat, deck)
     if isinstance(command, Act) and command.action not in GAME_ACTIONS:
         raise InvalidCommand(
             f"unknown action {command.action!r}; actions are {', '.join(sorted(GAME_ACTIONS))}",

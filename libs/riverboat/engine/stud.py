@@ -41,31 +41,11 @@ from riverboat.engine.pots import (
     split_evenly,
     take_rake,
 )
+from riverboat.engine.recording import Recorder, seat_index
 from riverboat.engine.seating import validate_seating
-from riverboat.engine.state import HandState, apply, initial_state
+from riverboat.engine.state import HandState
 
 VARIANT = "seven_card_stud_hi_lo"
-
-
-class _Recorder:
-    """Collects events while folding them, so later decisions see their effect."""
-
-    def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
-        self.state = state
-        self.deck = deck
-        self.events: list[Event] = []
-
-    @property
-    def s(self) -> HandState:
-        assert self.state is not None
-        return self.state
-
-    def emit(self, event: Event) -> None:
-        self.events.append(event)
-        if isinstance(event, HandStarted):
-            self.state = initial_state(event)
-        else:
-            self.state = apply(self.s, event)
 
 
 # --- starting a hand ------------------------------------------------------------------------
@@ -79,7 +59,7 @@ def start(command: StartHand) -> list[Event]:
 def start_with_state(command: StartHand) -> tuple[list[Event], HandState]:
     """:func:`start`, also returning the state after the events."""
     _validate_start(command)
-    rec = _Recorder(None, command.deck)
+    rec = Recorder(None, command.deck)
     rec.emit(
         HandStarted(
             hand_id=command.hand_id,
@@ -134,7 +114,7 @@ def _validate_start(command: StartHand) -> None:
         )
 
 
-def _deal(rec: _Recorder, seat: int, face_up: bool) -> None:
+def _deal(rec: Recorder, seat: int, face_up: bool) -> None:
     s = rec.s
     if s.deck_pos >= len(rec.deck):
         raise InvalidCommand(f"the deck ran out after {len(rec.deck)} cards", rule="deck_exhausted")
@@ -169,15 +149,7 @@ def act_with_state(
     ``deck`` is the dealer's deck for this hand (the same one ``StartHand`` had); cards for
     later streets are taken from it at the state's ``deck_pos``.
     """
-    if len(deck) != state.deck_size:
-        raise InvalidCommand(
-            f"this hand's deck has {state.deck_size} cards, not {len(deck)}", rule="bad_deck"
-        )
-    if state.finished:
-        raise IllegalAction("the hand is over", rule="hand_over")
-    i = state.index_of(command.seat)
-    if i is None:
-        raise InvalidCommand(f"seat {command.seat} is not in this hand", rule="unknown_seat")
+    i = seat_index(state, command.seat, deck)
     if state.to_act is None:
         raise IllegalAction("nobody is to act now", rule="out_of_turn")
     if state.to_act != i:
@@ -203,7 +175,7 @@ def act_with_state(
     legal = find_legal(state, action, amount)
     to = legal.amount if amount is None else amount
     added = to - state.street_bets[i]
-    rec = _Recorder(state, deck)
+    rec = Recorder(state, deck)
     rec.emit(
         ActionTaken(
             seat=command.seat,
@@ -222,7 +194,7 @@ def act_with_state(
     return rec.events, rec.s
 
 
-def _return_uncalled(rec: _Recorder) -> None:
+def _return_uncalled(rec: Recorder) -> None:
     s = rec.s
     if s.player_count < 2:
         return
@@ -233,7 +205,7 @@ def _return_uncalled(rec: _Recorder) -> None:
         rec.emit(UncalledBetReturned(s.seats[top], excess))
 
 
-def _advance(rec: _Recorder) -> None:
+def _advance(rec: Recorder) -> None:
     """Close the betting round and deal on until someone must act or the hand is shown down."""
     _return_uncalled(rec)
     while True:
@@ -284,7 +256,7 @@ def _best_board(s: HandState) -> int:
 # --- showdown and payout --------------------------------------------------------------------
 
 
-def _pay(rec: _Recorder, *, showdown: bool) -> None:
+def _pay(rec: Recorder, *, showdown: bool) -> None:
     s = rec.s
     live = s.in_hand()
     highs: dict[int, int] = {}
