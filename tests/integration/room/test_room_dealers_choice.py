@@ -94,7 +94,7 @@ async def test_every_game_is_played_conserving_chips_and_hiding_what_is_hidden(
     await operator.create_table(TABLE, variant="dealers_choice", action_seconds=30)
     players = [f"{TABLE}-p{k}" for k in range(1, 5)]
     for k, name in enumerate(players, start=1):
-        await operator.seat(TABLE, k, name, 5000)
+        await operator.seat(TABLE, k, name, 50_000)  # deep: a broke table deals no more
     received: dict[str, list[table_pb2.WatchResponse]] = {}
     stats = await _play_every_game(room, players, received)
     # Every move the bots made from their views was legal (no refusals).
