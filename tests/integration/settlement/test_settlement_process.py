@@ -87,7 +87,8 @@ async def publish(nc: NATS, config: SettlementConfig, room: Room) -> None:
 async def test_kill_9_mid_backlog_then_restart_loses_and_doubles_nothing(
     config: SettlementConfig, nats_client: NATS, tmp_path: Path, spare_database_url: str
 ) -> None:
-    room = standard_room(seed=21, hands=6)
+    # A backlog long enough that a quick machine cannot finish it before the kill lands.
+    room = standard_room(seed=21, hands=30)
     await publish(nats_client, config, room)
     total = len(room.records)
     process = settlement_process(config, tmp_path / "settlement.log")
