@@ -114,7 +114,7 @@ async def test_bots_play_and_the_ledger_settles_to_the_table_log(
         operator = SettlementClient(money, issuer.issue("boss", "operator"))
         lobby = SettlementClient(money, issuer.issue("lobby", "service"))
         dealer_of_tables = TableClient(play, issuer.issue("boss", "operator"), "boss")
-        await dealer_of_tables.create_table(table_id, action_seconds=5)
+        await dealer_of_tables.create_table(table_id, action_seconds=30)
         for seat, player in enumerate(PLAYERS, start=1):
             await operator.deposit(player, 10_000, f"pay-{player}")
             await lobby.reserve(player, table_id, 5_000, f"join-{player}")
