@@ -100,10 +100,22 @@ def viewer_seat(state: TableState, viewer: str | None) -> int:
 
 def table_view(state: TableState, version: int, viewer: str | None) -> TableView:
     """The table as ``viewer`` (a player id, or None for an observer) may see it."""
-    me = viewer_seat(state, viewer)
+    return seat_table_view(state, version, viewer_seat(state, viewer))
+
+
+def seat_table_view(state: TableState, version: int, me: int) -> TableView:
+    """The table as the player at seat ``me`` (0: an observer) may see it.
+
+    What a viewer sees depends on their seat alone, so every watcher of one seat (or every
+    observer) can be sent the same view.
+    """
     hand = state.hand
     live = hand is not None and not hand.finished
-    seats = tuple(_seat_view(state, hand, s.seat, s.player, s.stack, me) for s in state.seats)
+    # Every seat's cards as ``me`` knows them, worked out once for the whole view.
+    known = visibility.known_cards(hand, me) if hand is not None else ()
+    seats = tuple(
+        _seat_view(state, hand, known, s.seat, s.player, s.stack, me) for s in state.seats
+    )
     waiting = waiting_for(hand) if hand is not None and live else ()
     legal: tuple[ViewAction, ...] = ()
     to_act = 0
@@ -162,14 +174,20 @@ def _game_options(state: TableState, hand: GameHandState | None) -> Mapping[str,
 
 
 def _seat_view(
-    state: TableState, hand: HandState | None, seat: int, player: str, stack: int, me: int
+    state: TableState,
+    hand: HandState | None,
+    known: tuple[tuple[int | None, ...], ...],
+    seat: int,
+    player: str,
+    stack: int,
+    me: int,
 ) -> SeatView:
-    """One seat as ``me`` sees it: the cards ``me`` knows, the declaration once revealed."""
+    """One seat as ``me`` sees it: the cards ``me`` knows (``known``, from
+    :func:`~riverboat.engine.visibility.known_cards`), the declaration once revealed."""
     i = hand.index_of(seat) if hand is not None else None
     if hand is None or i is None:
         return SeatView(seat, player, stack, 0, False, False, False, ())
-    known = visibility.known_cards(hand, me)[i]
-    cards = tuple((c, up) for c, up in zip(known, hand.face_up[i], strict=True))
+    cards = tuple((c, up) for c, up in zip(known[i], hand.face_up[i], strict=True))
     declared, declaration = False, ""
     if isinstance(hand, GameHandState) and hand.declarations:
         declared = bool(hand.declarations[i])

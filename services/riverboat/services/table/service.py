@@ -10,37 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
 
 import grpc
 import structlog
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.struct_pb2 import Struct
 
 from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
 from riverboat.engine.options import dealers_choice_options, pacific_options
-from riverboat.eventcodec import (
-    EventMeta,
-    decode_batch,
-    event_to_pb,
-    options_from_pb,
-    options_to_pb,
-    rules_from_pb,
-)
+from riverboat.eventcodec import decode_batch, options_from_pb, rules_from_pb
 from riverboat.eventstore import ConcurrencyError
 from riverboat.services.common.auth import current_identity
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import TableRunner, Update
+from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableError
 from riverboat.table.events import AnyEvent
-from riverboat.table.views import TableView, redact, table_view, viewer_seat
+from riverboat.table.views import viewer_seat
 from riverboat.v1 import table_pb2, table_pb2_grpc
 
 log = structlog.get_logger("riverboat.table")
@@ -75,100 +66,12 @@ async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
     raise AssertionError("abort returns only by raising")
 
 
-def view_to_pb(view: TableView, options: Any) -> table_pb2.TableView:
-    """A table view as protobuf."""
-    msg = table_pb2.TableView(
-        table_id=view.table_id,
-        name=view.name,
-        variant=view.variant,
-        version=view.version,
-        hand_id=view.hand_id,
-        hand_in_progress=view.hand_in_progress,
-        street=view.street,
-        button=view.button,
-        seats=[
-            table_pb2.SeatView(
-                seat=s.seat,
-                player=s.player,
-                stack=s.stack,
-                street_bet=s.street_bet,
-                in_hand=s.in_hand,
-                folded=s.folded,
-                all_in=s.all_in,
-                cards=[
-                    table_pb2.ViewCard(card="" if c is None else _card(c), face_up=up)
-                    for c, up in s.cards
-                ],
-            )
-            for s in view.seats
-        ],
-        community=[_card(c) for c in view.community],
-        pot=view.pot,
-        to_act=view.to_act,
-        viewer_seat=view.viewer_seat,
-        legal_actions=[
-            table_pb2.LegalAction(
-                action=a.action,
-                to=list(a.to),
-                choices=list(a.choices),
-                min_cards=a.min_cards,
-                max_cards=a.max_cards,
-            )
-            for a in view.legal_actions
-        ],
-        options=options,
-        action_seconds=view.action_seconds,
-        game=view.game,
-        phase=view.phase,
-        dealer=view.dealer,
-        choosing_game=view.choosing_game,
-        carried_pot=view.carried_pot,
-        waiting_for=list(view.waiting_for),
-        wild_cards=[_card(c) for c in view.wild_cards],
-        game_options=_struct(view.game_options),
-        table_cards=[_card(c) for c in view.table_cards],
-    )
-    for pb_seat, seat in zip(msg.seats, view.seats, strict=True):
-        pb_seat.declared = seat.declared
-        pb_seat.declaration = seat.declaration
-    return msg
-
-
-def _struct(data: Mapping[str, Any]) -> Struct:
-    struct = Struct()
-    struct.update(dict(data))
-    return struct
-
-
-def struct_to_dict(struct: Struct) -> dict[str, Any]:
-    """A Struct's fields as plain values; whole numbers back to ints (Struct holds doubles,
-    and game options are counts and cents)."""
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, dict):
-            return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
-
-    return {k: plain(v) for k, v in MessageToDict(struct).items()}
-
-
-def _card(card: int) -> str:
-    from riverboat.engine.cards import card_str
-
-    return card_str(card)
-
-
 class TableService(table_pb2_grpc.TableServiceServicer):
     """Serves tables from a :class:`TableRegistry`."""
 
     def __init__(self, registry: TableRegistry) -> None:
         self.registry = registry
-        self._options: dict[str, tuple[Any, Any]] = {}
-        self._envelopes: dict[tuple[str, int], list[Any]] = {}
+        self._views: dict[str, TableViews] = {}
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -193,16 +96,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             )
         return request_id
 
+    def _table_views(self, runner: TableRunner) -> TableViews:
+        views = self._views.get(runner.table_id)
+        if views is None:
+            views = self._views[runner.table_id] = TableViews(runner.table_id)
+        return views
+
     def _view(self, runner: TableRunner, viewer: str | None) -> table_pb2.TableView:
-        state = runner.state
-        options = None
-        if state.options is not None:
-            cached = self._options.get(runner.table_id)
-            if cached is None or cached[0] is not state.options:  # options never change
-                cached = (state.options, options_to_pb(state.options))
-                self._options[runner.table_id] = cached
-            options = cached[1]
-        return view_to_pb(table_view(state, runner.version, viewer), options)
+        """The table now as ``viewer`` sees it (shared message: copy, never change)."""
+        seat = viewer_seat(runner.state, viewer)
+        return self._table_views(runner).view(runner.state, runner.version, seat)
 
     async def _run(
         self,
@@ -396,9 +299,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                             meta.actor if meta else "",
                             meta.occurred_at if meta else record.recorded_at,
                         )
-                        yield self._update(
-                            runner, viewer, past, last=record.version == runner.version
-                        )
+                        yield self._update(runner, viewer, past)
                         sent = record.version
                 if sent < runner.version:
                     yield table_pb2.WatchResponse(
@@ -411,7 +312,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     return
                 if update.version <= sent:
                     continue
-                yield self._update(runner, viewer, update, last=True)
+                # Behind the table (updates queued up), only the newest carries the view.
+                yield self._update(runner, viewer, update)
                 sent = update.version
         except asyncio.CancelledError:
             raise
@@ -419,46 +321,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             runner.unwatch(queue)
 
     def _update(
-        self, runner: TableRunner, viewer: str | None, update: Update, *, last: bool
+        self, runner: TableRunner, viewer: str | None, update: Update
     ) -> table_pb2.WatchResponse:
+        """``update`` as ``viewer`` sees it, with the view when it is the newest; built once per
+        version and seat for every watcher of that seat."""
         seat = viewer_seat(runner.state, viewer)
-        when = update.occurred_at or _EPOCH
-        # Every watcher gets the same envelopes but for the few events redacted for them, so
-        # each update's events are converted once and the redacted ones per viewer.
-        key = (runner.table_id, update.version)
-        plain = self._envelopes.get(key)
-        if plain is None:
-            plain = [
-                event_to_pb(
-                    event,
-                    EventMeta(
-                        runner.table_id,
-                        update.version,
-                        index,
-                        update.request_id,
-                        update.actor,
-                        when,
-                    ),
-                )
-                for index, event in enumerate(update.events)
-            ]
-            if len(self._envelopes) >= 4096:
-                self._envelopes.clear()
-            self._envelopes[key] = plain
-        envelopes = []
-        for index, event in enumerate(update.events):
-            shown = redact(event, seat)
-            if shown is event:
-                envelopes.append(plain[index])
-            else:
-                meta = EventMeta(
-                    runner.table_id, update.version, index, update.request_id, update.actor, when
-                )
-                envelopes.append(event_to_pb(shown, meta))
-        response = table_pb2.WatchResponse(version=update.version, events=envelopes)
-        if last:
-            response.view.CopyFrom(self._view(runner, viewer))
-        return response
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+        return self._table_views(runner).update(runner.state, runner.version, seat, update)

@@ -1,0 +1,202 @@
+"""Table views and watch updates as protobuf, each built once per table version and viewer seat.
+
+What a viewer may see depends on their seat alone (:func:`riverboat.table.views.seat_table_view`),
+so at one version every watcher of a seat, and the reply to that seat's ``Act``, share one
+message, and every observer shares another. Between versions most seats do not change, so a
+seat's converted message is reused while its content is the same. A busy table service spends
+most of its time here and in gRPC, so this is where the caching pays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.struct_pb2 import Struct
+
+from riverboat.engine.cards import card_str
+from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb
+from riverboat.services.table.runner import Update
+from riverboat.table.aggregate import TableState
+from riverboat.table.views import SeatView, TableView, redact, seat_table_view
+from riverboat.v1 import table_pb2
+
+#: Converted seats kept per table; a table has a handful of distinct ones per version.
+_SEAT_MEMORY = 512
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def seat_to_pb(seat: SeatView) -> table_pb2.SeatView:
+    """One seat of a view as protobuf (a hidden card is the empty string)."""
+    return table_pb2.SeatView(
+        seat=seat.seat,
+        player=seat.player,
+        stack=seat.stack,
+        street_bet=seat.street_bet,
+        in_hand=seat.in_hand,
+        folded=seat.folded,
+        all_in=seat.all_in,
+        cards=[
+            table_pb2.ViewCard(card="" if c is None else card_str(c), face_up=up)
+            for c, up in seat.cards
+        ],
+        declared=seat.declared,
+        declaration=seat.declaration,
+    )
+
+
+def view_to_pb(
+    view: TableView, options: Any, seats: list[table_pb2.SeatView]
+) -> table_pb2.TableView:
+    """A table view as protobuf, given its seats already converted (:func:`seat_to_pb`) and the
+    table's options message (or None)."""
+    return table_pb2.TableView(
+        table_id=view.table_id,
+        name=view.name,
+        variant=view.variant,
+        version=view.version,
+        hand_id=view.hand_id,
+        hand_in_progress=view.hand_in_progress,
+        street=view.street,
+        button=view.button,
+        seats=seats,
+        community=[card_str(c) for c in view.community],
+        pot=view.pot,
+        to_act=view.to_act,
+        viewer_seat=view.viewer_seat,
+        legal_actions=[
+            table_pb2.LegalAction(
+                action=a.action,
+                to=list(a.to),
+                choices=list(a.choices),
+                min_cards=a.min_cards,
+                max_cards=a.max_cards,
+            )
+            for a in view.legal_actions
+        ],
+        options=options,
+        action_seconds=view.action_seconds,
+        game=view.game,
+        phase=view.phase,
+        dealer=view.dealer,
+        choosing_game=view.choosing_game,
+        carried_pot=view.carried_pot,
+        waiting_for=list(view.waiting_for),
+        wild_cards=[card_str(c) for c in view.wild_cards],
+        game_options=options_struct(view.game_options) if view.game_options else None,
+        table_cards=[card_str(c) for c in view.table_cards],
+    )
+
+
+def options_struct(data: Mapping[str, Any]) -> Struct:
+    """Game options as a protobuf Struct."""
+    struct = Struct()
+    struct.update(dict(data))
+    return struct
+
+
+def struct_to_dict(struct: Struct) -> dict[str, Any]:
+    """A Struct's fields as plain values; whole numbers back to ints (Struct holds doubles,
+    and game options are counts and cents)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    return {k: plain(v) for k, v in MessageToDict(struct).items()}
+
+
+class TableViews:
+    """One table's views and watch updates as protobuf, built at most once per version and
+    viewer seat.
+
+    The messages returned are shared: callers copy them into their own replies (protobuf
+    constructors and ``CopyFrom`` copy) and never change them.
+    """
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self._version = -1
+        self._views: dict[int, table_pb2.TableView] = {}
+        self._updates: dict[int, table_pb2.WatchResponse] = {}
+        self._plain: list[Any] | None = None
+        self._seats: dict[SeatView, table_pb2.SeatView] = {}
+        self._options: tuple[Any, Any] = (None, None)
+
+    def _at(self, version: int) -> None:
+        if version != self._version:
+            self._version = version
+            self._views = {}
+            self._updates = {}
+            self._plain = None
+            if len(self._seats) > _SEAT_MEMORY:
+                self._seats = {}
+
+    def view(self, state: TableState, version: int, seat: int) -> table_pb2.TableView:
+        """The table at ``version`` (``state`` must be the table at that version) as the
+        player at ``seat`` (0: an observer) sees it."""
+        self._at(version)
+        msg = self._views.get(seat)
+        if msg is None:
+            view = seat_table_view(state, version, seat)
+            msg = view_to_pb(view, self._options_pb(state), [self._seat(s) for s in view.seats])
+            self._views[seat] = msg
+        return msg
+
+    def update(
+        self, state: TableState, version: int, seat: int, update: Update
+    ) -> table_pb2.WatchResponse:
+        """``update``'s events as ``seat`` sees them; when the update is the table's newest
+        (``update.version == version``), with the view too."""
+        if update.version != version:
+            return table_pb2.WatchResponse(
+                version=update.version, events=self._events(update, seat, None)
+            )
+        self._at(version)
+        response = self._updates.get(seat)
+        if response is None:
+            if self._plain is None:
+                self._plain = self._events(update, -1, None)
+            response = table_pb2.WatchResponse(
+                version=update.version,
+                events=self._events(update, seat, self._plain),
+                view=self.view(state, version, seat),
+            )
+            self._updates[seat] = response
+        return response
+
+    def _events(self, update: Update, seat: int, plain: list[Any] | None) -> list[Any]:
+        """The update's event envelopes as ``seat`` sees them (-1: unredacted); ``plain``, the
+        unredacted ones already converted, is reused for every event the viewer sees whole."""
+        when = update.occurred_at or _EPOCH
+        out = []
+        for index, event in enumerate(update.events):
+            shown = event if seat < 0 else redact(event, seat)
+            if shown is event and plain is not None:
+                out.append(plain[index])
+                continue
+            meta = EventMeta(
+                self.table_id, update.version, index, update.request_id, update.actor, when
+            )
+            out.append(event_to_pb(shown, meta))
+        return out
+
+    def _seat(self, seat: SeatView) -> table_pb2.SeatView:
+        msg = self._seats.get(seat)
+        if msg is None:
+            msg = self._seats[seat] = seat_to_pb(seat)
+        return msg
+
+    def _options_pb(self, state: TableState) -> Any:
+        if state.options is None:
+            return None
+        if self._options[0] is not state.options:  # a table's options never change
+            self._options = (state.options, options_to_pb(state.options))
+        return self._options[1]
