@@ -76,13 +76,34 @@ def known_cards(state: HandState, seat: int) -> tuple[tuple[int | None, ...], ..
         for giver, _, cards in state.passes:
             if giver == seat:
                 passed.update(cards)
-    out = []
+    out: list[tuple[int | None, ...]] = []
     for i, owner in enumerate(state.seats):
-        sees_all = owner == seat or owner in shown
-        out.append(
-            tuple(
-                c if (sees_all or up or c in passed) else None
-                for c, up in zip(state.cards[i], state.face_up[i], strict=True)
+        cards = state.cards[i]
+        if owner == seat or owner in shown:
+            out.append(cards)
+        elif passed:
+            ups = state.face_up[i]
+            out.append(
+                tuple(c if (up or c in passed) else None for c, up in zip(cards, ups, strict=True))
             )
-        )
+        else:  # the usual case, and a table service works it out for every viewer
+            out.append(
+                tuple(c if up else None for c, up in zip(cards, state.face_up[i], strict=True))
+            )
     return tuple(out)
+
+
+def seats_seen_better(state: HandState, seat: int) -> frozenset[int]:
+    """The seats whose cards ``seat`` may know more of than an observer does: ``seat``'s own,
+    and any seat holding a card ``seat`` passed to it. Every other seat looks to ``seat``
+    exactly as it looks to an observer."""
+    better = {seat}
+    if isinstance(state, GameHandState) and state.passes:
+        passed = {c for giver, _, cards in state.passes if giver == seat for c in cards}
+        if passed:
+            better.update(
+                owner
+                for owner, cards in zip(state.seats, state.cards, strict=True)
+                if passed.intersection(cards)
+            )
+    return frozenset(better)

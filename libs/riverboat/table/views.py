@@ -10,7 +10,7 @@ cards and exposed-card payments are public.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from riverboat.engine import visibility
@@ -109,25 +109,24 @@ def seat_table_view(state: TableState, version: int, me: int) -> TableView:
     What a viewer sees depends on their seat alone, so every watcher of one seat (or every
     observer) can be sent the same view.
     """
+    public = public_table_view(state, version)
+    return personal_view(state, public, me) if me else public
+
+
+def public_table_view(state: TableState, version: int) -> TableView:
+    """The table as an observer sees it: public information only."""
     hand = state.hand
     live = hand is not None and not hand.finished
-    # Every seat's cards as ``me`` knows them, worked out once for the whole view.
-    known = visibility.known_cards(hand, me) if hand is not None else ()
-    seats = tuple(
-        _seat_view(state, hand, known, s.seat, s.player, s.stack, me) for s in state.seats
-    )
+    # Every seat's cards as an observer knows them, worked out once for the whole view.
+    known = visibility.known_cards(hand, 0) if hand is not None else ()
+    seats = tuple(_seat_view(state, hand, known, s.seat, s.player, s.stack, 0) for s in state.seats)
     waiting = waiting_for(hand) if hand is not None and live else ()
-    legal: tuple[ViewAction, ...] = ()
     to_act = 0
     if hand is not None and live:
         to_act = hand.seats[hand.to_act] if hand.to_act is not None else 0
-        if me in waiting:
-            legal = _hand_actions(hand, me)
     elif state.choosing and state.dealer:
         to_act = state.dealer  # the dealer's turn to choose the game
         waiting = (state.dealer,)
-        if me == state.dealer:
-            legal = (ViewAction(CHOOSE_GAME, choices=offered_games(state)),)
     game_hand = hand if isinstance(hand, GameHandState) and live else None
     return TableView(
         table_id=state.table_id,
@@ -142,8 +141,8 @@ def seat_table_view(state: TableState, version: int, me: int) -> TableView:
         community=hand.community if hand is not None and live else (),
         pot=hand.pot_total if hand is not None and live else 0,
         to_act=to_act,
-        viewer_seat=me,
-        legal_actions=legal,
+        viewer_seat=0,
+        legal_actions=(),
         action_seconds=state.action_seconds,
         game=_game(state),
         phase=(game_hand.phase if game_hand is not None else ("bet" if live else "")),
@@ -155,6 +154,44 @@ def seat_table_view(state: TableState, version: int, me: int) -> TableView:
         game_options=_game_options(state, game_hand),
         table_cards=game_hand.row if game_hand is not None else (),
     )
+
+
+def personal_view(state: TableState, public: TableView, me: int) -> TableView:
+    """``public`` (:func:`public_table_view` of ``state``) as the player at seat ``me`` sees it.
+
+    Only three things differ from what an observer sees: the seats whose cards ``me`` knows
+    better (their own, and cards they passed to someone who still holds them) or whose
+    declaration is theirs, ``me``'s legal moves, and the seat number
+    (:func:`personal_parts`).
+    """
+    seats, legal = personal_parts(state, public, me)
+    return replace(public, seats=seats, viewer_seat=me, legal_actions=legal)
+
+
+def personal_parts(
+    state: TableState, public: TableView, me: int
+) -> tuple[tuple[SeatView, ...], tuple[ViewAction, ...]]:
+    """The seats and legal moves of :func:`personal_view`. Every seat ``me`` sees as an
+    observer does is the public view's own :class:`SeatView` object, so a caller can tell
+    which seats changed by identity."""
+    hand = state.hand
+    seats = public.seats
+    if hand is not None:
+        better = visibility.seats_seen_better(hand, me)
+        known = visibility.known_cards(hand, me)
+        seats = tuple(
+            _seat_view(state, hand, known, s.seat, s.player, s.stack, me)
+            if s.seat in better
+            else shown
+            for s, shown in zip(state.seats, public.seats, strict=True)
+        )
+    legal: tuple[ViewAction, ...] = ()
+    if hand is not None and not hand.finished:
+        if me in public.waiting_for:
+            legal = _hand_actions(hand, me)
+    elif state.choosing and state.dealer and me == state.dealer:
+        legal = (ViewAction(CHOOSE_GAME, choices=offered_games(state)),)
+    return seats, legal
 
 
 def _game(state: TableState) -> str:

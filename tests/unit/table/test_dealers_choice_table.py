@@ -66,14 +66,20 @@ class Room:
     def play_out(self, rng: random.Random) -> None:
         """Random legal moves until the hand ends."""
         while (hand := self.state.hand) is not None and not hand.finished:
-            if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
-                cards = list(hand.reshuffle_cards)
-                rng.shuffle(cards)
-                self.do(table.act(self.state, Reshuffle(tuple(cards)), self.deck))
-                self.deck = (*self.deck, *cards)
-                continue
-            seat = rng.choice(waiting_for(hand))
-            self.do(table.act(self.state, random_act(hand, seat, rng), self.deck))
+            self.play_one(rng)
+
+    def play_one(self, rng: random.Random) -> None:
+        """One random legal move of the hand in play (or the dealer's reshuffle it awaits)."""
+        hand = self.state.hand
+        assert hand is not None and not hand.finished
+        if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
+            cards = list(hand.reshuffle_cards)
+            rng.shuffle(cards)
+            self.do(table.act(self.state, Reshuffle(tuple(cards)), self.deck))
+            self.deck = (*self.deck, *cards)
+            return
+        seat = rng.choice(waiting_for(hand))
+        self.do(table.act(self.state, random_act(hand, seat, rng), self.deck))
 
 
 def random_act(hand: object, seat: int, rng: random.Random) -> Act:

@@ -20,7 +20,14 @@ from riverboat.engine.cards import card_str
 from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb
 from riverboat.services.table.runner import Update
 from riverboat.table.aggregate import TableState
-from riverboat.table.views import SeatView, TableView, redact, seat_table_view
+from riverboat.table.views import (
+    SeatView,
+    TableView,
+    ViewAction,
+    personal_parts,
+    public_table_view,
+    redact,
+)
 from riverboat.v1 import table_pb2
 
 #: Converted seats kept per table; a table has a handful of distinct ones per version.
@@ -66,16 +73,7 @@ def view_to_pb(
         pot=view.pot,
         to_act=view.to_act,
         viewer_seat=view.viewer_seat,
-        legal_actions=[
-            table_pb2.LegalAction(
-                action=a.action,
-                to=list(a.to),
-                choices=list(a.choices),
-                min_cards=a.min_cards,
-                max_cards=a.max_cards,
-            )
-            for a in view.legal_actions
-        ],
+        legal_actions=legal_to_pb(view.legal_actions),
         options=options,
         action_seconds=view.action_seconds,
         game=view.game,
@@ -88,6 +86,20 @@ def view_to_pb(
         game_options=options_struct(view.game_options) if view.game_options else None,
         table_cards=[card_str(c) for c in view.table_cards],
     )
+
+
+def legal_to_pb(actions: tuple[ViewAction, ...]) -> list[table_pb2.LegalAction]:
+    """A viewer's legal moves as protobuf."""
+    return [
+        table_pb2.LegalAction(
+            action=a.action,
+            to=list(a.to),
+            choices=list(a.choices),
+            min_cards=a.min_cards,
+            max_cards=a.max_cards,
+        )
+        for a in actions
+    ]
 
 
 def options_struct(data: Mapping[str, Any]) -> Struct:
@@ -127,6 +139,8 @@ class TableViews:
         self._views: dict[int, table_pb2.TableView] = {}
         self._updates: dict[int, table_pb2.WatchResponse] = {}
         self._plain: list[Any] | None = None
+        self._all_public = False
+        self._public: TableView | None = None
         self._seats: dict[SeatView, table_pb2.SeatView] = {}
         self._options: tuple[Any, Any] = (None, None)
 
@@ -136,6 +150,7 @@ class TableViews:
             self._views = {}
             self._updates = {}
             self._plain = None
+            self._public = None
             if len(self._seats) > _SEAT_MEMORY:
                 self._seats = {}
 
@@ -144,10 +159,27 @@ class TableViews:
         player at ``seat`` (0: an observer) sees it."""
         self._at(version)
         msg = self._views.get(seat)
-        if msg is None:
-            view = seat_table_view(state, version, seat)
-            msg = view_to_pb(view, self._options_pb(state), [self._seat(s) for s in view.seats])
-            self._views[seat] = msg
+        if msg is not None:
+            return msg
+        public_msg = self._views.get(0)
+        if public_msg is None or self._public is None:
+            self._public = public_table_view(state, version)
+            public_msg = view_to_pb(
+                self._public, self._options_pb(state), [self._seat(s) for s in self._public.seats]
+            )
+            self._views[0] = public_msg
+        if seat == 0:
+            return public_msg
+        # A player's view is the public one with their own seats, moves and seat number.
+        seats, legal = personal_parts(state, self._public, seat)
+        msg = table_pb2.TableView()
+        msg.CopyFrom(public_msg)
+        for i, (mine, public) in enumerate(zip(seats, self._public.seats, strict=True)):
+            if mine is not public:
+                msg.seats[i].CopyFrom(self._seat(mine))
+        msg.viewer_seat = seat
+        msg.legal_actions.extend(legal_to_pb(legal))
+        self._views[seat] = msg
         return msg
 
     def update(
@@ -164,10 +196,12 @@ class TableViews:
         if response is None:
             if self._plain is None:
                 self._plain = self._events(update, -1, None)
+                # What an observer sees whole, every seat does (redacting only hides), so
+                # an update with nothing hidden from observers is the same for all.
+                self._all_public = all(redact(e, 0) is e for e in update.events)
+            events = self._plain if self._all_public else self._events(update, seat, self._plain)
             response = table_pb2.WatchResponse(
-                version=update.version,
-                events=self._events(update, seat, self._plain),
-                view=self.view(state, version, seat),
+                version=update.version, events=events, view=self.view(state, version, seat)
             )
             self._updates[seat] = response
         return response
