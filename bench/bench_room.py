@@ -50,6 +50,7 @@ from bench._room import (
     start_room,
     table_ids,
 )
+from riverboat import eventloop
 from riverboat.auth import TokenIssuer
 from riverboat.natsserver import NatsServer, server_version
 
@@ -134,7 +135,7 @@ def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
     pids = {"nats": server.pid or 0, "bench": os.getpid()}
     rates = []
     for concurrency in (1, RAW_CONCURRENCY):
-        rate = asyncio.run(
+        rate = eventloop.run(
             raw_publish(
                 server.url,
                 concurrency=concurrency,
@@ -157,10 +158,10 @@ def _run_phase(server: NatsServer, var: Path, token_key: bytes, tables: int, mod
     try:
         ids = table_ids(tag, tables)
         began = time.monotonic()
-        asyncio.run(asyncio.wait_for(create_tables(room.address, issuer, ids), SETUP_TIMEOUT))
+        eventloop.run(asyncio.wait_for(create_tables(room.address, issuer, ids), SETUP_TIMEOUT))
         phase.setup = time.monotonic() - began
         pids = {"nats": server.pid or 0, **room.pids(), "bots": os.getpid()}
-        asyncio.run(_measure(phase, server.url, room.stream, room.address, issuer, ids, pids))
+        eventloop.run(_measure(phase, server.url, room.stream, room.address, issuer, ids, pids))
     except Exception as exc:  # a failed phase is reported; the others still run
         phase.failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
     finally:

@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 
+from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.cli.up_cmd import narrator
 from riverboat.client import BotStats, TableClient, play_bot, random_chooser
@@ -189,7 +190,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
                 channel, tables, args.seats, args.stack, stop, seed=args.seed, issuer=issuer
             )
 
-    stats = asyncio.run(main())
+    stats = eventloop.run(main())
     actions = sum(s.actions for s in stats)
     hands = len({h for s in stats for h in s.hands_seen})
     print(f"bots acted {actions} times in {hands} hands")

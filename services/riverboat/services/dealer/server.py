@@ -19,6 +19,7 @@ import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
+from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
@@ -222,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         _log.error("dealer configuration error", error=str(exc))
         return 2
     try:
-        return asyncio.run(serve(config, key))
+        return eventloop.run(serve(config, key))
     except KeyboardInterrupt:  # a signal before the handlers were installed
         return 130
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 
+from riverboat import eventloop
 from riverboat.services.common import configure_logging
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.server import serve
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         subject_prefix=args.subject_prefix,
         bootstrap=tuple(bootstrap),
     )
-    asyncio.run(serve(config))
+    eventloop.run(serve(config))
 
 
 if __name__ == "__main__":

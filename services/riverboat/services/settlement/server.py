@@ -20,6 +20,7 @@ import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
+from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import EventStoreError, JetStreamEventStore, StreamSettings
 from riverboat.ledger.migrate import upgrade
@@ -274,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging(fmt=config.log_format, level=config.log_level, service="settlement")
     try:
-        return asyncio.run(serve(config))
+        return eventloop.run(serve(config))
     except KeyboardInterrupt:
         return 130
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
+from riverboat import eventloop
 from riverboat.services.common import configure_logging
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.server import serve
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> None:
         stream=args.stream,
         subject_prefix=args.subject_prefix,
     )
-    asyncio.run(serve(config))
+    eventloop.run(serve(config))
 
 
 if __name__ == "__main__":
