@@ -82,7 +82,7 @@ class TableRunner:
         self._requests: OrderedDict[str, int] = OrderedDict()
         self._watchers: set[asyncio.Queue[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._clock: asyncio.Task[None] | None = None
+        self._clock: asyncio.TimerHandle | None = None
         self._dealing = False
         self._closed = False
         self.log = log.bind(table_id=table_id)
@@ -376,16 +376,22 @@ class TableRunner:
             self.log.exception("reshuffle_failed", hand_id=hand_id)
 
     def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
+        # A timer, not a task, per decision: re-armed on every action of a busy table, it must
+        # be cheap, and cancelling it never interrupts a clock action already under way.
         if self._clock is not None:
             self._clock.cancel()
-        self._clock = asyncio.ensure_future(self._clock_expiry(hand_id, version, seats))
+        self._clock = asyncio.get_running_loop().call_later(
+            self.state.action_seconds, self._clock_due, hand_id, version, seats
+        )
+
+    def _clock_due(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
+        self._clock = None
+        if not self._closed and self.version == version:  # else someone acted in time
+            self._spawn(self._clock_expiry(hand_id, version, seats))
 
     async def _clock_expiry(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         """Nobody acted in time: the clock acts for every seat still waited for (a dealer's
         choice takes the table's default game)."""
-        await asyncio.sleep(self.state.action_seconds)
-        if self.version != version:
-            return  # someone acted in time
         try:
             if not hand_id:
                 await self.submit(

@@ -59,8 +59,10 @@ class TableServer:
 
     async def start(self) -> None:
         """Connect, bind, rebuild every table from the log, then report SERVING."""
+        # no_echo: the registry follows the table subjects to hear of other instances'
+        # appends; our own would only come back to be parsed and ignored, once per action.
         self.nc = await nats.connect(
-            self.config.nats_url, name="riverboat-table", max_reconnect_attempts=-1
+            self.config.nats_url, name="riverboat-table", max_reconnect_attempts=-1, no_echo=True
         )
         store = await JetStreamEventStore.open(
             self.nc,
