@@ -9,7 +9,6 @@ of game) they pick one and send ``Act``: betting through a :data:`Chooser`, ever
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -90,8 +89,10 @@ class TableClient:
         cards: tuple[str, ...] = (),
         choice: str = "",
         options: dict[str, Any] | None = None,
+        timeout: float | None = None,
     ) -> table_pb2.ActResponse:
-        """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration)."""
+        """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration);
+        ``timeout``: seconds before the call fails with DEADLINE_EXCEEDED."""
         request = table_pb2.ActRequest(
             table_id=table_id,
             hand_id=hand_id,
@@ -104,7 +105,9 @@ class TableClient:
         )
         if options:
             request.options.update(options)
-        response: table_pb2.ActResponse = await self.stub.Act(request, metadata=self.metadata)
+        response: table_pb2.ActResponse = await self.stub.Act(
+            request, metadata=self.metadata, timeout=timeout
+        )
         return response
 
     async def watch(
@@ -120,6 +123,9 @@ class TableClient:
 
 
 Chooser = Callable[[list[LegalAction]], tuple[str, int]]
+
+#: Seconds a bot waits for an answer to ``Act`` before giving up on that move.
+ACT_TIMEOUT = 10.0
 
 #: Betting actions: a :data:`Chooser` picks among these.
 BETTING = frozenset({"bring_in", "complete", "bet", "raise", "call", "check", "fold"})
@@ -213,7 +219,7 @@ async def play_bot(
         try:
             # A stream quiet for a while is reopened from the last version seen: a bot must
             # not go deaf because one stream stalled.
-            async for update in _until(client.watch(table_id, after), stop, idle=10.0):
+            async for update in watch_until(client, table_id, stop, after=after, idle=10.0):
                 after = update.version
                 if on_update is not None:
                     on_update(update)
@@ -233,28 +239,27 @@ async def play_bot(
                     await asyncio.sleep(think)
                 started = loop.time()
                 try:
-                    reply = await asyncio.wait_for(
-                        client.act(
-                            table_id,
-                            view.hand_id,
-                            view.viewer_seat,
-                            move.action,
-                            move.amount,
-                            request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
-                            cards=move.cards,
-                            choice=move.choice,
-                            options=move.options,
-                        ),
-                        timeout=10.0,
+                    reply = await client.act(
+                        table_id,
+                        view.hand_id,
+                        view.viewer_seat,
+                        move.action,
+                        move.amount,
+                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                        cards=move.cards,
+                        choice=move.choice,
+                        options=move.options,
+                        timeout=ACT_TIMEOUT,
                     )
                     acted_version = reply.version
                     stats.actions += 1
                     stats.latencies.append(loop.time() - started)
                 except grpc.aio.AioRpcError as exc:
                     # A clock expiry can beat us to it; the next update brings the new turn.
-                    stats.errors.append(f"{exc.code().name}: {exc.details()}")
-                except TimeoutError:
-                    stats.errors.append("act: no answer in 10 s")
+                    if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                        stats.errors.append(f"act: no answer in {ACT_TIMEOUT:g} s")
+                    else:
+                        stats.errors.append(f"{exc.code().name}: {exc.details()}")
         except grpc.aio.AioRpcError as exc:
             if stop.is_set():
                 break
@@ -263,32 +268,58 @@ async def play_bot(
     return stats
 
 
-async def _until(
-    source: AsyncIterator[Any], stop: asyncio.Event, idle: float | None = None
-) -> AsyncIterator[Any]:
-    """Items of ``source`` until ``stop`` is set, or until nothing came for ``idle`` seconds."""
-    iterator = source.__aiter__()
+async def watch_until(
+    client: TableClient,
+    table_id: str,
+    stop: asyncio.Event,
+    *,
+    after: int = 0,
+    idle: float | None = None,
+) -> AsyncIterator[table_pb2.WatchResponse]:
+    """``table_id``'s updates after version ``after``, until ``stop`` is set or (with
+    ``idle``) nothing came for ``idle`` seconds: the stream is then cancelled and the
+    iteration simply ends.
+
+    One timer and one waiter per stream, not per message: a bot reads many messages, and
+    racing each read against ``stop`` would cost more than the read itself.
+    """
+    call = client.stub.Watch(
+        table_pb2.WatchRequest(table_id=table_id, after_version=after), metadata=client.metadata
+    )
+    loop = asyncio.get_running_loop()
+    last = loop.time()
+    timer: asyncio.TimerHandle | None = None
+
+    def check_idle() -> None:
+        nonlocal timer
+        assert idle is not None
+        if loop.time() - last >= idle:
+            call.cancel()
+        else:
+            timer = loop.call_at(last + idle, check_idle)
+
+    if idle is not None:
+        timer = loop.call_later(idle, check_idle)
     stopper = asyncio.ensure_future(stop.wait())
+    stopper.add_done_callback(lambda _: call.cancel())
     try:
         while True:
-            nxt = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait(
-                {nxt, stopper}, timeout=idle, return_when=asyncio.FIRST_COMPLETED
-            )
-            if nxt not in done:
-                nxt.cancel()
-                return
             try:
-                yield nxt.result()
-            except StopAsyncIteration:
+                update = await call.read()
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if call.cancelled() and not (task is not None and task.cancelling()):
+                    return  # stopped or idle: our own cancel, not the task's
+                raise
+            if update is grpc.aio.EOF:  # type: ignore[attr-defined]  # missing from the stubs
                 return
+            last = loop.time()
+            yield update
     finally:
+        if timer is not None:
+            timer.cancel()
         stopper.cancel()
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            # Closing a cancelled stream may raise anything; it is over either way.
-            with contextlib.suppress(Exception):
-                await aclose()
+        call.cancel()
 
 
 def random_chooser(rng: random.Random) -> Chooser:

@@ -87,10 +87,10 @@ async def play_hands(
         if observe is not None:
 
             async def observer() -> None:
-                from riverboat.client import _until
+                from riverboat.client import watch_until
 
                 observer = room.client(channel, "auditor-1", "auditor")
-                async for update in _until(observer.watch(table_id), stop):
+                async for update in watch_until(observer, table_id, stop):
                     observe.append(update)
 
             watcher = asyncio.ensure_future(observer())
