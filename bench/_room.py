@@ -210,9 +210,9 @@ async def raw_publish(
         async def publisher(k: int, until: float) -> None:
             subject = f"{prefix}.t{k}"
             while loop.time() < until:
-                began = loop.time()
+                began = time.perf_counter()  # latencies: loop.time() is in whole ms on uvloop
                 await js.publish(subject, payload, stream=stream)
-                latencies.append(loop.time() - began)
+                latencies.append(time.perf_counter() - began)
 
         # An unmeasured burst first: connection warm-up and the stream's first block file.
         await asyncio.gather(*(publisher(k, loop.time() + 0.5) for k in range(concurrency)))
@@ -317,7 +317,6 @@ async def drive_table(
     observer = TableClient(channel, issuer.issue(f"{table_id}-observer", "player"))
     rng = random.Random(table_id)
     choose, pick = random_chooser(random.Random(rng.random())), random_picker(rng)
-    loop = asyncio.get_running_loop()
     latest: table_pb2.TableView | None = None
     changed = asyncio.Event()
 
@@ -343,7 +342,7 @@ async def drive_table(
             move = next_move(view, choose, pick) if view.to_act == seat else None
             if move is None:
                 continue  # the table moved on meanwhile; the watch brings the new turn
-            began = loop.time()
+            began = time.perf_counter()
             try:
                 await players[seat].act(
                     table_id,
@@ -356,7 +355,7 @@ async def drive_table(
                     choice=move.choice,
                     options=move.options,
                 )
-                tally.latencies.append(loop.time() - began)
+                tally.latencies.append(time.perf_counter() - began)
             except grpc.aio.AioRpcError as exc:
                 tally.errors.append(f"{exc.code().name}: {exc.details()}")
             done = max(done, view.version)

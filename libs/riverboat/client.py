@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -210,7 +211,6 @@ async def play_bot(
     is set. ``pick`` makes the non-betting moves (default: :func:`random_picker`)."""
     stats = stats or BotStats()
     pick = pick or random_picker(random.Random())
-    loop = asyncio.get_running_loop()
     acted: set[tuple[str, int]] = set()
     # Views older than our last accepted action may still list the move we just made.
     acted_version = 0
@@ -237,7 +237,7 @@ async def play_bot(
                     continue
                 if think:
                     await asyncio.sleep(think)
-                started = loop.time()
+                started = time.perf_counter()  # loop.time() is in whole ms on uvloop
                 try:
                     reply = await client.act(
                         table_id,
@@ -253,7 +253,7 @@ async def play_bot(
                     )
                     acted_version = reply.version
                     stats.actions += 1
-                    stats.latencies.append(loop.time() - started)
+                    stats.latencies.append(time.perf_counter() - started)
                 except grpc.aio.AioRpcError as exc:
                     # A clock expiry can beat us to it; the next update brings the new turn.
                     if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
