@@ -180,14 +180,17 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
         case HandCommitted():
             return replace(state, pending=event)
         case HandVoided():
-            hand = state.hand
+            # The hand voided is the one in play, or a committed one never dealt. In the
+            # second case ``state.hand`` is the hand before, finished and already settled
+            # into the seats: its starting stacks are no refund.
+            hand = state.hand if state.hand is not None and not state.hand.finished else None
             seats = state.seats
             if hand is not None:
                 # Back to the stacks the hand started with: every contribution refunded.
                 start = dict(zip(hand.seats, hand.starting_stacks, strict=True))
                 seats = tuple(replace(s, stack=start.get(s.seat, s.stack)) for s in seats)
             carried = state.carried
-            if isinstance(hand, GameHandState) and not hand.finished:
+            if isinstance(hand, GameHandState):
                 carried += hand.carried_in  # a riding pot waits for the redeal
             # A dealer's choice hand is dealt again by the same dealer, with the same game.
             return replace(

@@ -189,3 +189,43 @@ def test_leaving_between_commitment_and_deal_voids_the_undealt_hand() -> None:
     state = table.fold(voided, state)
     assert state.pending is None and not state.hand_in_progress
     assert [s.player for s in state.seats] == ["p1"]
+
+
+def test_a_void_before_the_deal_keeps_the_last_hands_results() -> None:
+    # Two players leave between the next hand's commitment and its deal: the undealt hand is
+    # voided, and the player still seated keeps what the hand before left them, not what it
+    # started them with.
+    state, log = _table()
+    state = _play_hand(state, log, 1)
+    after_hand = {s.seat: s.stack for s in state.seats}
+    assert after_hand != {2: 1000, 4: 1000, 6: 1000}  # chips changed hands
+    commit = table.commit_hand(
+        state, hand_id="h2", scheme="RBS1", commitment=b"c" * 32, deck_size=52
+    )
+    state = table.fold(commit, state)
+    log += commit
+    for seat in (2, 4):
+        left = table.unseat_player(state, seat=seat)
+        state = table.fold(left, state)
+        log += left
+    voided = table.deal_hand(state, list(range(52)))
+    assert [type(e).__name__ for e in voided] == ["HandVoided"]
+    state = table.fold(voided, state)
+    log += voided
+    assert [(s.seat, s.stack) for s in state.seats] == [(6, after_hand[6])]
+    last = table.unseat_player(state, seat=6)
+    log += last
+    paid = sum(e.stack for e in log if isinstance(e, PlayerLeft))
+    assert paid + sum(e.amount for e in log if isinstance(e, RakeTaken)) == 3000
+
+
+def test_voiding_a_committed_hand_refunds_nothing_of_the_hand_before() -> None:
+    state, log = _table()
+    state = _play_hand(state, log, 1)
+    after_hand = state.seats
+    commit = table.commit_hand(
+        state, hand_id="h2", scheme="RBS1", commitment=b"c" * 32, deck_size=52
+    )
+    state = table.fold(commit, state)
+    state = table.fold(table.void_hand(state, "the dealer could not be reached"), state)
+    assert state.seats == after_hand and not state.hand_in_progress
