@@ -140,15 +140,31 @@ async def test_bots_play_and_the_ledger_settles_to_the_table_log(
             )
             for p in PLAYERS
         ]
+
+        async def leave(seat: int) -> None:  # leave now, or when the hand in play ends
+            await dealer_of_tables.stub.UnseatPlayer(
+                table_pb2.UnseatPlayerRequest(
+                    table_id=table_id, seat=seat, request_id=f"leave-{seat}"
+                ),
+                metadata=dealer_of_tables.metadata,
+            )
+
         try:
             await wait_for(sqlite_url, table_id, hands=HANDS, seated=3, timeout=60)
-            for seat in range(1, len(PLAYERS) + 1):  # leave now, or after the hand in play
-                await dealer_of_tables.stub.UnseatPlayer(
-                    table_pb2.UnseatPlayerRequest(
-                        table_id=table_id, seat=seat, request_id=f"leave-{seat}"
-                    ),
-                    metadata=dealer_of_tables.metadata,
-                )
+            # Two players leave between the next hand's commitment and its deal, so the deal
+            # finds too few players and voids it; the third leaves once the deal is decided,
+            # keeping what the hands before left them. (Should the deal win the race, all
+            # three leave when that hand ends.)
+            committed = False
+            async with asyncio.timeout(60):
+                async for update in dealer_of_tables.watch(table_id):
+                    kinds = {e.WhichOneof("payload") for e in update.events}
+                    if not committed and "hand_committed" in kinds:
+                        committed = True
+                        await asyncio.gather(leave(1), leave(2))
+                    elif committed and kinds & {"hand_voided", "hand_started"}:
+                        break
+            await leave(3)
             await wait_for(sqlite_url, table_id, hands=HANDS, seated=0, timeout=60)
         finally:
             stop.set()
