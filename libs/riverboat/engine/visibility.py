@@ -71,11 +71,7 @@ def known_cards(state: HandState, seat: int) -> tuple[tuple[int | None, ...], ..
     passed to someone who still holds them.
     """
     shown = {e.seat for e in state.shown}
-    passed: set[int] = set()
-    if isinstance(state, GameHandState):
-        for giver, _, cards in state.passes:
-            if giver == seat:
-                passed.update(cards)
+    passed = _passed_by(state, seat)
     out: list[tuple[int | None, ...]] = []
     for i, owner in enumerate(state.seats):
         cards = state.cards[i]
@@ -97,13 +93,19 @@ def seats_seen_better(state: HandState, seat: int) -> frozenset[int]:
     """The seats whose cards ``seat`` may know more of than an observer does: ``seat``'s own,
     and any seat holding a card ``seat`` passed to it. Every other seat looks to ``seat``
     exactly as it looks to an observer."""
-    better = {seat}
-    if isinstance(state, GameHandState) and state.passes:
-        passed = {c for giver, _, cards in state.passes if giver == seat for c in cards}
-        if passed:
-            better.update(
-                owner
-                for owner, cards in zip(state.seats, state.cards, strict=True)
-                if passed.intersection(cards)
-            )
-    return frozenset(better)
+    passed = _passed_by(state, seat)
+    return frozenset(
+        {seat}
+        | {
+            owner
+            for owner, cards in zip(state.seats, state.cards, strict=True)
+            if passed.intersection(cards)
+        }
+    )
+
+
+def _passed_by(state: HandState, seat: int) -> set[int]:
+    """The cards ``seat`` has passed to others in this hand (dealer's choice passes)."""
+    if not isinstance(state, GameHandState):
+        return set()
+    return {c for giver, _, cards in state.passes if giver == seat for c in cards}

@@ -140,7 +140,8 @@ class TableViews:
         self._updates: dict[int, table_pb2.WatchResponse] = {}
         self._plain: list[Any] | None = None
         self._all_public = False
-        self._public: TableView | None = None
+        #: The observer's view at ``_version`` and its message.
+        self._public: tuple[TableView, table_pb2.TableView] | None = None
         self._seats: dict[SeatView, table_pb2.SeatView] = {}
         self._options: tuple[Any, Any] = (None, None)
 
@@ -158,23 +159,21 @@ class TableViews:
         """The table at ``version`` (``state`` must be the table at that version) as the
         player at ``seat`` (0: an observer) sees it."""
         self._at(version)
+        if self._public is None:
+            view = public_table_view(state, version)
+            seats_pb = [self._seat(s) for s in view.seats]
+            self._public = (view, view_to_pb(view, self._options_pb(state), seats_pb))
+        public_view, public_msg = self._public
+        if seat == 0:
+            return public_msg
         msg = self._views.get(seat)
         if msg is not None:
             return msg
-        public_msg = self._views.get(0)
-        if public_msg is None or self._public is None:
-            self._public = public_table_view(state, version)
-            public_msg = view_to_pb(
-                self._public, self._options_pb(state), [self._seat(s) for s in self._public.seats]
-            )
-            self._views[0] = public_msg
-        if seat == 0:
-            return public_msg
         # A player's view is the public one with their own seats, moves and seat number.
-        seats, legal = personal_parts(state, self._public, seat)
+        seats, legal = personal_parts(state, public_view, seat)
         msg = table_pb2.TableView()
         msg.CopyFrom(public_msg)
-        for i, (mine, public) in enumerate(zip(seats, self._public.seats, strict=True)):
+        for i, (mine, public) in enumerate(zip(seats, public_view.seats, strict=True)):
             if mine is not public:
                 msg.seats[i].CopyFrom(self._seat(mine))
         msg.viewer_seat = seat
@@ -189,30 +188,32 @@ class TableViews:
         (``update.version == version``), with the view too."""
         if update.version != version:
             return table_pb2.WatchResponse(
-                version=update.version, events=self._events(update, seat, None)
+                version=update.version, events=self._events(update, seat, plain=None)
             )
         self._at(version)
         response = self._updates.get(seat)
         if response is None:
             if self._plain is None:
-                self._plain = self._events(update, -1, None)
+                self._plain = self._events(update, None, plain=None)
                 # What an observer sees whole, every seat does (redacting only hides), so
                 # an update with nothing hidden from observers is the same for all.
                 self._all_public = all(redact(e, 0) is e for e in update.events)
-            events = self._plain if self._all_public else self._events(update, seat, self._plain)
+            events = (
+                self._plain if self._all_public else self._events(update, seat, plain=self._plain)
+            )
             response = table_pb2.WatchResponse(
                 version=update.version, events=events, view=self.view(state, version, seat)
             )
             self._updates[seat] = response
         return response
 
-    def _events(self, update: Update, seat: int, plain: list[Any] | None) -> list[Any]:
-        """The update's event envelopes as ``seat`` sees them (-1: unredacted); ``plain``, the
-        unredacted ones already converted, is reused for every event the viewer sees whole."""
+    def _events(self, update: Update, seat: int | None, *, plain: list[Any] | None) -> list[Any]:
+        """The update's event envelopes as ``seat`` sees them (None: unredacted); ``plain``,
+        the unredacted ones already converted, is reused for every event the viewer sees whole."""
         when = update.occurred_at or _EPOCH
         out = []
         for index, event in enumerate(update.events):
-            shown = event if seat < 0 else redact(event, seat)
+            shown = event if seat is None else redact(event, seat)
             if shown is event and plain is not None:
                 out.append(plain[index])
                 continue
