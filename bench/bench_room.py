@@ -28,6 +28,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from pathlib import Path
 import nats
 from nats.aio.msg import Msg
 
+from bench._floor import FloorResult, drive_floor
 from bench._room import (
     ACTION_SECONDS,
     PLAYERS,
@@ -53,6 +56,7 @@ from bench._room import (
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer
 from riverboat.natsserver import NatsServer, server_version
+from riverboat.services.launcher import free_port
 
 RAW_SECONDS = 3.0
 RAW_CONCURRENCY = 64
@@ -73,6 +77,10 @@ TARGET_ACTIONS = 1000.0
 TARGET_P99_MS = 50.0
 TARGET_SHARE_OF_RAW = 1 / 3
 CPU_COLUMNS = ("nats", "table", "dealer", "bots", "other")
+#: Table counts of the transport-floor rows (bench/_floor.py), after the room rows.
+FLOOR_TABLES = (10, 100)
+FLOOR_WARMUP = 3.0
+FLOOR_COLUMNS = ("nats", "server", "client", "other")
 #: CPU % of a core taken by processes outside the bench above which a row gets a caution.
 NOISY_OTHER = 25.0
 
@@ -121,13 +129,15 @@ def run() -> None:
                 phase = _run_phase(server, var, token_key, tables, mode)
                 _print_phase(phase, first=not phases)
                 phases.append(phase)
+            floors = [_run_floor(server, tables) for tables in FLOOR_TABLES]
+            _print_floor(floors)
             after = _raw(server, "after")
     _print_notes(phases)
     # The machine is shared: the higher of the two measurements is the fairer ceiling (and the
     # harder one to reach a third of).
     sequential = max(before[0], after[0], key=lambda r: r.rate)
     concurrent = max(before[1], after[1], key=lambda r: r.rate)
-    _print_targets(phases, sequential, concurrent)
+    _print_targets(phases, sequential, concurrent, floors)
 
 
 def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
@@ -229,6 +239,65 @@ async def _measure(
     phase.loop_lag_p99 = 1000 * percentile(lags, 0.99)
 
 
+@dataclass
+class Floor:
+    """One transport-floor measurement (bench/_floor.py)."""
+
+    tables: int
+    result: FloorResult | None = None
+    cpu: dict[str, float] = field(default_factory=dict)
+    failure: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.result.rate if self.result else 0.0
+
+    def p(self, q: float) -> float:
+        return 1000 * percentile(self.result.latencies, q) if self.result else float("nan")
+
+
+def _run_floor(server: NatsServer, tables: int) -> Floor:
+    floor = Floor(tables)
+    port = free_port()
+    child = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "bench._floor", "--port", str(port)),
+            *("--nats", server.url, "--stream", f"FLOOR_{tables}"),
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        if child.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the floor server exited with status {child.wait()}")
+        meter = CpuMeter({"nats": server.pid or 0, "server": child.pid, "client": os.getpid()})
+
+        async def on_window(opening: bool) -> None:
+            (meter.start if opening else meter.stop)()
+
+        floor.result = eventloop.run(
+            asyncio.wait_for(
+                drive_floor(
+                    f"127.0.0.1:{port}",
+                    tables,
+                    warmup=FLOOR_WARMUP,
+                    window=WINDOW,
+                    on_window=on_window,
+                ),
+                FLOOR_WARMUP + WINDOW + SETUP_TIMEOUT,
+            )
+        )
+        floor.cpu = meter.percent
+    except Exception as exc:  # reported; the rest of the run goes on
+        floor.failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+    finally:
+        child.kill()
+        child.wait()
+    return floor
+
+
 # --- report ------------------------------------------------------------------------------------
 
 
@@ -288,6 +357,33 @@ def _print_phase(phase: Phase, *, first: bool) -> None:
         print(f"           error: {error}")
 
 
+def _print_floor(floors: list[Floor]) -> None:
+    print(
+        "  transport floor, same nats-server (bench/_floor.py): the room's pattern with no "
+        f"Riverboat code; a bare grpc.aio Act = one JetStream publish with ack, then one "
+        f"message to each of {PLAYERS} Watch streams (bytes of the room's sizes); "
+        f"{FLOOR_WARMUP:g} s warm-up, {WINDOW:g} s window"
+    )
+    cpu = " ".join(f"{c:>6}" for c in FLOOR_COLUMNS)
+    print(
+        f"    {'tables':>6} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} {'server ms/act':>13} "
+        f"{'machine ms/act':>14} | {cpu}"
+    )
+    for floor in floors:
+        if floor.failure or floor.result is None:
+            print(f"    {floor.tables:>6} FAILED: {floor.failure}", flush=True)
+            continue
+        per_action = 10 / max(floor.rate, 1e-9)  # % of a core -> ms per action
+        cpu = " ".join(f"{floor.cpu.get(c, 0.0):>6.0f}" for c in FLOOR_COLUMNS)
+        print(
+            f"    {floor.tables:>6} {floor.rate:>6,.0f} {floor.p(0.5):>8.1f} "
+            f"{floor.p(0.99):>8.1f} {per_action * floor.cpu.get('server', 0.0):>13.2f} "
+            f"{per_action * (sum(floor.cpu.values()) - floor.cpu.get('other', 0.0)):>14.2f} | "
+            f"{cpu}",
+            flush=True,
+        )
+
+
 def _print_notes(phases: list[Phase]) -> None:
     print(
         "    Act/s: accepted Act calls per second in the window. p50/p99: their client-side "
@@ -335,7 +431,9 @@ def _table_ms_per_action(phase: Phase) -> float:
     return 10 * phase.cpu.get("table", 0.0) * result.seconds / len(result.latencies)
 
 
-def _print_targets(phases: list[Phase], sequential: PublishRate, concurrent: PublishRate) -> None:
+def _print_targets(
+    phases: list[Phase], sequential: PublishRate, concurrent: PublishRate, floors: list[Floor]
+) -> None:
     done = [p for p in phases if p.result is not None and not p.failure]
     if not done:
         print("  targets: no phase completed")
@@ -368,5 +466,42 @@ def _print_targets(phases: list[Phase], sequential: PublishRate, concurrent: Pub
     print(
         "    (one action = one table append, so actions/s compare directly with publishes/s; "
         "the sequential rate bounds one table, the concurrent one many)",
+        flush=True,
+    )
+    _print_floor_verdict(best, best_quick, floors, concurrent)
+
+
+def _print_floor_verdict(
+    best: Phase, best_quick: Phase | None, floors: list[Floor], concurrent: PublishRate
+) -> None:
+    measured = [f for f in floors if f.result is not None and not f.failure]
+    if not measured:
+        return
+    top = max(measured, key=lambda f: f.rate)
+    quick = [f for f in measured if f.p(0.99) < TARGET_P99_MS]
+    top_quick = max(quick, key=lambda f: f.rate) if quick else None
+    print(
+        f"  against the transport floor (no Riverboat code, same machine and run): floor best "
+        f"{top.rate:,.0f}/s ({top.tables} tables, p99 {top.p(0.99):,.1f} ms); Riverboat's best "
+        f"row = {best.rate / top.rate:.2f} of it"
+        + (
+            f"; with p99 < {TARGET_P99_MS:g} ms: floor {top_quick.rate:,.0f}/s, Riverboat "
+            f"{best_quick.rate:,.0f}/s = {best_quick.rate / top_quick.rate:.2f} of it"
+            if top_quick is not None and best_quick is not None
+            else ""
+        )
+    )
+    floor_share = top.rate / concurrent.rate
+    print(
+        f"    the floor itself is {floor_share:.2f} of the raw concurrent publish rate "
+        f"({'below' if floor_share < TARGET_SHARE_OF_RAW else 'above'} the 1/3 target) and "
+        + (
+            f"{top_quick.rate / TARGET_ACTIONS:.2f}x {TARGET_ACTIONS:,.0f} actions/s at p99 < "
+            f"{TARGET_P99_MS:g} ms"
+            if top_quick is not None
+            else f"never under {TARGET_P99_MS:g} ms p99"
+        )
+        + ": a target the floor misses is out of reach of any table service on this stack "
+        "and machine",
         flush=True,
     )
