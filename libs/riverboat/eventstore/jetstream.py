@@ -305,6 +305,43 @@ class JetStreamEventStore(EventStore):
         except nats.errors.Error as exc:
             raise EventStoreError(f"read of {subject!r} failed: {exc}") from exc
 
+    async def iter_records_at(
+        self, aggregate_id: str, stream_sequence: int
+    ) -> AsyncGenerator[StoredRecord, None]:
+        """The aggregate's records from the first at or after ``stream_sequence`` (>= 1), up to
+        the version current when it starts.
+
+        For a reader that already knows where a record sits in the stream (the dealer is given
+        the stream sequence of a hand's commitment): it skips :meth:`iter_records`' search for a
+        version's sequence, which costs O(log n) requests in a busy stream.
+        """
+        subject = self.subject(aggregate_id)
+        if stream_sequence < 1:
+            raise ValueError(f"stream_sequence must be >= 1, got {stream_sequence}")
+        try:
+            last = await self._last_position(aggregate_id)
+            expected: int | None = None
+            async for msg in iter_subject(
+                self._nc,
+                api_prefix=self._api_prefix,
+                stream=self.stream,
+                subject=subject,
+                start_seq=stream_sequence,
+                up_to_seq=last.sequence,
+                batch=self._page_size,
+                timeout=self._timeout,
+            ):
+                record = _record(aggregate_id, msg.headers or {}, msg.data)
+                if expected is not None and record.version != expected:
+                    raise CorruptHistoryError(
+                        f"{subject!r}: found version {record.version} at stream sequence "
+                        f"{record.stream_sequence}, expected {expected}"
+                    )
+                expected = record.version + 1
+                yield record
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"read of {subject!r} failed: {exc}") from exc
+
     async def last_version(self, aggregate_id: str) -> int:
         """See :meth:`EventStore.last_version`; answered by the stream leader."""
         subject = self.subject(aggregate_id)

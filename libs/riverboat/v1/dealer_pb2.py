@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/dealer.proto\x12\x0criverboat.v1\"S\n\x10ReshuffleRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\r\n\x05round\x18\x03 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\"\"\n\x11ReshuffleResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"6\n\x11\x43ommitHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\"K\n\x12\x43ommitHandResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\tdeck_size\x18\x03 \x01(\x05\"I\n\x0eGetDeckRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x14\n\x0clog_sequence\x18\x03 \x01(\x04\" \n\x0fGetDeckResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"6\n\x11RevealSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\"F\n\x12RevealSeedResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x32\xc7\x02\n\rDealerService\x12O\n\nCommitHand\x12\x1f.riverboat.v1.CommitHandRequest\x1a .riverboat.v1.CommitHandResponse\x12\x46\n\x07GetDeck\x12\x1c.riverboat.v1.GetDeckRequest\x1a\x1d.riverboat.v1.GetDeckResponse\x12O\n\nRevealSeed\x12\x1f.riverboat.v1.RevealSeedRequest\x1a .riverboat.v1.RevealSeedResponse\x12L\n\tReshuffle\x12\x1e.riverboat.v1.ReshuffleRequest\x1a\x1f.riverboat.v1.ReshuffleResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/dealer.proto\x12\x0criverboat.v1\"S\n\x10ReshuffleRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\r\n\x05round\x18\x03 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\"\"\n\x11ReshuffleResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"6\n\x11\x43ommitHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\"K\n\x12\x43ommitHandResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\tdeck_size\x18\x03 \x01(\x05\"I\n\x0eGetDeckRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x14\n\x0clog_sequence\x18\x03 \x01(\x04\" \n\x0fGetDeckResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"L\n\x11RevealSeedRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x14\n\x0clog_sequence\x18\x03 \x01(\x04\"F\n\x12RevealSeedResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x32\xc7\x02\n\rDealerService\x12O\n\nCommitHand\x12\x1f.riverboat.v1.CommitHandRequest\x1a .riverboat.v1.CommitHandResponse\x12\x46\n\x07GetDeck\x12\x1c.riverboat.v1.GetDeckRequest\x1a\x1d.riverboat.v1.GetDeckResponse\x12O\n\nRevealSeed\x12\x1f.riverboat.v1.RevealSeedRequest\x1a .riverboat.v1.RevealSeedResponse\x12L\n\tReshuffle\x12\x1e.riverboat.v1.ReshuffleRequest\x1a\x1f.riverboat.v1.ReshuffleResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,9 +44,9 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETDECKRESPONSE']._serialized_start=372
   _globals['_GETDECKRESPONSE']._serialized_end=404
   _globals['_REVEALSEEDREQUEST']._serialized_start=406
-  _globals['_REVEALSEEDREQUEST']._serialized_end=460
-  _globals['_REVEALSEEDRESPONSE']._serialized_start=462
-  _globals['_REVEALSEEDRESPONSE']._serialized_end=532
-  _globals['_DEALERSERVICE']._serialized_start=535
-  _globals['_DEALERSERVICE']._serialized_end=862
+  _globals['_REVEALSEEDREQUEST']._serialized_end=482
+  _globals['_REVEALSEEDRESPONSE']._serialized_start=484
+  _globals['_REVEALSEEDRESPONSE']._serialized_end=554
+  _globals['_DEALERSERVICE']._serialized_start=557
+  _globals['_DEALERSERVICE']._serialized_end=884
 # @@protoc_insertion_point(module_scope)

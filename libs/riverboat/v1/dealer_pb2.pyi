@@ -59,12 +59,14 @@ class GetDeckResponse(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RevealSeedRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id")
+    __slots__ = ("table_id", "hand_id", "log_sequence")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    LOG_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ...) -> None: ...
+    log_sequence: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., log_sequence: _Optional[int] = ...) -> None: ...
 
 class RevealSeedResponse(_message.Message):
     __slots__ = ("scheme", "seed", "commitment")

@@ -70,8 +70,12 @@ class DealerClient:
         )
         return list(response.cards)
 
-    async def reveal(self, table_id: str, hand_id: str) -> dealer_pb2.RevealSeedResponse:
-        request = dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id)
+    async def reveal(
+        self, table_id: str, hand_id: str, log_sequence: int = 0
+    ) -> dealer_pb2.RevealSeedResponse:
+        request = dealer_pb2.RevealSeedRequest(
+            table_id=table_id, hand_id=hand_id, log_sequence=log_sequence
+        )
         response: dealer_pb2.RevealSeedResponse = await self.stub.RevealSeed(
             request, timeout=10, metadata=self.metadata
         )

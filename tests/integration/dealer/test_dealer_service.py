@@ -11,6 +11,7 @@ import grpc
 import nats.js.errors
 import pytest
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 
 from riverboat.engine.cards import card_str, parse_card
 from riverboat.services.dealer.config import DealerConfig
@@ -275,6 +276,62 @@ async def test_reveal_finds_a_hand_far_back_in_a_long_log(
         await table_log.append(table, started(f"later-{number}"), ended())
     revealed = await client.reveal(table, hand)
     assert commitment(hand, revealed.seed) == commit.commitment
+
+
+async def test_reveal_given_the_commitments_sequence_reads_from_there(
+    client: DealerClient, table_log: TableLog, config: DealerConfig, nats_client: NATS
+) -> None:
+    table, hand = unique("t"), unique("h")
+    commit = await client.commit(table, hand)
+    for number in range(80):  # older hands: more than the first search window
+        await table_log.append(table, started(f"earlier-{number}"), ended())
+    logged = await table_log.append(table, committed(commit, hand))
+    await table_log.append(table, started(hand))
+    await rpc_error(
+        client.reveal(table, hand, logged.stream_sequence),
+        FAILED_PRECONDITION,
+        reason="HAND_NOT_ENDED",
+    )
+    await table_log.append(table, ended())
+
+    # Count the dealer's reads of the table log: stream-leader gets (the log's last record,
+    # the search's probes) and direct gets (pages of records).
+    gets: list[str] = []
+
+    async def seen(msg: Msg) -> None:
+        gets.append(msg.subject.split(".")[2])
+
+    for api in ("STREAM.MSG.GET", "DIRECT.GET"):
+        await nats_client.subscribe(f"$JS.API.{api}.{config.tables_stream}", cb=seen)
+    await nats_client.flush()
+    revealed = await client.reveal(table, hand, logged.stream_sequence)
+    await nats_client.flush()
+    assert commitment(hand, revealed.seed) == commit.commitment
+    # One lookup of the last record and one page from the commitment on: no search.
+    assert sorted(gets) == ["DIRECT", "STREAM"]
+
+
+async def test_reveal_with_a_wrong_sequence_still_finds_the_hand(
+    client: DealerClient, table_log: TableLog
+) -> None:
+    table, hand = unique("t"), unique("h")
+    commit = await client.commit(table, hand)
+    await table_log.append(table, committed(commit, hand), started(hand))
+    after_commit = await table_log.append(table, started(hand))
+    await table_log.append(table, ended())
+    elsewhere = await table_log.append(unique("t"), committed(commit, hand))
+    # Past the commitment, in another table's log, beyond the end of the stream: each only
+    # costs the search, and the answer is the same.
+    for hint in (after_commit.stream_sequence, elsewhere.stream_sequence, 10**9):
+        revealed = await client.reveal(table, hand, hint)
+        assert commitment(hand, revealed.seed) == commit.commitment
+    never = unique("h")
+    await client.commit(table, never)
+    await rpc_error(
+        client.reveal(table, never, after_commit.stream_sequence),
+        FAILED_PRECONDITION,
+        reason="COMMITMENT_NOT_LOGGED",
+    )
 
 
 async def test_tables_stream_missing(client: DealerClient) -> None:

@@ -274,6 +274,30 @@ async def test_small_pages_read_long_history(make_jetstream_store: MakeStore) ->
     assert [r.version for r in await store.read("t1", from_version=23)] == list(range(23, 51))
 
 
+async def test_records_from_a_stream_sequence(make_jetstream_store: MakeStore) -> None:
+    store = await make_jetstream_store(store_kwargs={"page_size": 3})
+    sequences = {}
+    for v in range(1, 11):
+        # Another aggregate's records in between: the read keeps to its own subject.
+        await store.append("other", b"-", expected_version=v - 1, request_id=f"o{v}")
+        result = await store.append(
+            "t1", str(v).encode(), expected_version=v - 1, request_id=f"r{v}"
+        )
+        sequences[v] = result.stream_sequence
+
+    async def from_sequence(sequence: int) -> list[int]:
+        return [r.version async for r in store.iter_records_at("t1", sequence)]
+
+    assert await from_sequence(sequences[4]) == list(range(4, 11))
+    # A sequence between two of its records starts at the next one.
+    assert await from_sequence(sequences[4] - 1) == list(range(4, 11))
+    assert await from_sequence(1) == list(range(1, 11))
+    assert await from_sequence(sequences[10] + 1) == []
+    assert [r.version async for r in store.iter_records_at("empty", 1)] == []
+    with pytest.raises(ValueError, match="stream_sequence"):
+        await from_sequence(0)
+
+
 async def test_missing_stream_is_an_error_not_an_empty_aggregate(nats_client: NATS) -> None:
     store = JetStreamEventStore(
         nats_client, StreamSettings(name=f"RB_NONE_{uuid.uuid4().hex[:8]}", subject_prefix="rbnone")

@@ -177,6 +177,7 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
                 hand_id=hand_id,
                 scheme=record.scheme,
                 commitment=record.commitment,
+                log_sequence=request.log_sequence,
             )
             if scan.progress is HandProgress.NOT_COMMITTED:
                 raise FailedPrecondition(

@@ -166,13 +166,20 @@ async def find_hand_progress(
     hand_id: str,
     scheme: str,
     commitment: bytes,
+    log_sequence: int = 0,
 ) -> HandScan:
-    """Scan the table's log for the hand, newest records first in widening windows.
+    """Scan the table's log for the hand.
 
-    A reveal usually follows the hand's end closely, so the search reads the last 64 records,
-    then the last 256, 1024, ... until the window holds the hand's ``HandCommitted`` (everything
-    after it is then in the window too) or covers the whole log. The cost is proportional to how
-    far back the hand is, not to the table's whole history.
+    With ``log_sequence`` (the stream sequence of the record holding the hand's
+    ``HandCommitted``, as the table gives it) the scan reads from there: one read of the hand's
+    own records. A hint that does not lead to the commitment is only a hint: the search below
+    runs as if none was given, so a wrong one costs time, never a wrong answer.
+
+    Without it, newest records first in widening windows: a reveal usually follows the hand's
+    end closely, so the search reads the last 64 records, then the last 256, 1024, ... until the
+    window holds the hand's ``HandCommitted`` (everything after it is then in the window too) or
+    covers the whole log. The cost is proportional to how far back the hand is, not to the
+    table's whole history.
 
     Raises:
         FailedPrecondition: the log commits the hand to another commitment.
@@ -180,6 +187,14 @@ async def find_hand_progress(
         Unavailable: the log cannot be read.
     """
     try:
+        if log_sequence > 0:
+            scan = HandScan(table_id, hand_id, scheme, commitment)
+            async with aclosing(log.iter_records_at(table_id, log_sequence)) as records:
+                async for record in records:
+                    if scan.feed(record):
+                        break
+            if scan.committed_version is not None:
+                return scan
         last = await log.last_version(table_id)
         window = _FIRST_WINDOW
         while True:

@@ -111,11 +111,17 @@ class DealerClient:
         assert isinstance(reply, dealer_pb2.ReshuffleResponse)
         return tuple(parse_card(c) for c in reply.cards)
 
-    async def reveal_seed(self, table_id: str, hand_id: str) -> None:
-        """After the hand: have the dealer publish the seed for auditors."""
+    async def reveal_seed(self, table_id: str, hand_id: str, log_sequence: int = 0) -> None:
+        """After the hand: have the dealer publish the seed for auditors.
+
+        ``log_sequence``: the stream sequence of the hand's ``HandCommitted`` record, if known;
+        it spares the dealer a search of the log.
+        """
         await self._call(
             "RevealSeed",
-            dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand_id),
+            dealer_pb2.RevealSeedRequest(
+                table_id=table_id, hand_id=hand_id, log_sequence=log_sequence
+            ),
             table_id=table_id,
             hand_id=hand_id,
         )

@@ -434,14 +434,15 @@ class TableRunner:
                     queue.put_nowait(None)
         for event in update.events:
             # Once a hand is over (played out or voided) its seed goes to the auditors.
+            # The hand over is the latest committed one: its commitment's sequence goes along.
             if isinstance(event, HandVoided):
-                self._spawn(self._reveal(event.hand_id))
+                self._spawn(self._reveal(event.hand_id, self.commit_sequence))
             elif isinstance(event, HandEnded) and self.state.hand is not None:
-                self._spawn(self._reveal(self.state.hand.hand_id))
+                self._spawn(self._reveal(self.state.hand.hand_id, self.commit_sequence))
 
-    async def _reveal(self, hand_id: str) -> None:
+    async def _reveal(self, hand_id: str, commit_sequence: int) -> None:
         try:
-            await self.dealer.reveal_seed(self.table_id, hand_id)
+            await self.dealer.reveal_seed(self.table_id, hand_id, commit_sequence)
         except Exception as exc:  # the auditor's copy can be fetched again later
             self.log.warning("seed_reveal_failed", hand_id=hand_id, reason=str(exc))
 
