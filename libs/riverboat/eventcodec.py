@@ -555,13 +555,36 @@ def encode_batch(
 ) -> bytes:
     """The bytes of one log message: every event of one command, chained to ``previous_hash``
     (the hash of the last event before them on the subject; see :func:`chain_end`)."""
+    return encode_chained_batch(
+        events,
+        aggregate_id=aggregate_id,
+        version=version,
+        request_id=request_id,
+        actor=actor,
+        occurred_at=occurred_at,
+        previous_hash=previous_hash,
+    )[0]
+
+
+def encode_chained_batch(
+    events: Sequence[AnyEvent],
+    *,
+    aggregate_id: str,
+    version: int,
+    request_id: str,
+    actor: str,
+    occurred_at: datetime,
+    previous_hash: bytes = GENESIS_HASH,
+) -> tuple[bytes, bytes]:
+    """:func:`encode_batch` and the hash of its last event (``chain_end`` of the bytes), for a
+    writer that chains the next batch to it without parsing its own bytes back."""
     envelopes = []
     for i, e in enumerate(events):
         env = event_to_pb(e, EventMeta(aggregate_id, version, i, request_id, actor, occurred_at))
         env.previous_hash = previous_hash
         previous_hash = event_hash(env)
         envelopes.append(env)
-    return pb.EventBatch(events=envelopes).SerializeToString(deterministic=True)
+    return pb.EventBatch(events=envelopes).SerializeToString(deterministic=True), previous_hash
 
 
 def chain_end(data: bytes, previous_hash: bytes = GENESIS_HASH) -> bytes:

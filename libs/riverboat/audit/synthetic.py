@@ -24,7 +24,7 @@ from riverboat.engine.games import moves, waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
 from riverboat.engine.state import HandState
-from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_batch
+from riverboat.eventcodec import GENESIS_HASH, encode_chained_batch
 from riverboat.shuffle import commitment, derive_deck, derive_reshuffle
 from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableState
@@ -100,7 +100,7 @@ class _Table:
             return
         self.version += 1
         stamp = self.room.tick()
-        payload = encode_batch(
+        payload, self.chain = encode_chained_batch(
             events,
             aggregate_id=self.table_id,
             version=self.version,
@@ -109,7 +109,6 @@ class _Table:
             occurred_at=datetime.fromisoformat(stamp),
             previous_hash=self.chain,
         )
-        self.chain = chain_end(payload, self.chain)
         expected_last, self.last_sequence = self.last_sequence, self.room.sequence + 1
         self.room.sequence += 1
         self.room.tables.append(

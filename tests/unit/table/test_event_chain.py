@@ -6,9 +6,9 @@ import itertools
 from datetime import UTC, datetime
 
 from riverboat.engine.events import AntePosted
-from riverboat.eventcodec import GENESIS_HASH, chain_end, event_hash
+from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_chained_batch, event_hash
 from riverboat.eventcodec import encode_batch as encode
-from riverboat.table.events import PlayerSeated
+from riverboat.table.events import AnyEvent, PlayerSeated
 from riverboat.v1 import events_pb2
 
 WHEN = datetime(2026, 11, 30, tzinfo=UTC)
@@ -56,3 +56,32 @@ def test_changing_an_event_breaks_the_link_after_it() -> None:
     events = list(_batch(data).events)
     events[0].player_seated.stack = 5000  # tampered
     assert events[1].previous_hash != event_hash(events[0])
+
+
+def test_chained_encoding_returns_the_hash_chain_end_reads_back() -> None:
+    events: list[AnyEvent] = [
+        PlayerSeated(1, "ann", 500),
+        PlayerSeated(2, "bob", 500),
+        AntePosted(1, 5),
+    ]
+    previous = bytes(range(32))
+    for count in range(1, len(events) + 1):
+        payload, last = encode_chained_batch(
+            events[:count],
+            aggregate_id="t",
+            version=3,
+            request_id="r3",
+            actor="op",
+            occurred_at=WHEN,
+            previous_hash=previous,
+        )
+        assert payload == encode(
+            events[:count],
+            aggregate_id="t",
+            version=3,
+            request_id="r3",
+            actor="op",
+            occurred_at=WHEN,
+            previous_hash=previous,
+        )
+        assert last == chain_end(payload, previous) != previous

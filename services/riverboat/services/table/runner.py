@@ -23,7 +23,7 @@ from riverboat.engine.errors import EngineError
 from riverboat.engine.events import DiscardsReshuffled, HandEnded, ReshuffleRequested
 from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
-from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_batch
+from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
 from riverboat.eventstore import ConcurrencyError, EventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
@@ -160,7 +160,7 @@ class TableRunner:
                 return Submitted(self.version, False)
             version = self.version + 1
             now = datetime.now(UTC)
-            payload = encode_batch(
+            payload, chain_hash = encode_chained_batch(
                 events,
                 aggregate_id=self.table_id,
                 version=version,
@@ -181,7 +181,7 @@ class TableRunner:
                 await self._catch_up()
                 return Submitted(result.version, True)
             self._fold(events, result.version, result.stream_sequence, request_id)
-            self.chain_hash = chain_end(payload, self.chain_hash)
+            self.chain_hash = chain_hash
             update = Update(result.version, tuple(events), request_id, actor, now)
         self._broadcast(update)
         self._log_update(update, actor)
