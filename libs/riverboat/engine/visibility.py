@@ -23,6 +23,7 @@ their redacted events gives their view of the hand (hidden cards as ``-1``).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -64,18 +65,23 @@ def redact(event: Any, seat: int) -> Any:
     return event
 
 
-def known_cards(state: HandState, seat: int) -> tuple[tuple[int | None, ...], ...]:
+def known_cards(
+    state: HandState, seat: int, only: Collection[int] | None = None
+) -> tuple[tuple[int | None, ...], ...]:
     """Each player's cards (dealing order) as ``seat`` knows them; None where hidden.
 
     A viewer knows their own cards, every face-up card, hands shown down, and the cards they
-    passed to someone who still holds them.
+    passed to someone who still holds them. With ``only``, just those seats' cards are worked
+    out; every other seat's entry is empty (for a caller that needs a few of them).
     """
     shown = {e.seat for e in state.shown}
     passed = _passed_by(state, seat)
     out: list[tuple[int | None, ...]] = []
     for i, owner in enumerate(state.seats):
         cards = state.cards[i]
-        if owner == seat or owner in shown:
+        if only is not None and owner not in only:
+            out.append(())
+        elif owner == seat or owner in shown:
             out.append(cards)
         elif passed:
             ups = state.face_up[i]

@@ -178,7 +178,7 @@ def personal_parts(
     seats = public.seats
     if hand is not None:
         better = visibility.seats_seen_better(hand, me)
-        known = visibility.known_cards(hand, me)
+        known = visibility.known_cards(hand, me, only=better)
         seats = tuple(
             _seat_view(state, hand, known, s.seat, s.player, s.stack, me)
             if s.seat in better

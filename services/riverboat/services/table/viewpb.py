@@ -163,15 +163,21 @@ class TableViews:
             view = public_table_view(state, version)
             seats_pb = [self._seat(s) for s in view.seats]
             self._public = (view, view_to_pb(view, self._options_pb(state), seats_pb))
-        public_view, public_msg = self._public
         if seat == 0:
-            return public_msg
+            return self._public[1]
         msg = self._views.get(seat)
-        if msg is not None:
-            return msg
+        if msg is None:
+            msg = self._personal(state, seat, table_pb2.TableView())
+        return msg
+
+    def _personal(
+        self, state: TableState, seat: int, msg: table_pb2.TableView
+    ) -> table_pb2.TableView:
+        """Fill ``msg`` (empty) with ``seat``'s view at the current version; remembered."""
+        assert self._public is not None
+        public_view, public_msg = self._public
         # A player's view is the public one with their own seats, moves and seat number.
         seats, legal = personal_parts(state, public_view, seat)
-        msg = table_pb2.TableView()
         msg.CopyFrom(public_msg)
         for i, (mine, public) in enumerate(zip(seats, public_view.seats, strict=True)):
             if mine is not public:
@@ -201,9 +207,17 @@ class TableViews:
             events = (
                 self._plain if self._all_public else self._events(update, seat, plain=self._plain)
             )
-            response = table_pb2.WatchResponse(
-                version=update.version, events=events, view=self.view(state, version, seat)
-            )
+            response = table_pb2.WatchResponse(version=update.version, events=events)
+            view = self._views.get(seat) if seat else None
+            if view is not None:
+                response.view.CopyFrom(view)
+            elif seat:
+                # Built in place (a message's field holds a copy of whatever is assigned);
+                # the Act reply and later watchers read it from there.
+                self.view(state, version, 0)  # the public view it is patched from
+                self._personal(state, seat, response.view)
+            else:
+                response.view.CopyFrom(self.view(state, version, 0))
             self._updates[seat] = response
         return response
 
