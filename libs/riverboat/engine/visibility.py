@@ -100,6 +100,8 @@ def seats_seen_better(state: HandState, seat: int) -> frozenset[int]:
     and any seat holding a card ``seat`` passed to it. Every other seat looks to ``seat``
     exactly as it looks to an observer."""
     passed = _passed_by(state, seat)
+    if not passed:  # every game but those that pass cards, and most of their hands
+        return frozenset((seat,))
     return frozenset(
         {seat}
         | {

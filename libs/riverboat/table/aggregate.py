@@ -225,11 +225,45 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             return replace(state, hand=fold_hand([event], state.hand))
 
 
+#: The events :func:`apply` handles itself; every other one is folded into the hand.
+_TABLE_LEVEL: frozenset[type] = frozenset(
+    {
+        TableCreated,
+        PlayerSeated,
+        LeaveRequested,
+        PlayerLeft,
+        DealerUp,
+        GameChosen,
+        HandCommitted,
+        HandVoided,
+        HandStarted,
+        HandEnded,
+    }
+)
+
+
 def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:
-    """Fold several events."""
+    """Fold several events: the same as :func:`apply` one after another.
+
+    A run of plain hand events (a street's cards, an action and what it closes) goes into
+    the hand in one step, so the table's state is copied once per run, not once per event.
+    """
+    run: list[HandEvent] = []
     for event in events:
-        state = apply(state, event)
-    return state
+        if type(event) in _TABLE_LEVEL:
+            if run:
+                state = _fold_run(state, run)
+                run = []
+            state = apply(state, event)
+        else:
+            run.append(event)  # type: ignore[arg-type]  # not table-level: a hand event
+    return _fold_run(state, run) if run else state
+
+
+def _fold_run(state: TableState, run: list[HandEvent]) -> TableState:
+    if state.hand is None:
+        raise ValueError(f"{type(run[0]).__name__} with no hand in progress")
+    return replace(state, hand=fold_hand(run, state.hand))
 
 
 # --- commands -------------------------------------------------------------------------------
