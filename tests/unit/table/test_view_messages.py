@@ -36,17 +36,27 @@ def _from_scratch_seats(state: TableState, me: int) -> tuple[object, ...]:
 
 
 def _check(state: TableState, version: int, views: TableViews) -> int:
-    """Every viewer's fast view against the from-scratch one; returns the viewers checked."""
+    """Every viewer's fast view against the from-scratch one; returns the viewers checked.
+
+    The views are built both ways the service builds them: every other viewer's first through
+    a Watch update (the view put together inside the update's message), the rest first asked
+    for directly (as ``Act`` and ``GetTableView`` do)."""
     public = public_table_view(state, version)
     options = options_to_pb(state.options) if state.options is not None else None
     seats = [0, *(s.seat for s in state.seats)]
-    for me in seats:
+    for k, me in enumerate(seats):
         view = personal_view(state, public, me) if me else public
         assert view == seat_table_view(state, version, me)
         assert view.seats == _from_scratch_seats(state, me)
         assert view.viewer_seat == me
         expected = view_to_pb(view, options, [seat_to_pb(s) for s in view.seats])
+        if k % 2:
+            update = views.update(state, version, me, Update(version, (), "r", "a"))
+            assert update.view == expected, f"seat {me} at version {version} (watch)"
         assert views.view(state, version, me) == expected, f"seat {me} at version {version}"
+        if not k % 2:
+            update = views.update(state, version, me, Update(version, (), "r", "a"))
+            assert update.view == expected, f"seat {me} at version {version} (watch after)"
     return len(seats)
 
 
