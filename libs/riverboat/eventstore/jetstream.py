@@ -276,34 +276,18 @@ class JetStreamEventStore(EventStore):
         self, aggregate_id: str, from_version: int = 1
     ) -> AsyncGenerator[StoredRecord, None]:
         """See :meth:`EventStore.iter_records`; reads up to the version current when it starts."""
-        subject = self.subject(aggregate_id)
         validate_from_version(from_version)
         try:
             last = await self._last_position(aggregate_id)
             if last.version < from_version:
                 return
             start_seq = await self._sequence_of(aggregate_id, from_version, last)
-            expected = from_version
-            async for msg in iter_subject(
-                self._nc,
-                api_prefix=self._api_prefix,
-                stream=self.stream,
-                subject=subject,
-                start_seq=start_seq,
-                up_to_seq=last.sequence,
-                batch=self._page_size,
-                timeout=self._timeout,
-            ):
-                record = _record(aggregate_id, msg.headers or {}, msg.data)
-                if record.version != expected:
-                    raise CorruptHistoryError(
-                        f"{subject!r}: found version {record.version} at stream sequence "
-                        f"{record.stream_sequence}, expected {expected}"
-                    )
-                expected += 1
-                yield record
         except nats.errors.Error as exc:
-            raise EventStoreError(f"read of {subject!r} failed: {exc}") from exc
+            raise EventStoreError(f"read of {self.subject(aggregate_id)!r} failed: {exc}") from exc
+        # aclosing: a reader that stops early ends the page subscription at once.
+        async with aclosing(self._records(aggregate_id, start_seq, last, from_version)) as records:
+            async for record in records:
+                yield record
 
     async def iter_records_at(
         self, aggregate_id: str, stream_sequence: int
@@ -315,18 +299,30 @@ class JetStreamEventStore(EventStore):
         the stream sequence of a hand's commitment): it skips :meth:`iter_records`' search for a
         version's sequence, which costs O(log n) requests in a busy stream.
         """
-        subject = self.subject(aggregate_id)
         if stream_sequence < 1:
             raise ValueError(f"stream_sequence must be >= 1, got {stream_sequence}")
         try:
             last = await self._last_position(aggregate_id)
-            expected: int | None = None
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"read of {self.subject(aggregate_id)!r} failed: {exc}") from exc
+        # aclosing: a reader that stops early ends the page subscription at once.
+        async with aclosing(self._records(aggregate_id, stream_sequence, last, None)) as records:
+            async for record in records:
+                yield record
+
+    async def _records(
+        self, aggregate_id: str, start_seq: int, last: _Position, expected: int | None
+    ) -> AsyncGenerator[StoredRecord, None]:
+        """The subject's records from stream sequence ``start_seq`` to ``last``, checked to
+        carry consecutive versions (from ``expected``, or from whatever the first one has)."""
+        subject = self.subject(aggregate_id)
+        try:
             async for msg in iter_subject(
                 self._nc,
                 api_prefix=self._api_prefix,
                 stream=self.stream,
                 subject=subject,
-                start_seq=stream_sequence,
+                start_seq=start_seq,
                 up_to_seq=last.sequence,
                 batch=self._page_size,
                 timeout=self._timeout,

@@ -66,8 +66,9 @@ def test_chained_encoding_returns_the_hash_chain_end_reads_back() -> None:
     ]
     previous = bytes(range(32))
     for count in range(1, len(events) + 1):
+        batch = events[:count]
         payload, last = encode_chained_batch(
-            events[:count],
+            batch,
             aggregate_id="t",
             version=3,
             request_id="r3",
@@ -75,8 +76,8 @@ def test_chained_encoding_returns_the_hash_chain_end_reads_back() -> None:
             occurred_at=WHEN,
             previous_hash=previous,
         )
-        assert payload == encode(
-            events[:count],
+        plain = encode(
+            batch,
             aggregate_id="t",
             version=3,
             request_id="r3",
@@ -84,4 +85,5 @@ def test_chained_encoding_returns_the_hash_chain_end_reads_back() -> None:
             occurred_at=WHEN,
             previous_hash=previous,
         )
+        assert payload == plain
         assert last == chain_end(payload, previous) != previous
