@@ -65,14 +65,15 @@ async def test_the_live_ledger_equals_the_events_and_an_altered_row_is_named(
             boss = room.client(play, "boss", "operator")
             await boss.create_table(TABLE, action_seconds=5)
             for seat, player in enumerate(PLAYERS, start=1):
-                await operator.deposit(player, 10_000, f"pay-{player}")
-                await lobby.reserve(player, TABLE, 4_000, f"join-{player}")
+                # Deep stacks: nobody busts before the hands waited for below are played.
+                await operator.deposit(player, 100_000, f"pay-{player}")
+                await lobby.reserve(player, TABLE, 40_000, f"join-{player}")
                 await boss.stub.SeatPlayer(
                     table_pb2.SeatPlayerRequest(
                         table_id=TABLE,
                         seat=seat,
                         player=player,
-                        stack=4_000,
+                        stack=40_000,
                         request_id=f"join-{player}",
                         buy_in_reference=f"join-{player}",
                     ),

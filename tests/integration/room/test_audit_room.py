@@ -132,7 +132,9 @@ async def test_a_played_dealers_choice_room_verifies(
     await operator.create_table(table, variant="dealers_choice", action_seconds=5)
     players = [f"{table}-p{k}" for k in range(1, 5)]
     for k, name in enumerate(players, start=1):
-        await operator.seat(table, k, name, 5000)
+        # Deep stacks: random bots busting one another before the twelfth hand end the game
+        # (a table with one player holding chips deals no more) and the wait below times out.
+        await operator.seat(table, k, name, 1_000_000)
     ended = 0
     stop = asyncio.Event()
 
