@@ -224,7 +224,7 @@ def _seat_view(
     i = hand.index_of(seat) if hand is not None else None
     if hand is None or i is None:
         return SeatView(seat, player, stack, 0, False, False, False, ())
-    cards = tuple((c, up) for c, up in zip(known[i], hand.face_up[i], strict=True))
+    cards = tuple(zip(known[i], hand.face_up[i], strict=True))
     declared, declaration = False, ""
     if isinstance(hand, GameHandState) and hand.declarations:
         declared = bool(hand.declarations[i])
