@@ -238,3 +238,14 @@ async def test_only_services_deal_and_auditors_may_ask_for_a_seed(dealer: Dealer
         await rpc_error(
             stub.RevealSeed(reveal, timeout=5, metadata=auditor), grpc.StatusCode.NOT_FOUND
         )
+        # Each call is checked on its own token: a service's accepted call lets nothing in
+        # after it (the interceptor's wrapper is built once per method, not per caller).
+        service = (("authorization", f"Bearer {make_token('table', 'service')}"),)
+        accepted = await stub.CommitHand(commit, timeout=5, metadata=service)
+        assert len(accepted.commitment) == 32
+        await rpc_error(stub.CommitHand(commit, timeout=5), grpc.StatusCode.UNAUTHENTICATED)
+        player = (("authorization", f"Bearer {make_token('x', 'player')}"),)
+        await rpc_error(
+            stub.CommitHand(commit, timeout=5, metadata=player), grpc.StatusCode.PERMISSION_DENIED
+        )
+        assert (await stub.CommitHand(commit, timeout=5, metadata=service)) == accepted

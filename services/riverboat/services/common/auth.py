@@ -13,7 +13,7 @@ import contextlib
 import contextvars
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from typing import Any
 
 import grpc
@@ -39,6 +39,17 @@ def current_identity() -> Identity:
     return identity
 
 
+@contextlib.contextmanager
+def acting_as(identity: Identity) -> Iterator[Identity]:
+    """Handle calls as ``identity`` without a token check, as if :class:`AuthInterceptor` had
+    verified it: for in-process callers of a servicer (the service benchmark)."""
+    token = _IDENTITY.set(identity)
+    try:
+        yield identity
+    finally:
+        _IDENTITY.reset(token)
+
+
 def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
     """Call metadata carrying ``token``."""
     return (("authorization", f"Bearer {token}"),)
@@ -61,6 +72,9 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         # Verified tokens, until they expire: an HS256 check on every call of a busy table
         # costs more than the lookup. Bounded; cleared when full.
         self._verified: dict[str, Identity] = {}
+        # method -> (the handler we wrapped, its wrapper): the wrapper reads each call's token
+        # itself, so it is built once per method rather than on every call.
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
     def _verify(self, token: str) -> Identity:
         identity = self._verified.get(token)
@@ -81,33 +95,32 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         method = details.method
         if handler is None or method.startswith(self._open):
             return handler
-        check = self._checker(method, details.invocation_metadata or ())
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        check = self._checker(method)
+        wrapped = handler
         if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
+            wrapped = grpc.unary_unary_rpc_method_handler(
                 _unary(handler.unary_unary, check),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
+        elif handler.unary_stream is not None:
+            wrapped = grpc.unary_stream_rpc_method_handler(
                 _streaming(handler.unary_stream, check),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
-        return handler
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
 
-    def _checker(self, method: str, metadata: Any) -> Callable[[Context], Awaitable[Identity]]:
+    def _checker(self, method: str) -> Callable[[Context], Awaitable[Identity]]:
         name = method.rsplit("/", 1)[-1]
         allowed = self._rules.get(name, ANY_ROLE)
-        token = None
-        for key, value in metadata:
-            if key == "authorization":
-                text = value if isinstance(value, str) else value.decode()
-                scheme, _, rest = text.partition(" ")
-                if scheme.lower() == "bearer" and rest.strip():
-                    token = rest.strip()
 
         async def check(context: Context) -> Identity:
+            token = _bearer_token(context.invocation_metadata() or ())
             if token is None:
                 await context.abort(
                     grpc.StatusCode.UNAUTHENTICATED,
@@ -126,6 +139,18 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             return identity
 
         return check
+
+
+def _bearer_token(metadata: Any) -> str | None:
+    """The token of the call's ``authorization: Bearer <token>`` entry (the last one wins)."""
+    token = None
+    for key, value in metadata:
+        if key == "authorization":
+            text = value if isinstance(value, str) else value.decode()
+            scheme, _, rest = text.partition(" ")
+            if scheme.lower() == "bearer" and rest.strip():
+                token = rest.strip()
+    return token
 
 
 def _unary(behavior: Any, check: Callable[[Context], Awaitable[Identity]]) -> Any:

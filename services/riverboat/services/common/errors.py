@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
@@ -46,6 +47,7 @@ REASON_METADATA_KEY = "rb-error-reason"
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
 
 _log = structlog.get_logger("riverboat.rpc")
+_stdlib_log = logging.getLogger("riverboat.rpc")  # the logger behind _log, for level checks
 
 
 class ServiceError(Exception):
@@ -161,6 +163,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     ) -> None:
         self._context_fields = tuple(context_fields)
         self._quiet_prefixes = tuple(quiet_prefixes)
+        # method -> (the handler we wrapped, its wrapper): built once per method, not per call.
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
     async def intercept_service(
         self,
@@ -171,6 +175,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         if handler is None:  # unknown method: let gRPC answer UNIMPLEMENTED
             return handler
         method = handler_call_details.method
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap(handler, method)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Handler, method: str) -> Handler:
         quiet = method.startswith(self._quiet_prefixes)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
@@ -260,6 +272,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         level = "debug" if quiet else "info"
         if code not in _CLIENT_CODES and code is not grpc.StatusCode.OK:
             level = "warning"
+        if not _stdlib_log.isEnabledFor(_LEVELS[level]):
+            return  # the hot calls' debug lines: not even built when debug is off
         _log.log(_LEVELS[level], "rpc finished", code=code.name, duration_ms=duration_ms, **extra)
 
     async def _fail(
