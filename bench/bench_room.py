@@ -53,6 +53,7 @@ from bench._room import (
     start_room,
     table_ids,
 )
+from bench._service import ServiceCost, measure_service
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer
 from riverboat.natsserver import NatsServer, server_version
@@ -81,6 +82,10 @@ CPU_COLUMNS = ("nats", "table", "dealer", "bots", "other")
 FLOOR_TABLES = (10, 100)
 FLOOR_WARMUP = 3.0
 FLOOR_COLUMNS = ("nats", "server", "client", "other")
+#: The in-process row (bench/_service.py): tables, warm-up and window seconds.
+SERVICE_TABLES = 10
+SERVICE_WARMUP = 1.0
+SERVICE_WINDOW = 6.0
 #: CPU % of a core taken by processes outside the bench above which a row gets a caution.
 NOISY_OTHER = 25.0
 
@@ -131,6 +136,10 @@ def run() -> None:
                 phases.append(phase)
             floors = [_run_floor(server, tables) for tables in FLOOR_TABLES]
             _print_floor(floors)
+            own = eventloop.run(
+                measure_service(SERVICE_TABLES, warmup=SERVICE_WARMUP, window=SERVICE_WINDOW)
+            )
+            _print_service(own, phases, floors)
             after = _raw(server, "after")
     _print_notes(phases)
     # The machine is shared: the higher of the two measurements is the fairer ceiling (and the
@@ -382,6 +391,28 @@ def _print_floor(floors: list[Floor]) -> None:
             f"{cpu}",
             flush=True,
         )
+
+
+def _print_service(own: ServiceCost, phases: list[Phase], floors: list[Floor]) -> None:
+    print(
+        f"  the table service's own work, in process (bench/_service.py): {SERVICE_TABLES} "
+        f"tables, the real service on the in-memory store, no gRPC or NATS: "
+        f"{own.ms_per_action:.2f} ms of CPU per action ({own.actions:,} actions, "
+        f"{own.errors} refused; the bots' choices included)"
+    )
+    row = next((p for p in phases if p.tables == SERVICE_TABLES and p.result is not None), None)
+    floor = next((f for f in floors if f.tables == SERVICE_TABLES and f.result), None)
+    if row is None or floor is None or not row.result or not row.result.latencies:
+        return
+    table = _table_ms_per_action(row)
+    transport = 10 * floor.cpu.get("server", 0.0) / max(floor.rate, 1e-9)
+    rest = table - own.ms_per_action - transport
+    print(
+        f"    the {SERVICE_TABLES}-table row's {table:.2f} ms per action = {own.ms_per_action:.2f} "
+        f"own work + {transport:.2f} transport (the floor server's) + {rest:.2f} the rest "
+        "(interceptors, the JetStream store, the dealer calls, the event loop's extra work)",
+        flush=True,
+    )
 
 
 def _print_notes(phases: list[Phase]) -> None:
