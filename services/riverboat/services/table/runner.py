@@ -9,7 +9,6 @@ writes nothing. The in-memory state is always the fold of the log up to ``versio
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -27,12 +26,17 @@ from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_c
 from riverboat.eventstore import ConcurrencyError, EventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
+from riverboat.services.table.mailbox import Mailbox, MailboxFull
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent, HandCommitted, HandVoided
 
 log = structlog.get_logger("riverboat.table")
+
+#: Updates a watcher may fall behind before its stream is ended (it can resume from its last
+#: version).
+WATCH_BACKLOG = 10_000
 
 Decider = Callable[[TableState], list[AnyEvent]]
 
@@ -80,9 +84,11 @@ class TableRunner:
         self.chain_hash = GENESIS_HASH
         self._lock = asyncio.Lock()
         self._requests: OrderedDict[str, int] = OrderedDict()
-        self._watchers: set[asyncio.Queue[Update | None]] = set()
+        self._watchers: set[Mailbox[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._clock: asyncio.TimerHandle | None = None
+        # Looked up once: on Python 3.11 each lookup is a getpid() system call.
+        self._loop = asyncio.get_running_loop()
         self._dealing = False
         self._closed = False
         self.log = log.bind(table_id=table_id)
@@ -380,7 +386,7 @@ class TableRunner:
         # be cheap, and cancelling it never interrupts a clock action already under way.
         if self._clock is not None:
             self._clock.cancel()
-        self._clock = asyncio.get_running_loop().call_later(
+        self._clock = self._loop.call_later(
             self.state.action_seconds, self._clock_due, hand_id, version, seats
         )
 
@@ -413,25 +419,25 @@ class TableRunner:
 
     # --- watchers --------------------------------------------------------------------------
 
-    def watch(self) -> asyncio.Queue[Update | None]:
-        """A queue receiving every update from now on (None when the table closes)."""
-        queue: asyncio.Queue[Update | None] = asyncio.Queue(maxsize=10_000)
-        self._watchers.add(queue)
-        return queue
+    def watch(self) -> Mailbox[Update | None]:
+        """A mailbox receiving every update from now on (None when the table closes, or when
+        the watcher fell :data:`WATCH_BACKLOG` updates behind)."""
+        mailbox: Mailbox[Update | None] = Mailbox(WATCH_BACKLOG)
+        self._watchers.add(mailbox)
+        return mailbox
 
-    def unwatch(self, queue: asyncio.Queue[Update | None]) -> None:
-        """Stop sending updates to ``queue``."""
-        self._watchers.discard(queue)
+    def unwatch(self, mailbox: Mailbox[Update | None]) -> None:
+        """Stop sending updates to ``mailbox``."""
+        self._watchers.discard(mailbox)
 
     def _broadcast(self, update: Update) -> None:
-        for queue in list(self._watchers):
+        for mailbox in list(self._watchers):
             try:
-                queue.put_nowait(update)
-            except asyncio.QueueFull:
+                mailbox.put_nowait(update)
+            except MailboxFull:
                 # A watcher this far behind is dropped; it can resume from its last version.
-                self._watchers.discard(queue)
-                with contextlib.suppress(asyncio.QueueFull):
-                    queue.put_nowait(None)
+                self._watchers.discard(mailbox)
+                mailbox.force(None)
         for event in update.events:
             # Once a hand is over (played out or voided) its seed goes to the auditors.
             # The hand over is the latest committed one: its commitment's sequence goes along.
@@ -466,9 +472,8 @@ class TableRunner:
             self._clock.cancel()
         for task in list(self._tasks):
             task.cancel()
-        for queue in list(self._watchers):
-            with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait(None)
+        for mailbox in list(self._watchers):
+            mailbox.force(None)
         self._watchers.clear()
 
 
