@@ -23,7 +23,7 @@ from riverboat.engine.events import DiscardsReshuffled, HandEnded, ReshuffleRequ
 from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
-from riverboat.eventstore import ConcurrencyError, EventStore
+from riverboat.eventstore import ConcurrencyError, EventStore, StoredRecord
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
 from riverboat.services.table.mailbox import Mailbox, MailboxFull
@@ -53,6 +53,20 @@ class Update:
     request_id: str = ""
     actor: str = ""
     occurred_at: datetime | None = None
+
+    @classmethod
+    def from_record(cls, record: StoredRecord) -> Update:
+        """The update a stored log record holds (its events decoded, actor and time from the
+        first event's envelope)."""
+        pairs = decode_batch(record.payload)
+        meta = pairs[0][1] if pairs else None
+        return cls(
+            record.version,
+            tuple(e for e, _ in pairs),
+            record.request_id,
+            meta.actor if meta else "",
+            meta.occurred_at if meta else record.recorded_at,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,20 +123,12 @@ class TableRunner:
         """Fold records written after ``version`` (by us before a crash, or another instance)."""
         updates = []
         async for record in self.store.iter_records(self.table_id, self.version + 1):
-            pairs = decode_batch(record.payload)
-            events = [e for e, _ in pairs]
-            self._fold(events, record.version, record.stream_sequence, record.request_id)
-            self.chain_hash = chain_end(record.payload, self.chain_hash)
-            meta = pairs[0][1] if pairs else None
-            updates.append(
-                Update(
-                    record.version,
-                    tuple(events),
-                    record.request_id,
-                    meta.actor if meta else "",
-                    meta.occurred_at if meta else record.recorded_at,
-                )
+            update = Update.from_record(record)
+            self._fold(
+                list(update.events), record.version, record.stream_sequence, record.request_id
             )
+            self.chain_hash = chain_end(record.payload, self.chain_hash)
+            updates.append(update)
         for update in updates:
             self._broadcast(update)
         return updates

@@ -20,7 +20,7 @@ from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
 from riverboat.engine.options import dealers_choice_options, pacific_options
-from riverboat.eventcodec import decode_batch, options_from_pb, rules_from_pb
+from riverboat.eventcodec import options_from_pb, rules_from_pb
 from riverboat.eventstore import ConcurrencyError
 from riverboat.services.common.auth import current_identity
 from riverboat.services.table.dealer_client import DealerUnavailable
@@ -290,16 +290,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     for record in records:
                         if record.version > runner.version:
                             break
-                        pairs = decode_batch(record.payload)
-                        meta = pairs[0][1] if pairs else None
-                        past = Update(
-                            record.version,
-                            tuple(e for e, _ in pairs),
-                            record.request_id,
-                            meta.actor if meta else "",
-                            meta.occurred_at if meta else record.recorded_at,
-                        )
-                        yield self._update(runner, viewer, past)
+                        yield self._update(runner, viewer, Update.from_record(record))
                         sent = record.version
                 if sent < runner.version:
                     yield table_pb2.WatchResponse(
