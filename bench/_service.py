@@ -19,6 +19,7 @@ import io
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -85,16 +86,18 @@ class ServiceCost:
 async def measure_service(tables: int, *, warmup: float, window: float) -> ServiceCost:
     """Play ``tables`` tables in process; CPU per accepted action over ``window`` seconds."""
     configure_logging(fmt="json", level="info", stream=io.StringIO(), service="table")
-    registry = TableRegistry(InMemoryEventStore(), _Dealer(), TableConfig(hand_pause=0.0))  # type: ignore[arg-type]
+    # Stand-ins by duck typing: the dealer client's and gRPC context's methods the service calls.
+    dealer: Any = _Dealer()
+    context: Any = _Context()
+    registry = TableRegistry(InMemoryEventStore(), dealer, TableConfig(hand_pause=0.0))
     service = TableService(registry)
-    context = _Context()
     with acting_as(Identity("bench-operator", "operator")):
         for k in range(tables):
             table_id = f"s{k}"
             request = table_pb2.OpenTableRequest(
                 table_id=table_id, action_seconds=3600, request_id=f"open-{table_id}"
             )
-            await service.OpenTable(request, context)  # type: ignore[arg-type]
+            await service.OpenTable(request, context)
             for seat in range(1, PLAYERS + 1):
                 seating = table_pb2.SeatPlayerRequest(
                     table_id=table_id,
@@ -103,7 +106,7 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                     stack=STACK,
                     request_id=f"seat-{table_id}-{seat}",
                 )
-                await service.SeatPlayer(seating, context)  # type: ignore[arg-type]
+                await service.SeatPlayer(seating, context)
     accepted = 0
     errors = 0
 
@@ -114,7 +117,7 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
         choose, pick = random_chooser(rng), random_picker(rng)
         with acting_as(Identity(name, "player")):
             watch = table_pb2.WatchRequest(table_id=table_id)
-            async for update in service.Watch(watch, context):  # type: ignore[arg-type]
+            async for update in service.Watch(watch, context):
                 update.SerializeToString()
                 if not update.HasField("view") or update.view.to_act != seat:
                     continue
@@ -133,7 +136,7 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                     request_id=f"{name}-{view.hand_id}-{view.version}",
                 )
                 try:
-                    reply = await service.Act(act, context)  # type: ignore[arg-type]
+                    reply = await service.Act(act, context)
                 except _Refused:
                     errors += 1
                     continue
