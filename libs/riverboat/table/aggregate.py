@@ -130,8 +130,28 @@ class TableState:
         return (after or ready)[0]
 
 
+#: The events :func:`apply` handles itself (one case each); every other one is folded into
+#: the hand, by :func:`apply` and by :func:`fold` in runs.
+_TABLE_LEVEL: frozenset[type] = frozenset(
+    {
+        TableCreated,
+        PlayerSeated,
+        LeaveRequested,
+        PlayerLeft,
+        DealerUp,
+        GameChosen,
+        HandCommitted,
+        HandVoided,
+        HandStarted,
+        HandEnded,
+    }
+)
+
+
 def apply(state: TableState, event: AnyEvent) -> TableState:
     """Fold one event (table-level or hand) into the table."""
+    if type(event) not in _TABLE_LEVEL:
+        return _fold_run(state, [event])  # type: ignore[list-item]  # a hand event
     match event:
         case TableCreated():
             return replace(
@@ -220,26 +240,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             carried = hand.carried_out if isinstance(hand, GameHandState) else 0
             return replace(state, hand=hand, seats=seats, carried=carried, dealer=0)
         case _:
-            if state.hand is None:
-                raise ValueError(f"{type(event).__name__} with no hand in progress")
-            return replace(state, hand=fold_hand([event], state.hand))
-
-
-#: The events :func:`apply` handles itself; every other one is folded into the hand.
-_TABLE_LEVEL: frozenset[type] = frozenset(
-    {
-        TableCreated,
-        PlayerSeated,
-        LeaveRequested,
-        PlayerLeft,
-        DealerUp,
-        GameChosen,
-        HandCommitted,
-        HandVoided,
-        HandStarted,
-        HandEnded,
-    }
-)
+            raise AssertionError(f"{type(event).__name__} is in _TABLE_LEVEL but has no case")
 
 
 def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:

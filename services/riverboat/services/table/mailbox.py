@@ -37,10 +37,7 @@ class Mailbox(Generic[T]):
         """Add ``item``; :class:`MailboxFull` if ``limit`` items are waiting."""
         if len(self._items) >= self._limit:
             raise MailboxFull
-        self._items.append(item)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        self.force(item)
 
     def force(self, item: T) -> None:
         """Add ``item`` past the limit (the final ``None`` that ends a stream)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -124,16 +124,16 @@ class TableRunner:
         updates = []
         async for record in self.store.iter_records(self.table_id, self.version + 1):
             update = Update.from_record(record)
-            self._fold(
-                list(update.events), record.version, record.stream_sequence, record.request_id
-            )
+            self._fold(update.events, record.version, record.stream_sequence, record.request_id)
             self.chain_hash = chain_end(record.payload, self.chain_hash)
             updates.append(update)
         for update in updates:
             self._broadcast(update)
         return updates
 
-    def _fold(self, events: list[AnyEvent], version: int, sequence: int, request_id: str) -> None:
+    def _fold(
+        self, events: Sequence[AnyEvent], version: int, sequence: int, request_id: str
+    ) -> None:
         self.state = table.fold(events, self.state)
         self.version = version
         self._remember(request_id, version)
