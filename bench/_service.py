@@ -72,15 +72,28 @@ class _Context:
 
 @dataclass(frozen=True)
 class ServiceCost:
-    """Accepted actions in the window and the CPU this process spent on them."""
+    """Accepted actions in the window, the CPU this process spent on them, and how much of
+    that CPU was the players' own choosing (which the room rows pay in the bots' process)."""
 
     actions: int
     cpu_seconds: float
     errors: int
+    choosing_seconds: float = 0.0
 
     @property
     def ms_per_action(self) -> float:
+        """Everything, the players' choices included."""
         return 1000 * self.cpu_seconds / max(self.actions, 1)
+
+    @property
+    def service_ms_per_action(self) -> float:
+        """The table service's part: everything but the players' choices."""
+        return 1000 * (self.cpu_seconds - self.choosing_seconds) / max(self.actions, 1)
+
+    @property
+    def choosing_ms_per_action(self) -> float:
+        """The players' part: choosing a move and building the request."""
+        return 1000 * self.choosing_seconds / max(self.actions, 1)
 
 
 async def measure_service(tables: int, *, warmup: float, window: float) -> ServiceCost:
@@ -109,9 +122,10 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                 await service.SeatPlayer(seating, context)
     accepted = 0
     errors = 0
+    choosing = 0.0
 
     async def player(table_id: str, seat: int) -> None:
-        nonlocal accepted, errors
+        nonlocal accepted, errors, choosing
         name = f"{table_id}-p{seat}"
         rng = random.Random(name)
         choose, pick = random_chooser(rng), random_picker(rng)
@@ -122,8 +136,10 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                 if not update.HasField("view") or update.view.to_act != seat:
                     continue
                 view = update.view
+                began = time.thread_time()
                 move = next_move(view, choose, pick)
                 if move is None:
+                    choosing += time.thread_time() - began
                     continue
                 act = table_pb2.ActRequest(
                     table_id=table_id,
@@ -135,6 +151,7 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                     choice=move.choice,
                     request_id=f"{name}-{view.hand_id}-{view.version}",
                 )
+                choosing += time.thread_time() - began
                 try:
                     reply = await service.Act(act, context)
                 except _Refused:
@@ -152,9 +169,9 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
     ]
     try:
         await asyncio.sleep(warmup)
-        first, cpu = accepted, time.thread_time()
+        first, cpu, chose = accepted, time.thread_time(), choosing
         await asyncio.sleep(window)
-        return ServiceCost(accepted - first, time.thread_time() - cpu, errors)
+        return ServiceCost(accepted - first, time.thread_time() - cpu, errors, choosing - chose)
     finally:
         for task in tasks:
             task.cancel()

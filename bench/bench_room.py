@@ -16,11 +16,14 @@ One run on this machine, everything started by the bench:
    accepted in it (actions/s) and their client-side latency; the table stream's growth over the
    window gives the log appends/s, which include the service's own deal records.
 3. The verdict against the targets: >= 1,000 actions/s sustained with p99 < 50 ms, and
-   actions/s >= one third of the raw publish rate (both the sequential and the concurrent one).
+   actions/s >= one third of the raw publish rate (both the sequential and the concurrent one);
+   then the transport floor (``bench/_floor.py``), the service's own work in process
+   (``bench/_service.py``) and the ceilings their lowest costs allow (``bench/_budget.py``):
+   whether a target is within reach of this stack on this machine at all.
 
 The machine's two cores are shared by NATS, the table service, the dealer and the bots (and by
 anything else running meanwhile: the ``other`` CPU column). Every phase is bounded in time; the
-whole run takes about two and a half minutes.
+whole run takes about three minutes.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from pathlib import Path
 import nats
 from nats.aio.msg import Msg
 
+from bench._budget import Budget
 from bench._floor import FloorResult, drive_floor
 from bench._room import (
     ACTION_SECONDS,
@@ -146,7 +150,7 @@ def run() -> None:
     # harder one to reach a third of).
     sequential = max(before[0], after[0], key=lambda r: r.rate)
     concurrent = max(before[1], after[1], key=lambda r: r.rate)
-    _print_targets(phases, sequential, concurrent, floors)
+    _print_targets(phases, sequential, concurrent, floors, own)
 
 
 def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
@@ -397,8 +401,8 @@ def _print_service(own: ServiceCost, phases: list[Phase], floors: list[Floor]) -
     print(
         f"  the table service's own work, in process (bench/_service.py): {SERVICE_TABLES} "
         f"tables, the real service on the in-memory store, no gRPC or NATS: "
-        f"{own.ms_per_action:.2f} ms of CPU per action ({own.actions:,} actions, "
-        f"{own.errors} refused; the bots' choices included)"
+        f"{own.service_ms_per_action:.2f} ms of CPU per action, and the players' choosing "
+        f"{own.choosing_ms_per_action:.2f} ms ({own.actions:,} actions, {own.errors} refused)"
     )
     row = next((p for p in phases if p.tables == SERVICE_TABLES and p.result is not None), None)
     floor = next((f for f in floors if f.tables == SERVICE_TABLES and f.result), None)
@@ -406,9 +410,10 @@ def _print_service(own: ServiceCost, phases: list[Phase], floors: list[Floor]) -
         return
     table = _table_ms_per_action(row)
     transport = 10 * floor.cpu.get("server", 0.0) / max(floor.rate, 1e-9)
-    rest = table - own.ms_per_action - transport
+    rest = table - own.service_ms_per_action - transport
     print(
-        f"    the {SERVICE_TABLES}-table row's {table:.2f} ms per action = {own.ms_per_action:.2f} "
+        f"    the {SERVICE_TABLES}-table row's {table:.2f} ms per action = "
+        f"{own.service_ms_per_action:.2f} "
         f"own work + {transport:.2f} transport (the floor server's) + {rest:.2f} the rest "
         "(interceptors, the JetStream store, the dealer calls, the event loop's extra work)",
         flush=True,
@@ -463,7 +468,11 @@ def _table_ms_per_action(phase: Phase) -> float:
 
 
 def _print_targets(
-    phases: list[Phase], sequential: PublishRate, concurrent: PublishRate, floors: list[Floor]
+    phases: list[Phase],
+    sequential: PublishRate,
+    concurrent: PublishRate,
+    floors: list[Floor],
+    own: ServiceCost,
 ) -> None:
     done = [p for p in phases if p.result is not None and not p.failure]
     if not done:
@@ -499,12 +508,11 @@ def _print_targets(
         "the sequential rate bounds one table, the concurrent one many)",
         flush=True,
     )
-    _print_floor_verdict(best, best_quick, floors, concurrent)
+    _print_floor_verdict(best, best_quick, floors)
+    _print_budget(done, floors, own, concurrent)
 
 
-def _print_floor_verdict(
-    best: Phase, best_quick: Phase | None, floors: list[Floor], concurrent: PublishRate
-) -> None:
+def _print_floor_verdict(best: Phase, best_quick: Phase | None, floors: list[Floor]) -> None:
     measured = [f for f in floors if f.result is not None and not f.failure]
     if not measured:
         return
@@ -522,23 +530,68 @@ def _print_floor_verdict(
             else ""
         )
     )
-    reachable = (
-        top_quick is not None
-        and top_quick.rate >= TARGET_ACTIONS
-        and top.rate >= TARGET_SHARE_OF_RAW * concurrent.rate
-    )
     ours = _machine_ms_per_action(best.cpu, best.rate)
     floor = _machine_ms_per_action(top.cpu, top.rate)
     print(
         f"    machine CPU per action (every process but 'other'): Riverboat {ours:.2f} ms at "
-        f"its best row, the floor {floor:.2f} ms ({ours / floor:.1f}x). "
-        + (
-            "The floor meets the targets here, so what misses them is Riverboat's own work "
-            "per action, not the transport."
-            if reachable
-            else "The floor itself misses a target here: no table service on this stack "
-            "reaches that one on this machine."
+        f"its best row, the floor {floor:.2f} ms ({ours / floor:.1f}x)",
+        flush=True,
+    )
+
+
+def room_budget(phases: list[Phase], floors: list[Floor], own: ServiceCost) -> Budget | None:
+    """The run's lowest costs per action as a :class:`Budget` (None if a part is missing)."""
+    measured = [f for f in floors if f.result is not None and not f.failure and f.rate > 0]
+    rows = [p for p in phases if p.result is not None and p.rate > 0]
+    if not measured or not rows or own.actions == 0:
+        return None
+    return Budget(
+        floor_server_ms=min(10 * f.cpu.get("server", 0.0) / f.rate for f in measured),
+        floor_machine_ms=min(_machine_ms_per_action(f.cpu, f.rate) for f in measured),
+        own_ms=own.service_ms_per_action,
+        choosing_ms=own.choosing_ms_per_action,
+        dealer_ms=min(10 * p.cpu.get("dealer", 0.0) / p.rate for p in rows),
+        cores=os.cpu_count() or 1,
+    )
+
+
+def _print_budget(
+    phases: list[Phase], floors: list[Floor], own: ServiceCost, concurrent: PublishRate
+) -> None:
+    budget = room_budget(phases, floors, own)
+    if budget is None:
+        return
+    b = budget
+    print(
+        "  ceilings (bench/_budget.py): the lowest costs of this run added up, as if joining "
+        "Riverboat's own work to the bare transport cost nothing:\n"
+        f"    one table-service process: floor server {b.floor_server_ms:.2f} + own work "
+        f"{b.own_ms:.2f} ms per action -> at most {b.one_process:,.0f} actions/s on a whole "
+        "core\n"
+        f"    tables sharded over processes: floor machine {b.floor_machine_ms:.2f} + own work "
+        f"{b.own_ms:.2f} + players' choosing {b.choosing_ms:.2f} + dealer {b.dealer_ms:.2f} = "
+        f"{b.machine_ms:.2f} ms per action -> at most {b.machine:,.0f} actions/s with all "
+        f"{b.cores} cores busy (p99 far above {TARGET_P99_MS:g} ms there)"
+    )
+    allowed = b.own_ms_allowed(TARGET_ACTIONS)
+    for label, target in (
+        (f"{TARGET_ACTIONS:,.0f} actions/s", TARGET_ACTIONS),
+        (
+            f"1/3 of raw concurrent publish ({TARGET_SHARE_OF_RAW * concurrent.rate:,.0f}/s)",
+            TARGET_SHARE_OF_RAW * concurrent.rate,
         ),
+    ):
+        verdict = (
+            "under the ceiling: the gap to it is Riverboat's own to close"
+            if b.machine >= target
+            else f"over the ceiling (which is {b.machine / target:.2f}x of it): out of reach "
+            "for this stack on this machine, however its parts are joined"
+        )
+        print(f"    target {label}: {verdict}")
+    print(
+        f"    for {TARGET_ACTIONS:,.0f}/s on {b.cores} cores, the own work of service and "
+        f"players together would have to fit in {max(allowed, 0.0):.2f} ms per action "
+        f"(measured: {b.own_ms + b.choosing_ms:.2f} ms)",
         flush=True,
     )
 
