@@ -571,7 +571,7 @@ def _print_budget(
         f"    tables sharded over processes: floor machine {b.floor_machine_ms:.2f} + own work "
         f"{b.own_ms:.2f} + players' choosing {b.choosing_ms:.2f} + dealer {b.dealer_ms:.2f} = "
         f"{b.machine_ms:.2f} ms per action -> at most {b.machine:,.0f} actions/s with all "
-        f"{b.cores} cores busy (p99 far above {TARGET_P99_MS:g} ms there)"
+        f"{b.cores} cores busy"
     )
     allowed = b.own_ms_allowed(TARGET_ACTIONS)
     for label, target in (
@@ -585,7 +585,7 @@ def _print_budget(
             "under the ceiling: the gap to it is Riverboat's own to close"
             if b.machine >= target
             else f"over the ceiling (which is {b.machine / target:.2f}x of it): out of reach "
-            "for this stack on this machine, however its parts are joined"
+            "for this stack on this machine in this run, however its parts are joined"
         )
         print(f"    target {label}: {verdict}")
     print(
