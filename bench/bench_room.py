@@ -588,10 +588,17 @@ def _print_budget(
             "for this stack on this machine in this run, however its parts are joined"
         )
         print(f"    target {label}: {verdict}")
+    share = 1000 * b.cores / TARGET_ACTIONS
     print(
-        f"    for {TARGET_ACTIONS:,.0f}/s on {b.cores} cores, the own work of service and "
-        f"players together would have to fit in {max(allowed, 0.0):.2f} ms per action "
-        f"(measured: {b.own_ms + b.choosing_ms:.2f} ms)",
+        f"    for {TARGET_ACTIONS:,.0f}/s on {b.cores} cores ({share:.2f} ms of CPU per action): "
+        + (
+            f"the own work of service and players together would have to fit in "
+            f"{allowed:.2f} ms per action (measured: {b.own_ms + b.choosing_ms:.2f} ms)"
+            if allowed > 0
+            else f"the floor and the dealer alone take "
+            f"{b.floor_machine_ms + b.dealer_ms:.2f} ms, leaving nothing for the own work "
+            f"(measured: {b.own_ms + b.choosing_ms:.2f} ms)"
+        ),
         flush=True,
     )
 
