@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import UTC, datetime
+from typing import Any
 
 from riverboat.engine.events import AntePosted
 from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_chained_batch, event_hash
@@ -65,25 +66,16 @@ def test_chained_encoding_returns_the_hash_chain_end_reads_back() -> None:
         AntePosted(1, 5),
     ]
     previous = bytes(range(32))
+    meta: dict[str, Any] = {
+        "aggregate_id": "t",
+        "version": 3,
+        "request_id": "r3",
+        "actor": "op",
+        "occurred_at": WHEN,
+        "previous_hash": previous,
+    }
     for count in range(1, len(events) + 1):
         batch = events[:count]
-        payload, last = encode_chained_batch(
-            batch,
-            aggregate_id="t",
-            version=3,
-            request_id="r3",
-            actor="op",
-            occurred_at=WHEN,
-            previous_hash=previous,
-        )
-        plain = encode(
-            batch,
-            aggregate_id="t",
-            version=3,
-            request_id="r3",
-            actor="op",
-            occurred_at=WHEN,
-            previous_hash=previous,
-        )
-        assert payload == plain
+        payload, last = encode_chained_batch(batch, **meta)
+        assert payload == encode(batch, **meta)
         assert last == chain_end(payload, previous) != previous

@@ -20,6 +20,7 @@ import grpc
 import grpc.aio
 
 from riverboat.auth import Identity, TokenError, TokenIssuer
+from riverboat.services.common.wrappers import WrapperCache
 
 Handler = Any  # grpc.RpcMethodHandler; the stubs' generics add nothing here
 Context = Any
@@ -72,9 +73,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         # Verified tokens, until they expire: an HS256 check on every call of a busy table
         # costs more than the lookup. Bounded; cleared when full.
         self._verified: dict[str, Identity] = {}
-        # method -> (the handler we wrapped, its wrapper): the wrapper reads each call's token
-        # itself, so it is built once per method rather than on every call.
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+        # The wrapper reads each call's token itself, so it is built once per method.
+        self._wrappers = WrapperCache(self._wrap)
 
     def _verify(self, token: str) -> Identity:
         identity = self._verified.get(token)
@@ -95,25 +95,23 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         method = details.method
         if handler is None or method.startswith(self._open):
             return handler
-        known = self._wrapped.get(method)
-        if known is not None and known[0] is handler:
-            return known[1]
+        return self._wrappers.get(handler, method)
+
+    def _wrap(self, handler: Handler, method: str) -> Handler:
         check = self._checker(method)
-        wrapped = handler
         if handler.unary_unary is not None:
-            wrapped = grpc.unary_unary_rpc_method_handler(
+            return grpc.unary_unary_rpc_method_handler(
                 _unary(handler.unary_unary, check),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
-        elif handler.unary_stream is not None:
-            wrapped = grpc.unary_stream_rpc_method_handler(
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
                 _streaming(handler.unary_stream, check),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
-        self._wrapped[method] = (handler, wrapped)
-        return wrapped
+        return handler
 
     def _checker(self, method: str) -> Callable[[Context], Awaitable[Identity]]:
         name = method.rsplit("/", 1)[-1]

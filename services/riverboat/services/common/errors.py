@@ -26,6 +26,8 @@ import grpc
 import grpc.aio
 import structlog
 
+from riverboat.services.common.wrappers import WrapperCache
+
 __all__ = [
     "REASON_METADATA_KEY",
     "Aborted",
@@ -163,8 +165,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     ) -> None:
         self._context_fields = tuple(context_fields)
         self._quiet_prefixes = tuple(quiet_prefixes)
-        # method -> (the handler we wrapped, its wrapper): built once per method, not per call.
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+        self._wrappers = WrapperCache(self._wrap)
 
     async def intercept_service(
         self,
@@ -174,13 +175,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         handler = await continuation(handler_call_details)
         if handler is None:  # unknown method: let gRPC answer UNIMPLEMENTED
             return handler
-        method = handler_call_details.method
-        known = self._wrapped.get(method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = self._wrap(handler, method)
-        self._wrapped[method] = (handler, wrapped)
-        return wrapped
+        return self._wrappers.get(handler, handler_call_details.method)
 
     def _wrap(self, handler: Handler, method: str) -> Handler:
         quiet = method.startswith(self._quiet_prefixes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import hmac
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -188,11 +189,10 @@ async def find_hand_progress(
     """
     try:
         if log_sequence > 0:
-            scan = HandScan(table_id, hand_id, scheme, commitment)
-            async with aclosing(log.iter_records_at(table_id, log_sequence)) as records:
-                async for record in records:
-                    if scan.feed(record):
-                        break
+            scan = await _scan(
+                HandScan(table_id, hand_id, scheme, commitment),
+                log.iter_records_at(table_id, log_sequence),
+            )
             if scan.committed_version is not None:
                 return scan
         last = await log.last_version(table_id)
@@ -201,11 +201,7 @@ async def find_hand_progress(
             start = max(1, last - window + 1)
             scan = HandScan(table_id, hand_id, scheme, commitment)
             if last:
-                # aclosing: stopping at the hand's end must release the read at once.
-                async with aclosing(log.iter_records(table_id, start)) as records:
-                    async for record in records:
-                        if scan.feed(record):
-                            break
+                scan = await _scan(scan, log.iter_records(table_id, start))
             if scan.committed_version is not None or start == 1:
                 return scan
             window *= 4
@@ -218,3 +214,13 @@ async def find_hand_progress(
         raise Unavailable(
             f"cannot read the log of table {table_id!r}: {exc}", reason="TABLE_LOG_UNAVAILABLE"
         ) from None
+
+
+async def _scan(scan: HandScan, records: AsyncGenerator[StoredRecord, None]) -> HandScan:
+    """Feed ``records`` to ``scan`` up to the hand's end. aclosing: stopping there must
+    release the read at once."""
+    async with aclosing(records) as reading:
+        async for record in reading:
+            if scan.feed(record):
+                break
+    return scan
