@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint fmt bench proto clean
+.PHONY: setup run test soak lint fmt bench proto clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,11 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The trust batteries (leaks, fuzzing, idempotency, outages, crashes, money) at full size:
+# hours, not minutes, so not part of `make test`, which runs the same tests small.
+soak: setup
+	RIVERBOAT_SOAK=1 $(BIN)/python -m pytest -m battery --timeout=0 $(ARGS)
 
 lint: setup
 	$(BIN)/ruff check libs services tests bench
