@@ -7,6 +7,16 @@ The generated configuration sets ``sync_interval: always``: JetStream's default 
 minutes) can lose writes that were already acknowledged if the machine crashes, and this server
 holds money and audit history.
 
+One store, one server: :meth:`NatsServer.start` takes an exclusive lock on
+``<store>/riverboat.lock`` and hands it to the nats-server process, which holds it for as long
+as it lives (even if whoever started it is gone); the server writes its pid to
+``<store>/nats-server.pid``. A second start on the same store, or on a port something already
+listens on, fails at once with one line naming the process in the way (:class:`StoreInUseError`,
+:class:`PortInUseError`).
+
+With ``users`` (see :mod:`riverboat.natsauth`) the server requires a login and enforces each
+user's publish/subscribe allow lists; without, anyone may connect (tests).
+
 Typical use::
 
     with NatsServer(store_dir, port=0) as server:
@@ -17,6 +27,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
+import fcntl
 import importlib.metadata
 import json
 import os
@@ -28,9 +40,12 @@ import sys
 import tempfile
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
+
+from riverboat.natsauth import NatsUser, inbox_prefix
 
 __all__ = [
     "DEFAULT_HOST",
@@ -39,7 +54,11 @@ __all__ = [
     "NatsServer",
     "NatsServerError",
     "NatsServerNotFoundError",
+    "PortInUseError",
+    "StoreInUseError",
     "find_nats_server",
+    "is_listening",
+    "port_holder",
     "server_version",
 ]
 
@@ -67,6 +86,65 @@ class NatsServerError(RuntimeError):
 
 class NatsServerNotFoundError(NatsServerError, FileNotFoundError):
     """No nats-server binary was found in any of the places searched."""
+
+
+LOCK_FILE = "riverboat.lock"
+PID_FILE = "nats-server.pid"
+
+
+class StoreInUseError(NatsServerError):
+    """Another nats-server runs on this JetStream store; the message names its pid."""
+
+    def __init__(self, store_dir: Path, pid: int | None) -> None:
+        self.store_dir = store_dir
+        self.pid = pid
+        if pid is not None:
+            how = f"stop it with: kill {pid}"
+            who = f"a nats-server (pid {pid})"
+        else:
+            how = f"find it with: fuser {store_dir / LOCK_FILE}"
+            who = "another process"
+        super().__init__(f"the NATS store {store_dir} is in use by {who}; {how}")
+
+
+class PortInUseError(NatsServerError):
+    """Something already listens on the port; the message names it when it can be found."""
+
+    def __init__(self, host: str, port: int, holder: tuple[int, str] | None) -> None:
+        self.port = port
+        self.pid = holder[0] if holder else None
+        if holder is not None:
+            pid, name = holder
+            text = f"port {port} is in use by {name} (pid {pid}); stop it with: kill {pid}"
+        else:
+            text = f"port {port} on {host} is in use by another process"
+        super().__init__(text)
+
+
+def port_holder(port: int) -> tuple[int, str] | None:
+    """``(pid, process name)`` of the process listening on TCP ``port``, if it can be seen."""
+    import psutil  # here: only the start-up checks need it
+
+    try:
+        connections = psutil.net_connections(kind="tcp")
+    except (psutil.Error, OSError):
+        return None
+    for conn in connections:
+        if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
+            if conn.pid is None:
+                return None
+            try:
+                return conn.pid, psutil.Process(conn.pid).name()
+            except psutil.Error:
+                return conn.pid, "a process"
+    return None
+
+
+def is_listening(host: str, port: int) -> bool:
+    """Whether something accepts TCP connections on ``host:port``."""
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex((host, port)) == 0
 
 
 def _is_executable(path: Path) -> bool:
@@ -175,6 +253,7 @@ class NatsServer:
         sync_interval: str = "always",
         server_name: str = "riverboat",
         startup_timeout: float = 15.0,
+        users: Sequence[NatsUser] = (),
     ) -> None:
         """Describe a server; nothing runs until :meth:`start`.
 
@@ -187,6 +266,8 @@ class NatsServer:
             sync_interval: JetStream fsync policy; keep ``"always"`` unless measuring.
             server_name: the server's name (JetStream keys its metadata by it).
             startup_timeout: seconds :meth:`start` waits for JetStream to answer.
+            users: require a login as one of these users, each with its allow lists (none: no
+                authentication). The start-up probe logs in as the first.
         """
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be in 0..65535, got {port}")
@@ -197,8 +278,10 @@ class NatsServer:
         self.server_name = server_name
         self.startup_timeout = startup_timeout
         self._binary = Path(binary) if binary is not None else None
+        self.users = tuple(users)
         self._process: subprocess.Popen[bytes] | None = None
         self._runtime_dir: Path | None = None
+        self._ports_dir = Path()
         self._log_path: Path | None = None
 
     # -- properties -------------------------------------------------------------------------
@@ -239,6 +322,8 @@ class NatsServer:
         """Launch the server and wait until JetStream answers API requests.
 
         Raises:
+            StoreInUseError: another nats-server runs on the store (nothing was started).
+            PortInUseError: something listens on the port already (nothing was started).
             NatsServerError: the binary is too old, the process exited, or JetStream did not
                 answer within ``startup_timeout`` (the message includes the log tail).
         """
@@ -253,6 +338,47 @@ class NatsServer:
             )
 
         self.store_dir.mkdir(parents=True, exist_ok=True)
+        lock_fd = self._lock_store()
+        try:
+            if self.port and is_listening(self.host, self.port):
+                raise PortInUseError(self.host, self.port, port_holder(self.port))
+            self._launch(lock_fd)
+        finally:
+            # The server process holds the lock from here on, for exactly as long as it lives.
+            os.close(lock_fd)
+        _LIVE.add(self)
+        try:
+            self._wait_ready(self._ports_dir)
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def check_store(self) -> None:
+        """Raise :class:`StoreInUseError` if a nats-server runs on the store (nothing starts)."""
+        if self.store_dir.exists():
+            os.close(self._lock_store())
+
+    def _lock_store(self) -> int:
+        """An fd holding the store's exclusive lock, or :class:`StoreInUseError`."""
+        fd = os.open(self.store_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+                raise
+            raise StoreInUseError(self.store_dir, self._stale_pid()) from None
+        return fd
+
+    def _stale_pid(self) -> int | None:
+        try:
+            text = (self.store_dir / PID_FILE).read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+        return int(text) if text.isdigit() else None
+
+    def _launch(self, lock_fd: int) -> None:
         runtime_dir = Path(tempfile.mkdtemp(prefix="riverboat-nats-"))
         ports_dir = runtime_dir / "ports"
         ports_dir.mkdir()
@@ -261,24 +387,19 @@ class NatsServer:
         self._cleanup_runtime_dir()
         self._runtime_dir = runtime_dir
         self._log_path = runtime_dir / "nats-server.log"
-
+        self._ports_dir = ports_dir
         with self._log_path.open("wb") as log:
             # A new session keeps terminal signals (Ctrl-C) aimed at the test runner from
-            # reaching the server before we stop it in order.
+            # reaching the server before we stop it in order. The store lock's fd is inherited:
+            # the server holds the lock while it runs.
             self._process = subprocess.Popen(
                 [str(self.binary), "-c", str(config_path)],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=(lock_fd,),
             )
-        _LIVE.add(self)
-        try:
-            self._wait_ready(ports_dir)
-        except BaseException:
-            self.kill()
-            raise
-        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop gracefully (SIGTERM), escalating to SIGKILL after ``timeout`` seconds."""
@@ -340,11 +461,18 @@ class NatsServer:
             f"host: {_conf_string(self.host)}\n"
             f"port: {port}\n"
             f"ports_file_dir: {_conf_string(str(ports_dir))}\n"
+            f"pid_file: {_conf_string(str(self.store_dir / PID_FILE))}\n"
             "jetstream {\n"
             f"  store_dir: {_conf_string(str(self.store_dir))}\n"
             f"  sync_interval: {self.sync_interval}\n"
-            "}\n"
+            "}\n" + self._authorization_text()
         )
+
+    def _authorization_text(self) -> str:
+        if not self.users:
+            return ""
+        entries = "".join(f"    {user.config_text()}\n" for user in self.users)
+        return f"authorization {{\n  users = [\n{entries}  ]\n}}\n"
 
     def _wait_ready(self, ports_dir: Path) -> None:
         deadline = time.monotonic() + self.startup_timeout
@@ -359,7 +487,9 @@ class NatsServer:
             if port is not None:
                 self.port = port
                 try:
-                    _probe_jetstream(self.host, port, timeout=1.0)
+                    _probe_jetstream(
+                        self.host, port, timeout=1.0, user=self.users[0] if self.users else None
+                    )
                     return
                 except (OSError, NatsServerError) as exc:
                     last_problem = str(exc)
@@ -389,19 +519,27 @@ class NatsServer:
             self._log_path = None
 
 
-def _probe_jetstream(host: str, port: int, *, timeout: float) -> None:
+def _probe_jetstream(host: str, port: int, *, timeout: float, user: NatsUser | None) -> None:
     """Ask ``$JS.API.INFO`` over a bare NATS connection; raise unless JetStream answers.
 
     Plain sockets keep this module free of asyncio, so it works from synchronous fixtures and CLI.
+    With authentication on, it logs in as ``user`` and listens on that user's inbox.
     """
-    inbox = "_INBOX.riverboat_probe"
+    inbox = f"{inbox_prefix(user.name if user else None)}.riverboat_probe"
     with socket.create_connection((host, port), timeout=timeout) as sock:
         sock.settimeout(timeout)
         reader = sock.makefile("rb")
         info = reader.readline()
         if not info.startswith(b"INFO "):
             raise NatsServerError(f"unexpected greeting {info[:80]!r}")
-        connect = {"verbose": False, "pedantic": False, "headers": True, "no_responders": True}
+        connect: dict[str, object] = {
+            "verbose": False,
+            "pedantic": False,
+            "headers": True,
+            "no_responders": True,
+        }
+        if user is not None:
+            connect.update(user=user.name, **{"pass": user.password})
         sock.sendall(
             b"CONNECT " + json.dumps(connect).encode() + b"\r\n"
             b"SUB " + inbox.encode() + b" 1\r\n"

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import nats
+import psutil
 import pytest
 
-from riverboat.natsserver import NatsServer, NatsServerError
+from riverboat.natsserver import NatsServer, NatsServerError, PortInUseError, StoreInUseError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -56,18 +61,56 @@ def test_start_twice_is_an_error(tmp_path: Path) -> None:
         server.start()
 
 
-def test_port_in_use_fails_with_the_log_tail(tmp_path: Path) -> None:
+def test_port_in_use_is_named_in_one_line_and_nothing_starts(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         server = NatsServer(tmp_path, port=taken.getsockname()[1])
 
-        with pytest.raises(NatsServerError) as caught:
+        with pytest.raises(PortInUseError) as caught:
             server.start()
 
-    assert "exited during startup" in str(caught.value)
-    assert "address already in use" in str(caught.value)
-    assert not server.is_running
+    message = str(caught.value)
+    assert f"(pid {os.getpid()})" in message and f"kill {os.getpid()}" in message, message
+    assert "\n" not in message
+    assert not server.is_running and server.log_path is None
+
+
+def test_two_servers_never_open_one_store(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with NatsServer(store, port=0) as first:
+        second = NatsServer(store, port=0)
+        with pytest.raises(StoreInUseError) as caught:
+            second.start()
+        message = str(caught.value)
+        assert f"(pid {first.pid})" in message and f"kill {first.pid}" in message, message
+        assert not second.is_running
+        assert asyncio.run(jetstream_answers(first.url))
+        first.kill()  # a crash: the kernel drops the lock with the process
+        second.start()
+        assert second.is_running
+        second.close()
+
+
+def test_the_store_lock_outlives_whoever_started_the_server(tmp_path: Path) -> None:
+    """A launcher that dies without stopping its server (kill -9) leaves a server that still
+    holds the store: the next start names it instead of opening the store a second time."""
+    store = tmp_path / "store"
+    script = (
+        "import os, sys; from riverboat.natsserver import NatsServer; "
+        f"s = NatsServer({str(store)!r}, port=0).start(); print(s.pid, flush=True); os._exit(0)"
+    )
+    orphan = int(
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+        ).stdout
+    )
+    try:
+        assert psutil.pid_exists(orphan)
+        with pytest.raises(StoreInUseError, match=f"pid {orphan}"):
+            NatsServer(store, port=0).start()
+    finally:
+        os.kill(orphan, signal.SIGKILL)
 
 
 def test_unresponsive_server_times_out_and_is_killed(tmp_path: Path) -> None:
