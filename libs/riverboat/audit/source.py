@@ -8,28 +8,39 @@ from pathlib import Path
 
 from riverboat.audit.archive import Archive, read_archive
 from riverboat.audit.natsread import FetchError, Layout, fetch_archive
+from riverboat.natsauth import NatsCredentials
 
 __all__ = ["FetchError", "Layout", "load_archive"]
 
 
 #: Replies to the auditor come to its own inbox prefix, so its NATS user can be allowed to
-#: subscribe to that alone (not to every client's ``_INBOX.>``): see docs/audit.md.
+#: subscribe to that alone (not to every client's ``_INBOX.>``): see docs/audit.md. A named
+#: user's replies come to that user's own prefix (``_INBOX_<user>``, riverboat.natsauth).
 INBOX_PREFIX = "_AUDIT_INBOX"
 
 
 async def _fetch(
-    url: str, creds: Path | None, layout: Layout, on_message: Callable[[int], None] | None
+    url: str,
+    credentials: NatsCredentials,
+    layout: Layout,
+    on_message: Callable[[int], None] | None,
 ) -> Archive:
     import nats  # imported here: reading a file needs no NATS client
+
+    options = credentials.connect_options()
+    options.setdefault("inbox_prefix", INBOX_PREFIX)
+
+    async def quiet(exc: Exception) -> None:
+        """A refused login is reported once, below, not also as nats-py's logged traceback."""
 
     try:
         nc = await nats.connect(
             url,
-            user_credentials=str(creds) if creds else None,
             connect_timeout=5,
-            inbox_prefix=INBOX_PREFIX,
             allow_reconnect=False,
             max_reconnect_attempts=0,
+            error_cb=quiet,
+            **options,
         )
     except Exception as exc:  # nats-py raises several unrelated types when it cannot connect
         raise FetchError(f"cannot connect to {url}: {exc or type(exc).__name__}") from exc
@@ -43,7 +54,7 @@ def load_archive(
     *,
     file: Path | None = None,
     nats_url: str | None = None,
-    creds: Path | None = None,
+    credentials: NatsCredentials | None = None,
     layout: Layout | None = None,
     on_message: Callable[[int], None] | None = None,
 ) -> Archive:
@@ -59,4 +70,5 @@ def load_archive(
     if file is not None:
         return read_archive(file)
     assert nats_url is not None
-    return asyncio.run(_fetch(nats_url, creds, layout or Layout(), on_message))
+    login = credentials or NatsCredentials()
+    return asyncio.run(_fetch(nats_url, login, layout or Layout(), on_message))

@@ -23,10 +23,12 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags saying where the streams are (shared with ``riverboat history``)."""
+    from riverboat.services.common.natslogin import add_nats_login_arguments
+
     parser.add_argument("--nats", metavar="URL", help="read the streams from this NATS server")
-    parser.add_argument(
-        "--creds", type=Path, metavar="FILE", help="NATS credentials file (the auditor's user)"
-    )
+    add_nats_login_arguments(parser)
+    # The older spelling of --nats-creds.
+    parser.add_argument("--creds", dest="nats_creds", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--tables-stream", default="RB_TABLES", help="table-log stream")
     parser.add_argument("--tables-prefix", default="rb.tables", help="table-log subject prefix")
     parser.add_argument("--seeds-stream", default="RB_AUDIT", help="revealed-seed stream")
@@ -117,7 +119,12 @@ def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
     """The archive the arguments name (file or NATS), or an exit status on failure."""
     from riverboat.audit.archive import ArchiveError
     from riverboat.audit.source import FetchError, load_archive
+    from riverboat.services.common.natslogin import NatsLoginError, nats_login
 
+    try:
+        credentials = nats_login(args)
+    except NatsLoginError as exc:
+        return _fail(str(exc))
     if args.nats and args.source:
         return _fail("give an archive FILE or --nats URL, not both")
     if not args.nats and not args.source:
@@ -127,7 +134,7 @@ def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
             return load_archive(
                 file=Path(args.source) if args.source else None,
                 nats_url=args.nats,
-                creds=args.creds,
+                credentials=credentials,
                 layout=layout_of(args),
                 on_message=lambda n: update(n, None),
             )

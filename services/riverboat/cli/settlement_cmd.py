@@ -141,7 +141,12 @@ async def _rebuild(args: argparse.Namespace) -> int:
     config = _config(args)
     console = Console(stderr=True)
     try:
-        nc = await nats.connect(config.nats_url, connect_timeout=5, max_reconnect_attempts=3)
+        nc = await nats.connect(
+            config.nats_url,
+            connect_timeout=5,
+            max_reconnect_attempts=3,
+            **config.nats_login.connect_options(),
+        )
     except Exception as exc:
         print(
             f"riverboat settlement: cannot reach NATS at {config.nats_url}: {exc}", file=sys.stderr

@@ -9,8 +9,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from riverboat.natsauth import NatsCredentials
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.natslogin import (
+    NatsLoginError,
+    add_nats_login_arguments,
+    nats_login,
+)
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -53,6 +59,7 @@ class DealerConfig:
     Attributes:
         address: gRPC ``host:port`` to listen on (port 0: any free port).
         nats_url: the NATS server(s), comma-separated URLs.
+        nats_login: how to log in to NATS (see ``riverboat.services.common.natslogin``).
         seal_key_file: file holding the AES-256 sealing key (hex or base64).
         seal_key_text: the key itself (from ``RIVERBOAT_DEALER_KEY``); hidden from ``repr``.
         dev_key_file: where a development key is kept when no key is configured.
@@ -69,6 +76,7 @@ class DealerConfig:
 
     address: str = DEFAULT_ADDRESS
     nats_url: str = DEFAULT_NATS_URL
+    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     seal_key_file: Path | None = None
     seal_key_text: str | None = field(default=None, repr=False)
     dev_key_file: Path = DEFAULT_DEV_KEY_FILE
@@ -144,9 +152,14 @@ class DealerConfig:
             return env.get(env_name) or default
 
         key_file = args.seal_key_file or env.get(ENV_KEY_FILE) or None
+        try:
+            login = nats_login(args, env)
+        except NatsLoginError as exc:
+            raise ConfigError(str(exc)) from None
         return cls(
             address=pick(args.address, ENV_ADDRESS, DEFAULT_ADDRESS),
             nats_url=pick(args.nats, ENV_NATS_URL, DEFAULT_NATS_URL),
+            nats_login=login,
             seal_key_file=Path(key_file) if key_file else None,
             seal_key_text=env.get(ENV_KEY) or None,
             dev_key_file=Path(args.dev_key_file),
@@ -174,6 +187,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"gRPC host:port to listen on (env {ENV_ADDRESS}; default {DEFAULT_ADDRESS})",
     )
     net.add_argument("--nats", help=f"NATS URL (env {ENV_NATS_URL}; default {DEFAULT_NATS_URL})")
+    add_nats_login_arguments(net)
     keys = parser.add_argument_group("sealing key")
     keys.add_argument(
         "--seal-key-file",

@@ -145,6 +145,7 @@ class DealerServer:
                     error_cb=self._on_error,
                     disconnected_cb=self._on_disconnected,
                     reconnected_cb=self._on_reconnected,
+                    **self.config.nats_login.connect_options(),
                 ),
                 timeout=self.config.connect_timeout,
             )

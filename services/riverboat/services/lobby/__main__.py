@@ -7,6 +7,7 @@ import os
 
 from riverboat import eventloop
 from riverboat.services.common import configure_logging
+from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.server import serve
 
@@ -16,6 +17,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="riverboat-lobby", description="Riverboat lobby")
     parser.add_argument("--address", help="listen address (default 127.0.0.1:50051)")
     parser.add_argument("--nats", dest="nats_url", help="NATS URL (nats://127.0.0.1:4333)")
+    add_nats_login_arguments(parser)
     parser.add_argument("--table", dest="table_address", help="table service (127.0.0.1:50052)")
     parser.add_argument(
         "--settlement", dest="settlement_address", help="settlement service (127.0.0.1:50054)"
@@ -37,6 +39,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Run until SIGTERM/SIGINT."""
     args = parse(argv)
+    try:
+        login = nats_login(args)
+    except NatsLoginError as exc:
+        raise SystemExit(f"riverboat-lobby: {exc}") from None
     configure_logging(fmt=args.log_format, service="lobby")
     bootstrap = []
     for spec in args.account:
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     config = LobbyConfig.from_env(
         address=args.address,
         nats_url=args.nats_url,
+        nats_login=login,
         table_address=args.table_address,
         settlement_address=args.settlement_address,
         stream=args.stream,

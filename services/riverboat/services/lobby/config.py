@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from riverboat.natsauth import NatsCredentials
+
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 
@@ -14,6 +16,8 @@ class LobbyConfig:
 
     address: str = DEFAULT_ADDRESS
     nats_url: str = "nats://127.0.0.1:4333"
+    #: How to log in to NATS (``--nats-user`` etc., see riverboat.services.common.natslogin).
+    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     table_address: str = "127.0.0.1:50052"
     settlement_address: str = "127.0.0.1:50054"
     stream: str = "RB_LOBBY"

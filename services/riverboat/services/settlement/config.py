@@ -8,8 +8,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from riverboat.natsauth import NatsCredentials
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.natslogin import (
+    NatsLoginError,
+    add_nats_login_arguments,
+    nats_login,
+)
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -52,6 +58,7 @@ class SettlementConfig:
     Attributes:
         address: gRPC ``host:port`` (port 0: any free port).
         nats_url: the NATS server(s).
+        nats_login: how to log in to NATS (see ``riverboat.services.common.natslogin``).
         database_url: the ledger (SQLite file or PostgreSQL); hidden from ``repr``.
         wallets_stream, wallets_prefix: the wallet logs (written here).
         tables_stream, tables_prefix: the table logs (read here).
@@ -67,6 +74,7 @@ class SettlementConfig:
 
     address: str = DEFAULT_ADDRESS
     nats_url: str = DEFAULT_NATS_URL
+    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     database_url: str = field(default_factory=_database_url, repr=False)
     wallets_stream: str = "RB_WALLETS"
     wallets_prefix: str = "rb.wallets"
@@ -150,9 +158,14 @@ class SettlementConfig:
         def pick(value: str | None, env_name: str, default: str) -> str:
             return value if value is not None else (env.get(env_name) or default)
 
+        try:
+            login = nats_login(args, env)
+        except NatsLoginError as exc:
+            raise ConfigError(str(exc)) from None
         values = {
             "address": pick(getattr(args, "address", None), ENV_ADDRESS, DEFAULT_ADDRESS),
             "nats_url": pick(args.nats, ENV_NATS_URL, DEFAULT_NATS_URL),
+            "nats_login": login,
             "database_url": _database_url(args.database, env),
             "wallets_stream": args.wallets_stream,
             "wallets_prefix": args.wallets_prefix,
@@ -186,6 +199,7 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         "PostgreSQL: postgresql+psycopg://user@host/db)",
     )
     group.add_argument("--nats", help=f"NATS URL (env {ENV_NATS_URL}; default {DEFAULT_NATS_URL})")
+    add_nats_login_arguments(group)
     group.add_argument("--wallets-stream", default="RB_WALLETS", help="default %(default)s")
     group.add_argument("--wallets-prefix", default="rb.wallets", help="default %(default)s")
     group.add_argument("--tables-stream", default="RB_TABLES", help="default %(default)s")

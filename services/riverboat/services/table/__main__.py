@@ -6,6 +6,7 @@ import argparse
 
 from riverboat import eventloop
 from riverboat.services.common import configure_logging
+from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.server import serve
 
@@ -15,6 +16,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="riverboat-table", description="Riverboat table service")
     parser.add_argument("--address", help="listen address (default 127.0.0.1:50052)")
     parser.add_argument("--nats", dest="nats_url", help="NATS URL (default nats://127.0.0.1:4333)")
+    add_nats_login_arguments(parser)
     parser.add_argument("--dealer", dest="dealer_address", help="dealer address (127.0.0.1:50053)")
     parser.add_argument("--hand-pause", type=float, help="seconds between hands (default 2)")
     parser.add_argument("--stream", help="JetStream stream of table logs (default RB_TABLES)")
@@ -26,10 +28,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Run until SIGTERM/SIGINT."""
     args = parse(argv)
+    try:
+        login = nats_login(args)
+    except NatsLoginError as exc:
+        raise SystemExit(f"riverboat-table: {exc}") from None
     configure_logging(fmt=args.log_format, service="table")
     config = TableConfig.from_env(
         address=args.address,
         nats_url=args.nats_url,
+        nats_login=login,
         dealer_address=args.dealer_address,
         hand_pause=args.hand_pause,
         stream=args.stream,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from riverboat.natsauth import NatsCredentials
 
 DEFAULT_ADDRESS = "127.0.0.1:50052"
 DEFAULT_NATS_URL = "nats://127.0.0.1:4333"
@@ -16,6 +18,8 @@ class TableConfig:
 
     address: str = DEFAULT_ADDRESS
     nats_url: str = DEFAULT_NATS_URL
+    #: How to log in to NATS (``--nats-user`` etc., see riverboat.services.common.natslogin).
+    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     dealer_address: str = DEFAULT_DEALER_ADDRESS
     stream: str = "RB_TABLES"
     subject_prefix: str = "rb.tables"

@@ -62,7 +62,11 @@ class TableServer:
         # no_echo: the registry follows the table subjects to hear of other instances'
         # appends; our own would only come back to be parsed and ignored, once per action.
         self.nc = await nats.connect(
-            self.config.nats_url, name="riverboat-table", max_reconnect_attempts=-1, no_echo=True
+            self.config.nats_url,
+            name="riverboat-table",
+            max_reconnect_attempts=-1,
+            no_echo=True,
+            **self.config.nats_login.connect_options(),
         )
         store = await JetStreamEventStore.open(
             self.nc,
