@@ -1,7 +1,9 @@
-"""`riverboat up` and `riverboat bots` as an operator runs them: real processes, Ctrl-C."""
+"""`riverboat up` and `riverboat bots` as an operator runs them: real processes, Ctrl-C, closed
+pipes, a server an earlier run left behind, and NATS identities on."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -9,21 +11,26 @@ import sys
 import time
 from pathlib import Path
 
-from riverboat.services.launcher import free_port
+import grpc
+import nats
+import psutil
+import pytest
+
+from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.services.launcher import free_port, wait_serving
+from riverboat.v1 import lobby_pb2, lobby_pb2_grpc
 
 
 def _riverboat(*args: str) -> list[str]:
     return [sys.executable, "-m", "riverboat.cli", *args]
 
 
-def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
-    ports = [free_port() for _ in range(5)]
+def _up(var: Path, ports: list[int], *extra: str) -> list[str]:
     lobby, table, dealer, settlement = (f"127.0.0.1:{p}" for p in ports[:4])
-    output = tmp_path / "up.out"
-    command = _riverboat(
+    return _riverboat(
         "up",
         "--var",
-        str(tmp_path / "var"),
+        str(var),
         "--nats-port",
         str(ports[4]),
         "--lobby-address",
@@ -38,10 +45,69 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
         "2",
         "--hand-pause",
         "0.1",
+        *extra,
     )
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+def leftovers(root: Path) -> list[str]:
+    """Processes (but this one) working in, started from or holding files under ``root``: every
+    child of `riverboat up`, nats-server included, runs with its working directory there."""
+    found = []
+    for proc in psutil.process_iter(["pid", "cwd", "cmdline"]):
+        if proc.pid == os.getpid():
+            continue
+        try:
+            places = [proc.info["cwd"] or "", *(proc.info["cmdline"] or [])]
+            places += [f.path for f in proc.open_files()]
+        except psutil.Error:
+            continue
+        if any(str(root) in place for place in places):
+            found.append(f"{proc.pid} {' '.join(proc.info['cmdline'] or [])[:120]}")
+    return found
+
+
+def reap(root: Path) -> list[str]:
+    """:func:`leftovers`, killed after being listed (so a failing test leaves nothing behind)."""
+    found = leftovers(root)
+    for line in found:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    return found
+
+
+def _ports() -> list[int]:
+    return [free_port() for _ in range(5)]
+
+
+def _seated(var: Path, lobby: str, timeout: float = 90) -> None:
+    """Wait until both demo tables have bots seated: up has printed its banner by then."""
+    token = TokenIssuer(load_token_key(var / "token.key")).issue("test", "operator")
+    metadata = (("authorization", f"Bearer {token}"),)
+    wait_serving(lobby, timeout)
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(lobby) as channel:
+        stub = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
+        while time.monotonic() < deadline:
+            tables = stub.ListTables(lobby_pb2.ListTablesRequest(), metadata=metadata).tables
+            if len(tables) == 2 and all(len(t.seats) >= 2 for t in tables):
+                return
+            time.sleep(0.2)
+    raise AssertionError("the demo tables never filled")
+
+
+def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+    """The whole room with NATS identities on: four services, bots, the auditor's audit."""
+    ports = _ports()
+    output = tmp_path / "up.out"
+    var = tmp_path / "var"
     with output.open("w") as sink:
-        up = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path, env=env)
+        up = subprocess.Popen(
+            _up(var, ports), stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path, env=ENV
+        )
+    nats_url = f"nats://127.0.0.1:{ports[4]}"
     try:
         deadline = time.monotonic() + 60
         seen = ""
@@ -52,9 +118,21 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
         assert "Pacific $1/$2 stud hi/lo" in seen and "Dealer's choice" in seen, seen
         assert "Operator account: operator / " in seen, seen
         assert "*** 3rd street ***" in seen and "main pot" in seen, seen
+        for name in ("lobby", "table", "dealer", "settlement"):
+            log = (var / "logs" / f"{name}.log").read_text()
+            assert f"--nats-user {name}" in " ".join(_cmdline_of(name, tmp_path)), name
+            assert "violation" not in log.lower(), log[-2000:]
         bots = subprocess.run(
             _riverboat(
-                "bots", "--table-address", table, "--tables", "2", "--seats", "3", "--seconds", "6"
+                "bots",
+                "--table-address",
+                f"127.0.0.1:{ports[1]}",
+                "--tables",
+                "2",
+                "--seats",
+                "3",
+                "--seconds",
+                "6",
             ),
             capture_output=True,
             text=True,
@@ -64,12 +142,138 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
         )
         assert bots.returncode == 0, bots.stderr
         assert "bots acted" in bots.stdout and "bots acted 0 times" not in bots.stdout
+        # The auditor's identity reads and verifies the live streams; no login is refused.
+        password = str(var / "nats-auth" / "auditor.password")
+        login = ["--nats-user", "auditor", "--nats-password-file", password]
+        audit = subprocess.run(
+            _riverboat(
+                "audit", "--nats", nats_url, *login, str(var / "nats-auth/auditor.password")
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert audit.returncode == 0 and "RESULT: OK" in audit.stdout, audit.stdout + audit.stderr
+        anonymous = subprocess.run(
+            _riverboat("audit", "--nats", nats_url),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert anonymous.returncode != 0 and "Authorization Violation" in anonymous.stderr
     finally:
         up.send_signal(signal.SIGINT)
         up.wait(timeout=60)
+    assert reap(tmp_path) == [], "no service or nats-server is left running"
     assert up.returncode == 0
     assert "stopped." in output.read_text()
-    leftovers = subprocess.run(
-        ["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False
+
+
+def _cmdline_of(service: str, root: Path) -> list[str]:
+    for proc in psutil.process_iter(["cmdline", "cwd"]):
+        cmdline = proc.info["cmdline"] or []
+        if f"riverboat.services.{service}" in cmdline and proc.info["cwd"] == str(root):
+            return list(cmdline)
+    return []
+
+
+@pytest.mark.parametrize("reader", ["head -1", "tee, then Ctrl-C"])
+def test_ctrl_c_stops_everything_after_the_output_pipe_closed(tmp_path: Path, reader: str) -> None:
+    """`riverboat up | head -1`, or `| tee` and Ctrl-C (which ends tee first): stdout is a pipe
+    nobody reads any more. Ctrl-C must still stop every service and the nats-server."""
+    ports = _ports()
+    var = tmp_path / "var"
+    errors = tmp_path / "up.err"
+    with errors.open("w") as sink:
+        up = subprocess.Popen(
+            _up(var, ports), stdout=subprocess.PIPE, stderr=sink, cwd=tmp_path, env=ENV
+        )
+    assert up.stdout is not None
+    try:
+        if reader == "head -1":
+            first = up.stdout.readline()
+            assert first.startswith(b"nats-server"), first
+            up.stdout.close()  # head exits after its line
+            _seated(var, f"127.0.0.1:{ports[0]}")  # the banner went into the closed pipe
+        else:
+            _seated(var, f"127.0.0.1:{ports[0]}")
+            up.stdout.close()  # Ctrl-C reaches tee too, and tee goes first
+        assert leftovers(tmp_path), "the room runs (the oracle sees its processes)"
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.wait(timeout=90)
+    assert reap(tmp_path) == [], errors.read_text()[-3000:]
+    assert up.returncode == 0, errors.read_text()[-3000:]
+    assert "Traceback" not in errors.read_text(), errors.read_text()[-3000:]
+
+
+def _orphan_nats_server(store: Path, port: int, cwd: Path) -> int:
+    """A Riverboat nats-server whose launcher died without stopping it (an earlier run killed
+    with -9): it keeps running, holding the store and the port. Returns its pid."""
+    script = (
+        "import os; from riverboat.natsserver import NatsServer; "
+        f"s = NatsServer({str(store)!r}, port={port}).start(); print(s.pid, flush=True); "
+        "os._exit(0)"
     )
-    assert leftovers.stdout.strip() == "", "no service or nats-server is left running"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    return int(done.stdout)
+
+
+async def _messages(url: str, stream: str) -> int:
+    nc = await nats.connect(url, allow_reconnect=False)
+    try:
+        return int((await nc.jetstream().stream_info(stream)).state.messages)
+    finally:
+        await nc.close()
+
+
+async def _write(url: str) -> None:
+    nc = await nats.connect(url, allow_reconnect=False)
+    try:
+        js = nc.jetstream()
+        await js.add_stream(name="RB_EARLIER", subjects=["rb.earlier.>"])
+        for n in range(3):
+            await js.publish(f"rb.earlier.{n}", b"from the earlier run")
+    finally:
+        await nc.close()
+
+
+async def test_a_second_up_names_the_stale_server_and_leaves_its_store_alone(
+    tmp_path: Path,
+) -> None:
+    var = tmp_path / "var"
+    ports = _ports()
+    stale = _orphan_nats_server(var / "nats", ports[4], tmp_path)
+    url = f"nats://127.0.0.1:{ports[4]}"
+    try:
+        await _write(url)
+        store_files = sorted(p.name for p in (var / "nats").rglob("*"))
+        # The same port (what `make run` does again), then another port on the same store.
+        for nats_port in (ports[4], free_port()):
+            second = subprocess.run(
+                _up(var, [*ports[:4], nats_port]),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                cwd=tmp_path,
+                env=ENV,
+                check=False,
+            )
+            lines = second.stderr.strip().splitlines()
+            assert second.returncode != 0, second.stdout + second.stderr
+            assert len(lines) == 1, second.stderr
+            assert f"pid {stale}" in lines[0] and f"kill {stale}" in lines[0], lines
+            assert second.stdout == "", second.stdout
+            # Nothing else opened the store: the stale server alone holds it, and answers.
+            holders = [line.split()[0] for line in leftovers(var / "nats")]
+            assert holders == [str(stale)], holders
+            assert await _messages(url, "RB_EARLIER") == 3
+        assert store_files and sorted(p.name for p in (var / "nats").rglob("*")) == store_files
+    finally:
+        os.kill(stale, signal.SIGKILL)

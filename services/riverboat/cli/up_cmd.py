@@ -3,6 +3,13 @@
 NATS, the dealer, table, settlement and lobby services as child processes; an operator account;
 a Pacific $1/$2 table and a dealer's choice table opened through the lobby; bots that register,
 get a deposit, buy in through the lobby and play through the table service. Ctrl-C stops it all.
+
+Start and stop cannot hurt the store: before anything starts, a process still holding the NATS
+store or one of the ports (a server an earlier run left behind) is named in one line with its pid;
+the children run in their own process groups, so only this launcher gets the terminal's Ctrl-C
+and it stops them in order, also when its stdout is a pipe whose reader is gone (``| head -1``,
+``| tee`` then Ctrl-C). NATS runs with one user per service and tool (``riverboat.natsauth``),
+their passwords kept in ``VAR/nats-auth/``.
 """
 
 from __future__ import annotations
@@ -14,14 +21,25 @@ import random
 import secrets
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, TextIO
 
 import grpc
 
 from riverboat.auth import load_token_key
 from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
-from riverboat.natsserver import DEFAULT_PORT, NatsServer
+from riverboat.natsauth import room_passwords, room_users
+from riverboat.natsserver import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    NatsServer,
+    StoreInUseError,
+    is_listening,
+    port_holder,
+)
+from riverboat.services.common.addresses import split_address
 from riverboat.services.launcher import ServiceProcess
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
@@ -61,26 +79,127 @@ def _operator_password(var: Path) -> str:
     return password
 
 
+class Output:
+    """Standard output that outlives its reader (``| head -1``; ``| tee`` and then Ctrl-C).
+
+    Once a write finds the pipe closed, stdout is pointed at ``/dev/null`` and the room goes on
+    (Ctrl-C still stops it): a vanished reader must not abort the launcher half-way, which is
+    how an earlier run left its nats-server running on the store.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def say(self, text: str = "") -> None:
+        """Print one line (or several), flushed; silently nothing once the reader is gone."""
+        if self.reader_gone:
+            return
+        try:
+            self._stream.write(text + "\n")
+            self._stream.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.reader_gone = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())  # so the exit-time flush succeeds too
+            finally:
+                os.close(devnull)
+
+
+def _describe(pid: int) -> str:
+    """What process ``pid`` is, for the one-line message about it."""
+    import psutil
+
+    try:
+        command = " ".join(psutil.Process(pid).cmdline())
+        name = psutil.Process(pid).name()
+    except psutil.Error:
+        return f"a process (pid {pid})"
+    for service in ("dealer", "table", "settlement", "lobby"):
+        if f"riverboat.services.{service}" in command:
+            return f"the {service} service (pid {pid})"
+    return f"{name} (pid {pid})"
+
+
+def stale_processes(args: argparse.Namespace, var: Path) -> list[str]:
+    """One line per process that holds the NATS store or a port this room needs (none: [])."""
+    holders: dict[int | None, list[str]] = {}
+    if not args.nats:
+        try:
+            NatsServer(var / "nats", port=args.nats_port).check_store()
+        except StoreInUseError as exc:
+            holders.setdefault(exc.pid, []).append(f"the NATS store {var / 'nats'}")
+    wanted = [("NATS", f"{DEFAULT_HOST}:{args.nats_port}")] if not args.nats else []
+    wanted += [
+        ("dealer", args.dealer_address),
+        ("table", args.table_address),
+        ("settlement", args.settlement_address),
+        ("lobby", args.lobby_address),
+    ]
+    for what, address in wanted:
+        host, port = split_address(address)
+        if port and is_listening(host, port):
+            holder = port_holder(port)
+            holders.setdefault(holder[0] if holder else None, []).append(f"port {port} ({what})")
+    lines = []
+    for pid, things in holders.items():
+        held = " and ".join(things)
+        if pid is None:
+            lines.append(f"{held} is in use by another process; stop it first")
+        else:
+            lines.append(
+                f"{_describe(pid)} still holds {held} (left by an earlier run?); "
+                f"stop it with: kill {pid}"
+            )
+    return lines
+
+
+def _print_flushed(line: str) -> None:
+    print(line, flush=True)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # SIGTERM/SIGHUP: stop in order, as Ctrl-C does
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     """Start everything, set up the demo, let the bots play; Ctrl-C stops it all cleanly."""
+    out = Output(sys.stdout)
     var = Path(args.var)
     logs = var / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    stale = stale_processes(args, var)
+    if stale:
+        for line in stale:
+            print(f"riverboat up: {line}", file=sys.stderr)
+        return 1
     load_token_key(var / "token.key")  # create the room's token key before any service starts
     password = _operator_password(var)
     env = {
         "RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key"),
         "RIVERBOAT_PASSWORD_OPERATOR": password,
     }
+    auth_dir = var / "nats-auth"
     nats_server: NatsServer | None = None
     started: list[ServiceProcess] = []
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
     try:
         if args.nats:
             nats_url = args.nats
         else:
-            nats_server = NatsServer(var / "nats", port=args.nats_port)
+            # One NATS user per service and tool, passwords made once and kept in VAR.
+            users = room_users(room_passwords(auth_dir))
+            nats_server = NatsServer(var / "nats", port=args.nats_port, users=users)
             nats_server.start()
             nats_url = nats_server.url
+
+        def login(name: str) -> list[str]:
+            if nats_server is None:
+                return []  # someone else's NATS: its logins are its operator's business
+            return ["--nats-user", name, "--nats-password-file", str(auth_dir / f"{name}.password")]
+
         database = args.database or f"sqlite:///{(var / 'settlement.db').resolve()}"
         plan = [
             ("dealer", args.dealer_address, ["--dev-key-file", str(var / "dealer.key")]),
@@ -107,32 +226,50 @@ def cmd_up(args: argparse.Namespace) -> int:
             process = ServiceProcess(
                 name,
                 address,
-                ["--address", address, "--nats", nats_url, "--log-format", "json", *extra],
+                [
+                    "--address",
+                    address,
+                    "--nats",
+                    nats_url,
+                    *login(name),
+                    "--log-format",
+                    "json",
+                    *extra,
+                ],
                 log_path=logs / f"{name}.log",
                 env=env,
             )
+            started.append(process)  # before start(): a Ctrl-C while it starts stops it too
             process.start()
-            started.append(process)
-        print(f"nats-server   {nats_url}" + (f"  (store {var / 'nats'})" if nats_server else ""))
+        out.say(f"nats-server   {nats_url}" + (f"  (store {var / 'nats'})" if nats_server else ""))
         for process in started:
-            print(f"{process.name:<13} {process.address}  (log {process.log_path})")
-        asyncio.run(_demo(args, password))
+            out.say(f"{process.name:<13} {process.address}  (log {process.log_path})")
+        asyncio.run(_demo(args, password, out.say, nats_url if nats_server else None, auth_dir))
     except KeyboardInterrupt:
         pass
     except RuntimeError as exc:
         print(f"riverboat up: {exc}", file=sys.stderr)
         return 1
     finally:
-        print("\nstopping...")
+        # Nothing may cut the stop short: not a second Ctrl-C, not a closed stdout.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        out.say("\nstopping...")
         for process in reversed(started):
             process.stop()
         if nats_server is not None:
             nats_server.stop()
-    print("stopped.")
+    out.say("stopped.")
     return 0
 
 
-async def _demo(args: argparse.Namespace, password: str) -> None:
+async def _demo(
+    args: argparse.Namespace,
+    password: str,
+    say: Callable[[str], None],
+    nats_url: str | None,
+    auth_dir: Path,
+) -> None:
     async with (
         grpc.aio.insecure_channel(args.lobby_address) as lobby_channel,
         grpc.aio.insecure_channel(args.table_address) as table_channel,
@@ -143,10 +280,18 @@ async def _demo(args: argparse.Namespace, password: str) -> None:
         tables = []
         for template, name, request_id in DEMO_TABLES:
             tables.append(await operator.create_table(template, name, request_id=request_id))
-        print()
+        say("")
         for table in tables:
-            print(f"table  {table.table_id:<28} {table.name}")
-        print(
+            say(f"table  {table.table_id:<28} {table.name}")
+        audit = (
+            f"""Audit the room as the auditor's NATS user:
+  .venv/bin/riverboat audit --nats {nats_url} --nats-user auditor \\
+      --nats-password-file {auth_dir / "auditor.password"}
+"""
+            if nats_url
+            else ""
+        )
+        say(
             f"""
 Operator account: {OPERATOR} / {password}
   .venv/bin/riverboat admin tables --user {OPERATOR} --password {password}
@@ -156,8 +301,7 @@ Play as a person, in another terminal (register, then the operator deposits for 
       --password {password}
 gRPC clients: reflection is on, e.g.
   grpcurl -plaintext {args.lobby_address} list
-Press Ctrl-C to stop everything.
-"""
+{audit}Press Ctrl-C to stop everything."""
         )
         settlement = settlement_pb2_grpc.SettlementServiceStub(  # type: ignore[no-untyped-call]
             settlement_channel
@@ -178,7 +322,7 @@ Press Ctrl-C to stop everything.
                         table.table_id,
                         random_chooser(random.Random()),
                         stop=stop,
-                        on_update=narrator() if narrate else None,
+                        on_update=narrator(say) if narrate else None,
                         think=0.3,
                     )
                 )
@@ -215,8 +359,10 @@ async def _ready_bot(
     return bot.token
 
 
-def narrator() -> Any:
-    """Print one table's hands readably, as one bot sees them."""
+def narrator(say: Callable[[str], None] | None = None) -> Any:
+    """Print one table's hands readably, as one bot sees them (through ``say``)."""
+    if say is None:
+        say = _print_flushed
     from riverboat.engine.events import HandStarted
     from riverboat.eventcodec import event_from_pb
     from riverboat.handtext import render
@@ -231,6 +377,6 @@ def narrator() -> Any:
         started = started or any(isinstance(e, HandStarted) for e in events)
         if started:
             for line in render(events, names=names):
-                print(line, flush=True)
+                say(line)
 
     return show

@@ -6,6 +6,7 @@ processes an operator runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -74,11 +75,15 @@ class ServiceProcess:
         """Start and wait for SERVING; on failure, the error includes the log's tail."""
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         command = [sys.executable, "-m", f"riverboat.services.{self.name}", *self.args]
+        # Its own process group: a Ctrl-C at the terminal reaches the launcher only, which stops
+        # the services in order (and a closed stdout pipe cannot take them down half-way).
         self.process = subprocess.Popen(
             command,
+            stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, **(self.env or {})},
+            process_group=0,
         )
         if self.log_path:
             out.close()  # type: ignore[union-attr]
@@ -97,9 +102,10 @@ class ServiceProcess:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
     def kill(self) -> None:
-        """SIGKILL: a crash, for the crash tests."""
+        """SIGKILL to the service's process group: a crash, for the crash tests."""
         if self.process is not None and self.process.poll() is None:
-            self.process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
 
     def stop(self, timeout: float = 15.0) -> None:
