@@ -146,9 +146,7 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
         password = str(var / "nats-auth" / "auditor.password")
         login = ["--nats-user", "auditor", "--nats-password-file", password]
         audit = subprocess.run(
-            _riverboat(
-                "audit", "--nats", nats_url, *login, str(var / "nats-auth/auditor.password")
-            ),
+            _riverboat("audit", "--nats", nats_url, *login),
             capture_output=True,
             text=True,
             timeout=120,
@@ -156,6 +154,28 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
             check=False,
         )
         assert audit.returncode == 0 and "RESULT: OK" in audit.stdout, audit.stdout + audit.stderr
+        # The operator's identity replays the logs into a ledger of its own, as rebuild does.
+        operator = ["--nats-user", "operator", "--nats-password-file"]
+        rebuilt = subprocess.run(
+            _riverboat(
+                "settlement",
+                "rebuild",
+                "--quiet",
+                "--nats",
+                nats_url,
+                *operator,
+                str(var / "nats-auth" / "operator.password"),
+                "--database",
+                f"sqlite:///{tmp_path / 'rebuilt.db'}",
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            check=False,
+        )
+        assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+        assert "table records" in rebuilt.stdout, rebuilt.stdout
         anonymous = subprocess.run(
             _riverboat("audit", "--nats", nats_url),
             capture_output=True,
