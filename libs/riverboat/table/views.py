@@ -1,10 +1,11 @@
 """What each viewer may see: their own hole cards, shown cards and public actions only.
 
 Every message a client receives is built here, from the omniscient table state and events.
-An observer (``viewer=None``) sees only public information. The dealer's choice games follow
-:mod:`riverboat.engine.visibility`: passed cards are seen by the giver and the receiver only,
-discards by nobody else, a declaration stays sealed until all are revealed together; wild
-cards and exposed-card payments are public.
+An observer (``viewer=None``) sees only public information, and a player sees what an observer
+sees plus their own seat. The dealer's choice games follow :mod:`riverboat.engine.visibility`:
+passed cards are seen by the giver and the receiver only (in the pass, not in the receiver's
+row), discards by nobody else, a declaration stays sealed until all are revealed together;
+wild cards and exposed-card payments are public.
 """
 
 from __future__ import annotations
@@ -159,10 +160,9 @@ def public_table_view(state: TableState, version: int) -> TableView:
 def personal_view(state: TableState, public: TableView, me: int) -> TableView:
     """``public`` (:func:`public_table_view` of ``state``) as the player at seat ``me`` sees it.
 
-    Only three things differ from what an observer sees: the seats whose cards ``me`` knows
-    better (their own, and cards they passed to someone who still holds them) or whose
-    declaration is theirs, ``me``'s legal moves, and the seat number
-    (:func:`personal_parts`).
+    Only three things differ from what an observer sees: ``me``'s own seat (their cards and
+    declaration), ``me``'s legal moves, and the seat number (:func:`personal_parts`). Every
+    other seat looks the same to every viewer (:func:`riverboat.engine.visibility.known_cards`).
     """
     seats, legal = personal_parts(state, public, me)
     return replace(public, seats=seats, viewer_seat=me, legal_actions=legal)
@@ -171,18 +171,15 @@ def personal_view(state: TableState, public: TableView, me: int) -> TableView:
 def personal_parts(
     state: TableState, public: TableView, me: int
 ) -> tuple[tuple[SeatView, ...], tuple[ViewAction, ...]]:
-    """The seats and legal moves of :func:`personal_view`. Every seat ``me`` sees as an
-    observer does is the public view's own :class:`SeatView` object, so a caller can tell
-    which seats changed by identity."""
+    """The seats and legal moves of :func:`personal_view`. Every seat but ``me``'s own is the
+    public view's own :class:`SeatView` object, so a caller can tell which seats changed by
+    identity."""
     hand = state.hand
     seats = public.seats
-    if hand is not None:
-        better = visibility.seats_seen_better(hand, me)
-        known = visibility.known_cards(hand, me, only=better)
+    if hand is not None and hand.index_of(me) is not None:
+        known = visibility.known_cards(hand, me, only=(me,))
         seats = tuple(
-            _seat_view(state, hand, known, s.seat, s.player, s.stack, me)
-            if s.seat in better
-            else shown
+            _seat_view(state, hand, known, s.seat, s.player, s.stack, me) if s.seat == me else shown
             for s, shown in zip(state.seats, public.seats, strict=True)
         )
     legal: tuple[ViewAction, ...] = ()
