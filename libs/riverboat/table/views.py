@@ -135,7 +135,9 @@ def public_table_view(state: TableState, version: int) -> TableView:
         variant=state.variant,
         version=version,
         hand_id=hand.hand_id if hand is not None else "",
-        hand_in_progress=state.hand_in_progress,
+        # The hand named by hand_id is being played; a next hand committed but not yet dealt
+        # is not (its id is not the one named, and nothing of it is in the view).
+        hand_in_progress=live,
         street=hand.street if hand is not None and live else 0,
         button=state.button,
         seats=seats,

@@ -144,3 +144,30 @@ def test_a_hand_shown_down_comes_in_canonical_order_to_everyone_but_its_holder()
             )
             assert tuple(c for c, _ in row.cards) == shown.cards  # the holder's own order
     assert reordered > 0  # the holders' orders were not canonical already: the test bites
+
+
+def test_between_hands_the_view_names_the_last_hand_and_says_it_is_over() -> None:
+    rng = random.Random(5)
+    room = Room(players=3)
+    _start(room, "draw", "first", rng)
+    room.play_out(rng)
+    [up] = room.do(choice.call_dealer(room.state))
+    assert isinstance(up, DealerUp)
+    if not up.redeal:
+        room.do(choice.choose_game(room.state, seat=up.seat, game="draw", options=None))
+    room.do(
+        table.commit_hand(
+            room.state, hand_id="second", scheme="RBS1", commitment=b"c" * 32, deck_size=52
+        )
+    )
+    assert room.state.pending is not None  # committed, not dealt
+    for me in (0, 1, 2, 3):
+        view = seat_table_view(room.state, 9, me)
+        assert view.hand_id == "first"
+        assert not view.hand_in_progress
+        assert view.legal_actions == () and view.to_act == 0
+    deck = list(range(52))
+    rng.shuffle(deck)
+    room.do(table.deal_hand(room.state, tuple(deck)))
+    view = seat_table_view(room.state, 10, 0)
+    assert (view.hand_id, view.hand_in_progress) == ("second", True)
