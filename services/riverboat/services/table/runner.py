@@ -19,7 +19,12 @@ import structlog
 
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
-from riverboat.engine.events import DiscardsReshuffled, HandEnded, ReshuffleRequested
+from riverboat.engine.events import (
+    DiscardsReshuffled,
+    HandEnded,
+    HandStarted,
+    ReshuffleRequested,
+)
 from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
@@ -121,19 +126,35 @@ class TableRunner:
 
     async def _catch_up(self) -> list[Update]:
         """Fold records written after ``version`` (by us before a crash, or another instance)."""
+        loading = self.version == 0
         updates = []
+        ended: list[tuple[str, int]] = []
         async for record in self.store.iter_records(self.table_id, self.version + 1):
             update = Update.from_record(record)
-            self._fold(update.events, record.version, record.stream_sequence, record.request_id)
+            ended += self._fold(
+                update.events, record.version, record.stream_sequence, record.request_id
+            )
             self.chain_hash = chain_end(record.payload, self.chain_hash)
             updates.append(update)
         for update in updates:
             self._broadcast(update)
+        # Loading a log, only its last finished hand may have missed its reveal (a crash
+        # right after its end); every earlier one was revealed when it ended.
+        self._reveal_ended(ended[-1:] if loading else ended)
         return updates
 
     def _fold(
         self, events: Sequence[AnyEvent], version: int, sequence: int, request_id: str
-    ) -> None:
+    ) -> list[tuple[str, int]]:
+        """Fold one record's events; returns the hands they ended (id, commitment sequence).
+
+        Which hand an event ends is worked out event by event, from the events themselves:
+        never the state after the whole record (or the whole log), which may be a later
+        hand still in play whose seed must stay sealed.
+        """
+        hand = self.state.hand
+        current = hand.hand_id if hand is not None else ""
+        ended: list[tuple[str, int]] = []
         self.state = table.fold(events, self.state)
         self.version = version
         self._remember(request_id, version)
@@ -142,12 +163,19 @@ class TableRunner:
                 self.commit_sequence = sequence
                 self.deck = None
                 self.reshuffles = []
-            elif isinstance(event, HandEnded | HandVoided):
+            elif isinstance(event, HandStarted):
+                current = event.hand_id
+            elif isinstance(event, HandEnded):
                 self.deck = None
+                ended.append((current, self.commit_sequence))
+            elif isinstance(event, HandVoided):
+                self.deck = None
+                ended.append((event.hand_id, self.commit_sequence))
             elif isinstance(event, ReshuffleRequested):
                 self.reshuffles.append(event.cards)
             elif isinstance(event, DiscardsReshuffled):
                 self.deck = None  # fetched again with the reshuffled stub appended
+        return ended
 
     def _remember(self, request_id: str, version: int) -> None:
         self._requests[request_id] = version
@@ -192,10 +220,11 @@ class TableRunner:
                 # Written before by us or by another instance: the log is the truth.
                 await self._catch_up()
                 return Submitted(result.version, True)
-            self._fold(events, result.version, result.stream_sequence, request_id)
+            ended = self._fold(events, result.version, result.stream_sequence, request_id)
             self.chain_hash = chain_hash
             update = Update(result.version, tuple(events), request_id, actor, now)
         self._broadcast(update)
+        self._reveal_ended(ended)
         self._log_update(update, actor)
         self.after_change()
         return Submitted(result.version, False)
@@ -444,13 +473,14 @@ class TableRunner:
                 # A watcher this far behind is dropped; it can resume from its last version.
                 self._watchers.discard(mailbox)
                 mailbox.force(None)
-        for event in update.events:
-            # Once a hand is over (played out or voided) its seed goes to the auditors.
-            # The hand over is the latest committed one: its commitment's sequence goes along.
-            if isinstance(event, HandVoided):
-                self._spawn(self._reveal(event.hand_id, self.commit_sequence))
-            elif isinstance(event, HandEnded) and self.state.hand is not None:
-                self._spawn(self._reveal(self.state.hand.hand_id, self.commit_sequence))
+
+    def _reveal_ended(self, ended: list[tuple[str, int]]) -> None:
+        """Once a hand is over (played out or voided) its seed goes to the auditors; only
+        hands the log shows ended are ever asked for (the dealer refusing one still in play
+        is the second line of defence, not the first)."""
+        for hand_id, commit_sequence in ended:
+            if hand_id:
+                self._spawn(self._reveal(hand_id, commit_sequence))
 
     async def _reveal(self, hand_id: str, commit_sequence: int) -> None:
         try:
