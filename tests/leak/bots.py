@@ -86,7 +86,7 @@ class Player:
                 metadata=self.metadata,
             )
             stopper = asyncio.ensure_future(stop.wait())
-            stopper.add_done_callback(lambda _: call.cancel())
+            stopper.add_done_callback(lambda _, c=call: c.cancel())  # type: ignore[misc]
             try:
                 async for update in call:
                     after = update.version

@@ -132,12 +132,14 @@ def _apply(f: Facts, e: AnyEvent) -> Facts:
                 ever_held={s: frozenset() for s in seats},
             )
         case ev.CardDealt():
-            held = {**f.held, e.seat: _row_append(f.held[e.seat], e.card, e.face_up)}
             shown = e.card if e.face_up else None
-            public = {**f.public, e.seat: _row_append(f.public[e.seat], shown, e.face_up)}
-            ever = {**f.ever_held, e.seat: f.ever_held[e.seat] | {e.card}}
-            pub = f.public_cards | {e.card} if e.face_up else f.public_cards
-            return replace(f, held=held, public=public, ever_held=ever, public_cards=pub)
+            return replace(
+                f,
+                held={**f.held, e.seat: _row_append(f.held[e.seat], e.card, e.face_up)},
+                public={**f.public, e.seat: _row_append(f.public[e.seat], shown, e.face_up)},
+                ever_held={**f.ever_held, e.seat: f.ever_held[e.seat] | {e.card}},
+                public_cards=(f.public_cards | {e.card}) if e.face_up else f.public_cards,
+            )
         case ev.CommunityCardDealt():
             return replace(f, public_cards=f.public_cards | {e.card})
         case ev.CardTurnedUp():
@@ -156,42 +158,44 @@ def _apply(f: Facts, e: AnyEvent) -> Facts:
             )
         case ev.CardsDiscarded() | ev.CardsToPass():
             gone = set(e.cards)
-            held = tuple(x for x in f.held[e.seat] if x[0] not in gone)
-            public = _remove_blanks(f.public[e.seat], len(e.cards))
-            return replace(f, held={**f.held, e.seat: held}, public={**f.public, e.seat: public})
+            kept: Row = tuple(x for x in f.held[e.seat] if x[0] not in gone)
+            seen = _remove_blanks(f.public[e.seat], len(e.cards))
+            return replace(f, held={**f.held, e.seat: kept}, public={**f.public, e.seat: seen})
         case ev.CardsEliminated():
             gone = set(e.cards)
-            held = tuple(x for x in f.held[e.seat] if x[0] not in gone)
+            left: Row = tuple(x for x in f.held[e.seat] if x[0] not in gone)
             up_gone = [x for x in f.public[e.seat] if x[0] in gone]
-            public = tuple(x for x in f.public[e.seat] if x[0] not in gone)
-            public = _remove_blanks(public, len(e.cards) - len(up_gone))
+            seen = tuple(x for x in f.public[e.seat] if x[0] not in gone)
+            seen = _remove_blanks(seen, len(e.cards) - len(up_gone))
             return replace(
                 f,
-                held={**f.held, e.seat: held},
-                public={**f.public, e.seat: public},
+                held={**f.held, e.seat: left},
+                public={**f.public, e.seat: seen},
                 public_cards=f.public_cards | gone,
             )
         case ev.CardsPassed():
             to = e.to_seat
-            held = f.held[to] + tuple((c, False) for c in e.cards)
-            public = f.public[to] + ((None, False),) * len(e.cards)
-            ever = {**f.ever_held, to: f.ever_held[to] | set(e.cards)}
+            got: Row = f.held[to] + tuple((c, False) for c in e.cards)
+            blanks: Row = f.public[to] + ((None, False),) * len(e.cards)
             return replace(
-                f, held={**f.held, to: held}, public={**f.public, to: public}, ever_held=ever
+                f,
+                held={**f.held, to: got},
+                public={**f.public, to: blanks},
+                ever_held={**f.ever_held, to: f.ever_held[to] | set(e.cards)},
             )
         case ev.CardsOrdered():
             ups = dict(f.held[e.seat])
-            held = tuple((c, ups[c]) for c in e.cards)
-            return replace(f, held={**f.held, e.seat: held})  # the public row: still blanks
+            stacked: Row = tuple((c, ups[c]) for c in e.cards)
+            return replace(f, held={**f.held, e.seat: stacked})  # the public row: still blanks
         case ev.CardPaymentPosted() | ev.TableCardTurned():
             return replace(f, public_cards=f.public_cards | {e.card})
         case ev.HandShown():
-            prow = f.public[e.seat]
-            down = iter(canonical(c for c in e.cards if (c, True) not in prow))
-            public = tuple((c, up) if c is not None else (next(down), up) for c, up in prow)
+            before = f.public[e.seat]
+            down = iter(canonical(c for c in e.cards if (c, True) not in before))
+            filled: Row = tuple((c, up) if c is not None else (next(down), up) for c, up in before)
             return replace(
                 f,
-                public={**f.public, e.seat: public},
+                public={**f.public, e.seat: filled},
                 public_cards=f.public_cards | set(e.cards),
             )
         case ev.ActionTaken() if e.action == "fold":
@@ -232,7 +236,7 @@ _META = EventMeta("", 0, 0, "", "", datetime(1970, 1, 1, tzinfo=UTC))
 
 
 def _payload(envelope: Message) -> tuple[str, bytes]:
-    kind = envelope.WhichOneof("payload")  # type: ignore[attr-defined]
+    kind = envelope.WhichOneof("payload")
     return kind, getattr(envelope, kind).SerializeToString(deterministic=True)
 
 
@@ -362,7 +366,7 @@ class Checker:
             if seat not in facts.held:
                 row = ()
             elif own:
-                row = tuple((card_str(c), up) for c, up in facts.held[seat])  # type: ignore[arg-type]
+                row = tuple((card_str(c), up) for c, up in facts.held[seat] if c is not None)
             elif seat in facts.folded:
                 row = ()
             else:
@@ -434,7 +438,7 @@ def _card_strings(message: Message) -> list[str]:
         if fd.name in _NOT_HELD_FIELDS:
             continue
         if fd.type == fd.TYPE_MESSAGE:
-            if fd.message_type.full_name == "google.protobuf.Struct":
+            if fd.message_type is not None and fd.message_type.full_name.endswith(".Struct"):
                 continue  # game options: numbers, words and ranks
             items = value if fd.is_repeated else [value]
             for item in items:

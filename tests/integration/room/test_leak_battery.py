@@ -130,11 +130,11 @@ async def test_no_viewer_learns_anything_hidden_through_the_real_services(
         for seat, where, message in received.messages:
             if isinstance(message, table_pb2.WatchResponse):
                 checker.update(seat, message, f"{table_id} {where}")
-            else:
+            elif isinstance(message, table_pb2.TableView):
                 checker.view(seat, message, f"{table_id} {where}")
         probes += _check_refusals(checker, truth, received, table_id)
     # Every game of the registry went through the services (stud hi/lo on both kinds of table).
-    games = defaultdict(int)
+    games: defaultdict[str, int] = defaultdict(int)
     for received in played:
         for game, count in received.games.items():
             games[game] += count

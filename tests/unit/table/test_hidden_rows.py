@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from riverboat.engine.cards import card_str
 from riverboat.engine.commands import Act
@@ -97,7 +98,7 @@ def test_a_passer_sees_neither_the_receivers_discard_nor_their_stacking_order() 
     _check_rows_are_public(room, 3)
 
 
-def _moves(room: Room, seat: int) -> list[object]:
+def _moves(room: Room, seat: int) -> list[Any]:
     from riverboat.engine.games import moves
 
     return list(moves(_hand(room), seat))

@@ -16,10 +16,13 @@ import pytest
 
 from riverboat.engine import events as ev
 from riverboat.engine import visibility
-from riverboat.services.table import viewpb
+from riverboat.table.views import personal_parts, redact
 from tests.battery import size
 from tests.leak.inprocess import games_in_registry, option_plan, play_in_process
 from tests.leak.oracle import Report
+
+#: The table service's view builder, where the leaks are planted.
+VIEWPB = "riverboat.services.table.viewpb"
 
 #: The battery's hands less those played through the real services.
 IN_PROCESS_HANDS = size(960, 96_000)
@@ -51,7 +54,7 @@ def test_no_viewer_learns_anything_hidden_in_any_game_with_any_option() -> None:
 
 def _passed_cards_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     """The old rule: a passer sees the cards they passed in the receiver's row."""
-    real = viewpb.personal_parts
+    real = personal_parts
 
     def leaky(state: Any, public: Any, me: int) -> Any:
         seats, legal = real(state, public, me)
@@ -73,7 +76,7 @@ def _passed_cards_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
             out.append(seat)
         return tuple(out), legal
 
-    monkeypatch.setattr(viewpb, "personal_parts", leaky)
+    monkeypatch.setattr(f"{VIEWPB}.personal_parts", leaky)
 
 
 def _holding_order_at_showdown(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,9 +85,8 @@ def _holding_order_at_showdown(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _redact_but(kind: type, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = viewpb.redact
     monkeypatch.setattr(
-        viewpb, "redact", lambda e, seat: e if isinstance(e, kind) else real(e, seat)
+        f"{VIEWPB}.redact", lambda e, seat: e if isinstance(e, kind) else redact(e, seat)
     )
 
 
@@ -147,15 +149,18 @@ def _small_log() -> Any:
     from riverboat.engine.events import SeatEntry
     from tests.leak.oracle import Truth
 
+    def cs(text: str) -> tuple[int, ...]:
+        return tuple(c(x) for x in text.split())
+
     seats = (SeatEntry(1, "ann", 1000), SeatEntry(2, "bob", 1000))
     dealt = {1: "5s Kh 2d Ac 7c 8c 9c", 2: "3h 4h 6h Qd Jd Td 9d"}
     batch: list[Any] = [ev.HandStarted("h1", "anaconda", 2, seats, 52, {})]
-    batch += [ev.CardDealt(s, c(x), False) for s, cards in dealt.items() for x in cards.split()]
-    passes = [
-        ev.CardsToPass(1, tuple(c(x) for x in "5s Kh 2d".split())),
-        ev.CardsToPass(2, tuple(c(x) for x in "3h 4h 6h".split())),
-        ev.CardsPassed(1, 2, tuple(c(x) for x in "5s Kh 2d".split())),
-        ev.CardsPassed(2, 1, tuple(c(x) for x in "3h 4h 6h".split())),
+    batch += [ev.CardDealt(s, x, False) for s, cards in dealt.items() for x in cs(cards)]
+    passes: list[Any] = [
+        ev.CardsToPass(1, cs("5s Kh 2d")),
+        ev.CardsToPass(2, cs("3h 4h 6h")),
+        ev.CardsPassed(1, 2, cs("5s Kh 2d")),
+        ev.CardsPassed(2, 1, cs("3h 4h 6h")),
     ]
     return Truth([batch, passes, [ev.CardsDiscarded(2, (c("5s"), c("Qd")))]])
 
@@ -173,7 +178,7 @@ def test_the_oracle_reports_cards_in_errors_log_lines_and_exports() -> None:
     checker.error(1, ("Qd",), "Qd is seat 2's, with Jd", "act")
     assert len(report.leaks) == 1 and "Jd" in report.leaks[0]
     # A log line names no card at all.
-    checker.log_text("table.log", '{"event": "table_update", "hand_id": "h1-27", "hash": "a2d5c", "first": "x"}')
+    checker.log_text("table.log", '{"event": "table_update", "hand_id": "h1-27", "hash": "a2d5c"}')
     assert len(report.leaks) == 1
     checker.log_text("table.log", '{"event": "cards_discarded", "cards": ["5s", "Qd"]}')
     assert len(report.leaks) == 2
