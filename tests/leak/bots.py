@@ -105,6 +105,21 @@ class Player:
             finally:
                 stopper.cancel()
 
+    async def replay(self, until: int) -> None:
+        """Watch again from the start (the service replays the log to this viewer: another
+        way its messages are built) until version ``until``."""
+        call = self.stub.Watch(
+            table_pb2.WatchRequest(table_id=self.table_id, after_version=1),
+            metadata=self.metadata,
+        )
+        try:
+            async for update in call:
+                self.received.messages.append((self.seat, "replay", update))
+                if update.version >= until:
+                    break
+        finally:
+            call.cancel()
+
     def _note(self, update: table_pb2.WatchResponse) -> None:
         for env in update.events:
             kind = env.WhichOneof("payload")

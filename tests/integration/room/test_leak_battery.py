@@ -104,6 +104,15 @@ async def _play_table(
         for t in tasks:
             if t.done() and not t.cancelled() and t.exception() is not None:
                 raise t.exception()  # type: ignore[misc]
+        # Every viewer reads the whole table once more, replayed from the log.
+        last = int(
+            (
+                await viewers[0].stub.GetTableView(
+                    table_pb2.GetTableViewRequest(table_id=table_id), metadata=viewers[0].metadata
+                )
+            ).view.version
+        )
+        await asyncio.wait_for(asyncio.gather(*(v.replay(last) for v in viewers)), 120)
     assert len(received.hands_ended) >= hands, f"{table_id}: {len(received.hands_ended)} hands"
     return received
 
