@@ -322,12 +322,29 @@ def seat_player(
     return [PlayerSeated(seat, player, stack, buy_in_reference)]
 
 
-def unseat_player(state: TableState, *, seat: int) -> list[AnyEvent]:
-    """The player at ``seat`` leaves now, or when the hand they are in ends."""
+def unseat_player(state: TableState, *, seat: int, player: str = "") -> list[AnyEvent]:
+    """The player at ``seat`` leaves now, or when the hand they are in ends.
+
+    With ``player``: it must be who sits there (a stale seat number never unseats whoever sat
+    down since), and ``seat`` 0 means that player's own seat.
+    """
     _exists(state)
+    if player and not seat:
+        mine = state.seat_of(player)
+        if mine is None:
+            raise TableError(
+                f"{player} does not sit at {state.table_id}", kind="not_found", rule="not_seated"
+            )
+        seat = mine.seat
     who = state.seat_at(seat)
     if who is None:
         raise TableError(f"nobody sits at seat {seat}", kind="not_found", rule="empty_seat")
+    if player and who.player != player:
+        raise TableError(
+            f"seat {seat} is {who.player}'s, not {player}'s",
+            kind="precondition",
+            rule="other_player",
+        )
     # A committed but undealt hand has no cards yet: leaving then is leaving now.
     in_hand = state.hand is not None and not state.hand.finished and seat in state.hand.seats
     if in_hand:

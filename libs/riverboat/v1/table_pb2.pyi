@@ -57,14 +57,16 @@ class SeatPlayerResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ...) -> None: ...
 
 class UnseatPlayerRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "request_id")
+    __slots__ = ("table_id", "seat", "request_id", "player")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     request_id: str
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    player: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
 
 class UnseatPlayerResponse(_message.Message):
     __slots__ = ("version", "pending", "stack")

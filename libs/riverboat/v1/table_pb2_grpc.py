@@ -29,6 +29,13 @@ class TableServiceStub:
     """A table: players act, everyone watches. The caller's identity comes from the call's
     metadata (see docs/table-service.md), never from a request field, so a client cannot ask to
     see someone else's cards.
+
+    Request ids (OpenTable, SeatPlayer, UnseatPlayer, Act): 1-64 letters, digits, '-' or '_'.
+    An id is scoped to the caller (the token's identity), the RPC and the table: another
+    caller's id, or the same caller's id on another RPC or table, never collides with it. The
+    same id with the same request returns the original result and changes nothing, also after
+    a restart (the table's log records every accepted id); the same id with a different request
+    is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     def __init__(self, channel):
@@ -73,6 +80,13 @@ class TableServiceServicer:
     """A table: players act, everyone watches. The caller's identity comes from the call's
     metadata (see docs/table-service.md), never from a request field, so a client cannot ask to
     see someone else's cards.
+
+    Request ids (OpenTable, SeatPlayer, UnseatPlayer, Act): 1-64 letters, digits, '-' or '_'.
+    An id is scoped to the caller (the token's identity), the RPC and the table: another
+    caller's id, or the same caller's id on another RPC or table, never collides with it. The
+    same id with the same request returns the original result and changes nothing, also after
+    a restart (the table's log records every accepted id); the same id with a different request
+    is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     def OpenTable(self, request, context):
@@ -97,7 +111,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """A player's action. Retrying with the same request_id returns the original result.
+        """A player's action. Retrying with the same request_id (and the same action) returns the
+        original version, with the view as it is now.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,6 +177,13 @@ class TableService:
     """A table: players act, everyone watches. The caller's identity comes from the call's
     metadata (see docs/table-service.md), never from a request field, so a client cannot ask to
     see someone else's cards.
+
+    Request ids (OpenTable, SeatPlayer, UnseatPlayer, Act): 1-64 letters, digits, '-' or '_'.
+    An id is scoped to the caller (the token's identity), the RPC and the table: another
+    caller's id, or the same caller's id on another RPC or table, never collides with it. The
+    same id with the same request returns the original result and changes nothing, also after
+    a restart (the table's log records every accepted id); the same id with a different request
+    is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     @staticmethod

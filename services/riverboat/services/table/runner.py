@@ -9,7 +9,6 @@ writes nothing. The in-memory state is always the fold of the log up to ``versio
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,13 +28,14 @@ from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
 from riverboat.eventstore import ConcurrencyError, EventStore, StoredRecord
+from riverboat.idempotency import RequestKey, RequestMemory
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
 from riverboat.services.table.mailbox import Mailbox, MailboxFull
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent, HandCommitted, HandVoided
+from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, LeaveRequested, PlayerLeft
 
 log = structlog.get_logger("riverboat.table")
 
@@ -45,8 +45,12 @@ WATCH_BACKLOG = 10_000
 
 Decider = Callable[[TableState], list[AnyEvent]]
 
-#: Request ids remembered per table for answering retries without re-deciding.
+#: Request keys remembered per table for answering retries without re-deciding.
 _REQUEST_MEMORY = 50_000
+
+#: The kind of the runner's own commands (deals, the clock, voids): their ids are derived
+#: from the hand and version, so a second instance doing the same step is recognised.
+INTERNAL = "internal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +72,8 @@ class Update:
         return cls(
             record.version,
             tuple(e for e, _ in pairs),
-            record.request_id,
+            # The client's own id, as the live update carried it (the record's is the key).
+            meta.request_id if meta else record.request_id,
             meta.actor if meta else "",
             meta.occurred_at if meta else record.recorded_at,
         )
@@ -76,10 +81,16 @@ class Update:
 
 @dataclass(frozen=True, slots=True)
 class Submitted:
-    """The outcome of a submitted command."""
+    """The outcome of a submitted command.
+
+    ``left`` is, for a batch that takes a player off (``UnseatPlayer``), whether they leave
+    when the hand ends (True) or left now (False) and the stack they hold or left with; it is
+    worked out when the batch is folded, so a retry after a restart gets the same answer.
+    """
 
     version: int
     duplicate: bool
+    left: tuple[bool, int] | None = None
 
 
 class TableRunner:
@@ -102,7 +113,7 @@ class TableRunner:
         #: Hash of the last event in the log: the next batch chains to it (docs/audit.md).
         self.chain_hash = GENESIS_HASH
         self._lock = asyncio.Lock()
-        self._requests: OrderedDict[str, int] = OrderedDict()
+        self._requests: RequestMemory[Submitted] = RequestMemory(_REQUEST_MEMORY)
         self._watchers: set[Mailbox[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._clock: asyncio.TimerHandle | None = None
@@ -157,7 +168,7 @@ class TableRunner:
         ended: list[tuple[str, int]] = []
         self.state = table.fold(events, self.state)
         self.version = version
-        self._remember(request_id, version)
+        self._remember(request_id, version, events)
         for event in events:
             if isinstance(event, HandCommitted):
                 self.commit_sequence = sequence
@@ -177,24 +188,56 @@ class TableRunner:
                 self.deck = None  # fetched again with the reshuffled stub appended
         return ended
 
-    def _remember(self, request_id: str, version: int) -> None:
-        self._requests[request_id] = version
-        if len(self._requests) > _REQUEST_MEMORY:
-            self._requests.popitem(last=False)
+    def _remember(self, stored: str, version: int, events: Sequence[AnyEvent]) -> None:
+        """Remember the record's request key (``stored``: see :meth:`RequestKey.stored`) with
+        the original result, as folding it finds it."""
+        parsed = RequestKey.parse(stored)
+        key, fp = parsed or (RequestKey("", "", stored), "")  # a record from before keys
+        left = None
+        for event in events:
+            if isinstance(event, LeaveRequested):
+                seat = self.state.seat_at(event.seat)
+                left = (True, seat.stack if seat is not None else 0)
+            elif isinstance(event, PlayerLeft) and key.kind == "unseat":
+                left = (False, event.stack)
+        self._requests.remember(key, fp, Submitted(version, True, left))
 
     # --- commands ------------------------------------------------------------------------
 
-    async def submit(self, decide: Decider, *, request_id: str, actor: str) -> Submitted:
+    def recall(self, key: RequestKey, fingerprint: str) -> Submitted | None:
+        """The original outcome of ``key`` if it was accepted before (with the same command),
+        else None.
+
+        Raises:
+            RequestClash: ``key`` was used for a different command (nothing is done).
+        """
+        return self._requests.recall(key, fingerprint, f"table {self.table_id}")
+
+    async def submit(
+        self,
+        decide: Decider,
+        *,
+        request_id: str,
+        actor: str,
+        kind: str = INTERNAL,
+        fingerprint: str = "",
+    ) -> Submitted:
         """Decide and append one command; see the module docstring.
+
+        The command is known by its key ``(kind, actor, request_id)`` and ``fingerprint``
+        (:mod:`riverboat.idempotency`): a key seen before with the same fingerprint returns
+        the original outcome, with another one raises :class:`RequestClash`.
 
         Raises the deciding code's errors (nothing written), or :class:`ConcurrencyError` if
         another writer got there first (the state is then caught up, and nothing of ours
         written).
         """
+        key = RequestKey(kind, actor, request_id)
+        stored = key.stored(fingerprint)
         async with self._lock:
-            known = self._requests.get(request_id)
+            known = self.recall(key, fingerprint)
             if known is not None:
-                return Submitted(known, True)
+                return known
             events = decide(self.state)
             if not events:
                 return Submitted(self.version, False)
@@ -211,7 +254,7 @@ class TableRunner:
             )
             try:
                 result = await self.store.append(
-                    self.table_id, payload, expected_version=self.version, request_id=request_id
+                    self.table_id, payload, expected_version=self.version, request_id=stored
                 )
             except ConcurrencyError:
                 await self._catch_up()
@@ -219,15 +262,17 @@ class TableRunner:
             if result.duplicate:
                 # Written before by us or by another instance: the log is the truth.
                 await self._catch_up()
-                return Submitted(result.version, True)
-            ended = self._fold(events, result.version, result.stream_sequence, request_id)
+                return self.recall(key, fingerprint) or Submitted(result.version, True)
+            ended = self._fold(events, result.version, result.stream_sequence, stored)
             self.chain_hash = chain_hash
             update = Update(result.version, tuple(events), request_id, actor, now)
+            done = self.recall(key, fingerprint)
         self._broadcast(update)
         self._reveal_ended(ended)
         self._log_update(update, actor)
         self.after_change()
-        return Submitted(result.version, False)
+        left = done.left if done is not None else None
+        return Submitted(result.version, False, left)
 
     def _log_update(self, update: Update, actor: str) -> None:
         hand = self.state.hand
@@ -243,10 +288,20 @@ class TableRunner:
             first=kinds[0],
         )
 
-    async def act(self, decide: Decider, *, request_id: str, actor: str) -> Submitted:
+    async def act(
+        self,
+        decide: Decider,
+        *,
+        request_id: str,
+        actor: str,
+        kind: str = INTERNAL,
+        fingerprint: str = "",
+    ) -> Submitted:
         """Submit a hand action, making sure this instance holds the hand's deck first."""
         await self._ensure_deck()
-        return await self.submit(decide, request_id=request_id, actor=actor)
+        return await self.submit(
+            decide, request_id=request_id, actor=actor, kind=kind, fingerprint=fingerprint
+        )
 
     async def _ensure_deck(self) -> None:
         hand = self.state.hand

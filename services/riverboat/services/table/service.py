@@ -22,10 +22,12 @@ from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, 
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import options_from_pb, rules_from_pb
 from riverboat.eventstore import ConcurrencyError
+from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
+from riverboat.services.common.errors import AlreadyExists, InvalidArgument
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
-from riverboat.services.table.runner import TableRunner, Update
+from riverboat.services.table.runner import Submitted, TableRunner, Update
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
@@ -59,6 +61,12 @@ def _viewer() -> str | None:
     """The caller's player id when a player calls; operators and auditors watch as observers."""
     identity = current_identity()
     return identity.subject if identity.role == "player" else None
+
+
+def _caller() -> str:
+    """Who calls, as the table's log records it (the actor) and request ids are scoped."""
+    identity = current_identity()
+    return f"{identity.role}:{identity.subject}"
 
 
 async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
@@ -115,13 +123,24 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         *,
         request_id: str,
         actor: str,
+        kind: str,
+        request: Any,
         hand_action: bool = False,
-    ) -> int:
+    ) -> Submitted:
+        """Submit ``decide`` as ``actor``'s ``kind`` command with ``request``'s id and
+        fingerprint (riverboat.idempotency); refusals become their statuses."""
+        fp = fingerprint(request)
         try:
             if hand_action:
-                done = await runner.act(decide, request_id=request_id, actor=actor)
+                done = await runner.act(
+                    decide, request_id=request_id, actor=actor, kind=kind, fingerprint=fp
+                )
             else:
-                done = await runner.submit(decide, request_id=request_id, actor=actor)
+                done = await runner.submit(
+                    decide, request_id=request_id, actor=actor, kind=kind, fingerprint=fp
+                )
+        except RequestClash as exc:
+            raise AlreadyExists(exc.message, reason=exc.reason) from None
         except TableError as exc:
             await _fail(context, _STATUS[exc.kind], exc.message)
         except (InvalidCommand, InvalidOptions) as exc:
@@ -138,7 +157,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             )
         except DealerUnavailable:
             await _fail(context, grpc.StatusCode.UNAVAILABLE, "the dealer is not reachable")
-        return done.version
+        return done
 
     # --- operator RPCs ---------------------------------------------------------------------
 
@@ -163,7 +182,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         except (InvalidOptions, ValueError) as exc:
             await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         runner = await self._runner(context, request.table_id, create=True)
-        version = await self._run(
+        done = await self._run(
             context,
             runner,
             lambda s: table.create_table(
@@ -175,9 +194,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 rules=rules,
             ),
             request_id=request_id,
-            actor=f"{current_identity().role}:{current_identity().subject}",
+            actor=_caller(),
+            kind="open",
+            request=request,
         )
-        return table_pb2.OpenTableResponse(table_id=request.table_id, version=version)
+        return table_pb2.OpenTableResponse(table_id=request.table_id, version=done.version)
 
     async def SeatPlayer(
         self, request: table_pb2.SeatPlayerRequest, context: Ctx
@@ -185,7 +206,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         """Seat a player with chips."""
         request_id = await self._request_id(context, request.request_id)
         runner = await self._runner(context, request.table_id)
-        version = await self._run(
+        done = await self._run(
             context,
             runner,
             lambda s: table.seat_player(
@@ -196,9 +217,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 buy_in_reference=request.buy_in_reference,
             ),
             request_id=request_id,
-            actor=f"{current_identity().role}:{current_identity().subject}",
+            actor=_caller(),
+            kind="seat",
+            request=request,
         )
-        return table_pb2.SeatPlayerResponse(version=version)
+        return table_pb2.SeatPlayerResponse(version=done.version)
 
     async def UnseatPlayer(
         self, request: table_pb2.UnseatPlayerRequest, context: Ctx
@@ -206,16 +229,28 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         """Take a player off the table (after the hand they are in)."""
         request_id = await self._request_id(context, request.request_id)
         runner = await self._runner(context, request.table_id)
-        version = await self._run(
+        done = await self._run(
             context,
             runner,
-            lambda s: table.unseat_player(s, seat=request.seat),
+            lambda s: table.unseat_player(s, seat=request.seat, player=request.player),
             request_id=request_id,
-            actor=f"{current_identity().role}:{current_identity().subject}",
+            actor=_caller(),
+            kind="unseat",
+            request=request,
         )
-        seat = runner.state.seat_at(request.seat)
+        if done.left is not None:  # the batch that took them off: the original answer
+            pending, stack = done.left
+            return table_pb2.UnseatPlayerResponse(
+                version=done.version, pending=pending, stack=stack
+            )
+        # Nothing written: they were leaving already.
+        seat = (
+            runner.state.seat_of(request.player)
+            if request.player
+            else runner.state.seat_at(request.seat)
+        )
         return table_pb2.UnseatPlayerResponse(
-            version=version,
+            version=done.version,
             pending=seat is not None,
             stack=seat.stack if seat is not None else 0,
         )
@@ -228,7 +263,20 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         request_id = await self._request_id(context, request.request_id)
         if not request.action:
             await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "action is required")
+        if not request.hand_id and request.action != choice.CHOOSE_GAME:
+            # Without it a move meant for a hand that just ended would land in the next one.
+            raise InvalidArgument(
+                "hand_id is required: the hand you act in (the view's hand_id)",
+                reason="HAND_ID_REQUIRED",
+            )
         runner = await self._runner(context, request.table_id)
+        try:
+            # A retry is answered before anything else is checked: the seat may be gone.
+            known = runner.recall(RequestKey("act", player, request_id), fingerprint(request))
+        except RequestClash as exc:
+            raise AlreadyExists(exc.message, reason=exc.reason) from None
+        if known is not None:
+            return table_pb2.ActResponse(version=known.version, view=self._view(runner, player))
         seat = runner.state.seat_at(request.seat)
         hand = runner.state.hand
         in_hand = hand is not None and request.seat in hand.seats
@@ -242,10 +290,17 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 context, grpc.StatusCode.PERMISSION_DENIED, f"seat {request.seat} is not yours"
             )
         decide = await self._act_decider(context, runner, request)
-        version = await self._run(
-            context, runner, decide, request_id=request_id, actor=player, hand_action=True
+        done = await self._run(
+            context,
+            runner,
+            decide,
+            request_id=request_id,
+            actor=player,
+            kind="act",
+            request=request,
+            hand_action=True,
         )
-        return table_pb2.ActResponse(version=version, view=self._view(runner, player))
+        return table_pb2.ActResponse(version=done.version, view=self._view(runner, player))
 
     async def _act_decider(
         self, context: Ctx, runner: TableRunner, request: table_pb2.ActRequest
@@ -266,7 +321,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         command = Act(
             request.seat, request.action, request.amount or None, cards, request.choice or None
         )
-        return lambda s: table.act(s, command, runner.deck or (), request.hand_id or None)
+        return lambda s: table.act(s, command, runner.deck or (), request.hand_id)
 
     async def GetTableView(
         self, request: table_pb2.GetTableViewRequest, context: Ctx
