@@ -16,6 +16,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from riverboat.idempotency import REQUEST_ID_REUSED
+
 __all__ = [
     "MAX_AMOUNT",
     "BuyInReleased",
@@ -49,18 +51,20 @@ _REF = re.compile(r"[!-~]{1,128}")  # printable ASCII without spaces: it travels
 
 @dataclass(frozen=True, slots=True)
 class Deposited:
-    """The cashier credited the wallet."""
+    """The cashier credited the wallet; ``by`` asked (``external_ref`` is theirs)."""
 
     amount: int
     external_ref: str
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Withdrawn:
-    """The wallet paid out to the cashier."""
+    """The wallet paid out to the cashier; ``by`` asked (``external_ref`` is theirs)."""
 
     amount: int
     external_ref: str
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +147,9 @@ class WalletState:
     player: str
     version: int = 0
     balance: int = 0
-    # external_ref -> (kind, amount, balance after): deposits and withdrawals by reference.
-    cashier_refs: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    # (kind, who asked, external_ref) -> (amount, balance after): the cashier's requests by
+    # their key (riverboat.idempotency: the caller's, per kind, in this wallet).
+    cashier_refs: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
     reservations: dict[str, Reservation] = field(default_factory=dict)
     # Table events (seatings, cash-outs) already recorded, with the balance after each.
     table_events: dict[str, int] = field(default_factory=dict)
@@ -159,9 +164,11 @@ class WalletState:
         self.balance = balance_after
         match event:
             case Deposited():
-                self.cashier_refs[event.external_ref] = ("deposit", event.amount, balance_after)
+                key = ("deposit", event.by, event.external_ref)
+                self.cashier_refs.setdefault(key, (event.amount, balance_after))
             case Withdrawn():
-                self.cashier_refs[event.external_ref] = ("withdrawal", event.amount, balance_after)
+                key = ("withdrawal", event.by, event.external_ref)
+                self.cashier_refs.setdefault(key, (event.amount, balance_after))
             case BuyInReserved():
                 self.reservations[event.reference] = Reservation(
                     event.table_id, event.amount, "reserved", balance_after
@@ -244,38 +251,44 @@ def _funds(state: WalletState, amount: int) -> None:
         )
 
 
-def _cashier(state: WalletState, kind: str, amount: int, external_ref: str) -> Decision | None:
+def _cashier(
+    state: WalletState, kind: str, amount: int, external_ref: str, by: str
+) -> Decision | None:
+    """The original outcome of ``by``'s ``kind`` with ``external_ref`` (the request-id rule of
+    riverboat.idempotency), None if it is new; the same key for another amount is refused."""
     _amount(amount)
     _ref(external_ref, "external_ref")
-    earlier = state.cashier_refs.get(external_ref)
+    earlier = state.cashier_refs.get((kind, by, external_ref))
     if earlier is None:
         return None
-    if earlier[:2] != (kind, amount):
+    if earlier[0] != amount:
         raise WalletError(
-            f"external_ref {external_ref!r} was already used for a {earlier[0]} of {earlier[1]}",
-            reason="REFERENCE_REUSED",
+            f"external_ref {external_ref!r} was already used by {by or 'the cashier'} for a "
+            f"{kind} of {_dollars(earlier[0])} from this wallet; send a new external_ref",
+            reason=REQUEST_ID_REUSED,
             kind="conflict",
         )
-    return Decision((), True, earlier[2])
+    return Decision((), True, earlier[1])
 
 
-def decide_deposit(state: WalletState, amount: int, external_ref: str) -> Decision:
-    """Credit the wallet; a repeat of ``external_ref`` changes nothing."""
-    earlier = _cashier(state, "deposit", amount, external_ref)
+def decide_deposit(state: WalletState, amount: int, external_ref: str, by: str = "") -> Decision:
+    """Credit the wallet; a repeat of ``by``'s ``external_ref`` changes nothing."""
+    earlier = _cashier(state, "deposit", amount, external_ref, by)
     if earlier is not None:
         return earlier
     if state.balance + amount > MAX_AMOUNT:
         raise WalletError("the wallet would exceed its limit", reason="LIMIT", kind="precondition")
-    return Decision((Deposited(amount, external_ref),), False, state.balance + amount)
+    return Decision((Deposited(amount, external_ref, by),), False, state.balance + amount)
 
 
-def decide_withdraw(state: WalletState, amount: int, external_ref: str) -> Decision:
-    """Pay out from the wallet, never below zero; a repeat of ``external_ref`` changes nothing."""
-    earlier = _cashier(state, "withdrawal", amount, external_ref)
+def decide_withdraw(state: WalletState, amount: int, external_ref: str, by: str = "") -> Decision:
+    """Pay out from the wallet, never below zero; a repeat of ``by``'s ``external_ref``
+    changes nothing."""
+    earlier = _cashier(state, "withdrawal", amount, external_ref, by)
     if earlier is not None:
         return earlier
     _funds(state, amount)
-    return Decision((Withdrawn(amount, external_ref),), False, state.balance - amount)
+    return Decision((Withdrawn(amount, external_ref, by),), False, state.balance - amount)
 
 
 def decide_reserve(state: WalletState, table_id: str, amount: int, reference: str) -> Decision:
@@ -296,7 +309,7 @@ def decide_reserve(state: WalletState, table_id: str, amount: int, reference: st
             raise WalletError(
                 f"buy-in {reference!r} was already reserved for {earlier.amount} at "
                 f"{earlier.table_id}",
-                reason="REFERENCE_REUSED",
+                reason=REQUEST_ID_REUSED,
                 kind="conflict",
             )
         return Decision((), True, earlier.balance_after)

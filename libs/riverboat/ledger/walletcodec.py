@@ -44,11 +44,11 @@ def _to_pb(event: WalletEvent, occurred_at: datetime, balance_after: int) -> pb.
     match event:
         case Deposited():
             out.deposited.CopyFrom(
-                pb.Deposited(amount=event.amount, external_ref=event.external_ref)
+                pb.Deposited(amount=event.amount, external_ref=event.external_ref, by=event.by)
             )
         case Withdrawn():
             out.withdrawn.CopyFrom(
-                pb.Withdrawn(amount=event.amount, external_ref=event.external_ref)
+                pb.Withdrawn(amount=event.amount, external_ref=event.external_ref, by=event.by)
             )
         case BuyInReserved():
             out.buy_in_reserved.CopyFrom(
@@ -99,9 +99,11 @@ def _from_pb(item: pb.WalletEvent) -> WalletEvent:
     kind = item.WhichOneof("payload")
     match kind:
         case "deposited":
-            return Deposited(item.deposited.amount, item.deposited.external_ref)
+            d = item.deposited
+            return Deposited(d.amount, d.external_ref, d.by)
         case "withdrawn":
-            return Withdrawn(item.withdrawn.amount, item.withdrawn.external_ref)
+            w = item.withdrawn
+            return Withdrawn(w.amount, w.external_ref, w.by)
         case "buy_in_reserved":
             m = item.buy_in_reserved
             return BuyInReserved(m.reference, m.table_id, m.amount)

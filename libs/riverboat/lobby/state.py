@@ -45,6 +45,8 @@ class ListedTable:
     options: TableOptions
     action_seconds: int
     created_at: datetime
+    #: The request key that opened it (riverboat.idempotency ``RequestKey.stored``).
+    request_key: str = ""
 
     @property
     def min_buy_in(self) -> int:

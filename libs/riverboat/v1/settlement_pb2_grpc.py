@@ -28,6 +28,12 @@ if _version_not_supported:
 class SettlementServiceStub:
     """Wallets, buy-ins and cash-outs, the double-entry ledger and the rake report. Money in cents.
     Every RPC needs a bearer token; the roles allowed are given per RPC.
+
+    Idempotency keys (external_ref, reference) follow the room's one rule: a key is scoped to
+    the caller (the token's identity), the RPC and the wallet. The same key with the same
+    request returns the original result (duplicate = true) and changes nothing, also after a
+    restart (the wallet's log records it); the same key with a different request is refused
+    with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     def __init__(self, channel):
@@ -76,17 +82,25 @@ class SettlementServiceStub:
 class SettlementServiceServicer:
     """Wallets, buy-ins and cash-outs, the double-entry ledger and the rake report. Money in cents.
     Every RPC needs a bearer token; the roles allowed are given per RPC.
+
+    Idempotency keys (external_ref, reference) follow the room's one rule: a key is scoped to
+    the caller (the token's identity), the RPC and the wallet. The same key with the same
+    request returns the original result (duplicate = true) and changes nothing, also after a
+    restart (the wallet's log records it); the same key with a different request is refused
+    with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     def Deposit(self, request, context):
-        """Credit a player's wallet from the cashier (operators). Idempotent per external_ref.
+        """Credit a player's wallet from the cashier (operators). Idempotent per (caller, Deposit,
+        player, external_ref).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Withdraw(self, request, context):
-        """Pay out from a player's wallet to the cashier (operators). Idempotent per external_ref.
+        """Pay out from a player's wallet to the cashier (operators). Idempotent per (caller,
+        Withdraw, player, external_ref).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,13 +129,17 @@ class SettlementServiceServicer:
 
     def ReserveBuyIn(self, request, context):
         """Move chips wallet -> buy-in in transit, before the lobby seats the player (services).
+        Idempotent per (player, reference); the lobby's references already name the player, the
+        table and the player's own request id. The same reference for another table or amount is
+        ALREADY_EXISTS, REQUEST_ID_REUSED; one already released is FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ReleaseBuyIn(self, request, context):
-        """Undo a reserved buy-in whose seating failed (services); idempotent.
+        """Undo a reserved buy-in whose seating failed (services); idempotent per (player,
+        reference).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -176,6 +194,12 @@ def add_SettlementServiceServicer_to_server(servicer, server):
 class SettlementService:
     """Wallets, buy-ins and cash-outs, the double-entry ledger and the rake report. Money in cents.
     Every RPC needs a bearer token; the roles allowed are given per RPC.
+
+    Idempotency keys (external_ref, reference) follow the room's one rule: a key is scoped to
+    the caller (the token's identity), the RPC and the wallet. The same key with the same
+    request returns the original result (duplicate = true) and changes nothing, also after a
+    restart (the wallet's log records it); the same key with a different request is refused
+    with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash.
     """
 
     @staticmethod

@@ -38,20 +38,24 @@ class WalletEvent(_message.Message):
     def __init__(self, occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., balance_after: _Optional[int] = ..., deposited: _Optional[_Union[Deposited, _Mapping]] = ..., withdrawn: _Optional[_Union[Withdrawn, _Mapping]] = ..., buy_in_reserved: _Optional[_Union[BuyInReserved, _Mapping]] = ..., buy_in_released: _Optional[_Union[BuyInReleased, _Mapping]] = ..., buy_in_seated: _Optional[_Union[BuyInSeated, _Mapping]] = ..., cashed_out: _Optional[_Union[CashedOut, _Mapping]] = ...) -> None: ...
 
 class Deposited(_message.Message):
-    __slots__ = ("amount", "external_ref")
+    __slots__ = ("amount", "external_ref", "by")
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
     amount: int
     external_ref: str
-    def __init__(self, amount: _Optional[int] = ..., external_ref: _Optional[str] = ...) -> None: ...
+    by: str
+    def __init__(self, amount: _Optional[int] = ..., external_ref: _Optional[str] = ..., by: _Optional[str] = ...) -> None: ...
 
 class Withdrawn(_message.Message):
-    __slots__ = ("amount", "external_ref")
+    __slots__ = ("amount", "external_ref", "by")
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
     amount: int
     external_ref: str
-    def __init__(self, amount: _Optional[int] = ..., external_ref: _Optional[str] = ...) -> None: ...
+    by: str
+    def __init__(self, amount: _Optional[int] = ..., external_ref: _Optional[str] = ..., by: _Optional[str] = ...) -> None: ...
 
 class BuyInReserved(_message.Message):
     __slots__ = ("reference", "table_id", "amount")

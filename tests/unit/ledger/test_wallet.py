@@ -39,7 +39,7 @@ def test_deposit_is_idempotent_per_external_ref() -> None:
     assert again.duplicate and not again.events and again.balance == 1_000
     with pytest.raises(w.WalletError) as err:
         w.decide_deposit(state, 999, "pay-1")
-    assert err.value.reason == "REFERENCE_REUSED" and err.value.kind == "conflict"
+    assert err.value.reason == "REQUEST_ID_REUSED" and err.value.kind == "conflict"
 
 
 @pytest.mark.parametrize("amount", [0, -5, w.MAX_AMOUNT + 1, True])

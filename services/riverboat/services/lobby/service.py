@@ -25,6 +25,7 @@ from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
 from riverboat.eventcodec import options_from_pb, options_to_pb
 from riverboat.eventstore import ConcurrencyError, EventStore
+from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
 from riverboat.lobby.state import (
     Account,
     Join,
@@ -36,6 +37,7 @@ from riverboat.lobby.state import (
 )
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
+    REASON_METADATA_KEY,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -109,6 +111,7 @@ class Lobby:
                 options_from_pb(t.options),
                 t.action_seconds,
                 when,
+                event.request_id,
             )
         elif kind == "join_started":
             j = event.join_started
@@ -235,8 +238,16 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Any
     ) -> lobby_pb2.CreateTableResponse:
-        """Open a table on the table service and list it."""
+        """Open a table on the table service and list it.
+
+        The request id names the table (``<template>-<request_id>``); a retry by the same
+        caller with the same request returns it, anything else that names an existing table
+        is refused (ALREADY_EXISTS).
+        """
         request_id = _check_request_id(request.request_id)
+        caller = _caller()
+        key = RequestKey("create_table", caller, request_id)
+        fp = fingerprint(request)
         overrides = MessageToDict(request.overrides) if request.HasField("overrides") else {}
         # JSON numbers arrive as floats; money and counts are integers.
         overrides = {
@@ -253,6 +264,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if len(name) > 100:
             raise InvalidArgument("a table name is at most 100 characters")
         table_id = f"{(request.template or 'pacific').replace('_', '-')}-{request_id}"[:64]
+        listed = self.lobby.state.tables.get(table_id)
+        if listed is not None:
+            return lobby_pb2.CreateTableResponse(table=await self._created(listed, key, fp))
         action_seconds = request.action_seconds or 30
         await self._call(
             self.tables.OpenTable(
@@ -262,7 +276,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     variant=variant,
                     options=options_to_pb(options),
                     action_seconds=action_seconds,
-                    request_id=f"lobby-{request_id}",
+                    # The caller's key in the table's id: another caller's id opens nothing.
+                    request_id=derived_id("lobby", caller, request_id),
                 ),
                 metadata=self.metadata,
                 timeout=10,
@@ -271,7 +286,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         await self.lobby.record(
             f"table-{table_id}",
             lobby_pb2.LobbyEvent(
-                request_id=request_id,
+                request_id=key.stored(fp),
                 table_listed=lobby_pb2.TableListed(
                     table_id=table_id,
                     name=name,
@@ -285,6 +300,21 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         log.info("table_created", table_id=table_id, template=request.template)
         table = self.lobby.state.tables[table_id]
         return lobby_pb2.CreateTableResponse(table=await self._describe(table))
+
+    async def _created(self, listed: ListedTable, key: RequestKey, fp: str) -> lobby_pb2.LobbyTable:
+        """A listed table asked for again: the original answer for the same request, else
+        ALREADY_EXISTS naming what clashed."""
+        parsed = RequestKey.parse(listed.request_key)
+        if parsed is None or parsed[0] != key:
+            raise AlreadyExists(
+                f"table {listed.table_id} exists (another request opened it); choose another "
+                "request_id",
+                reason="TABLE_EXISTS",
+            )
+        if parsed[1] != fp:
+            clash = RequestClash(key)
+            raise AlreadyExists(clash.message, reason=clash.reason)
+        return await self._describe(listed)
 
     async def _view(self, table_id: str) -> table_pb2.TableView:
         reply = await self._call(
@@ -352,11 +382,23 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         """Reserve the buy-in from the wallet, then sit down; undone if seating fails."""
         player = current_identity().subject
         request_id = _check_request_id(request.request_id)
-        reference = f"join-{player}-{request_id}"[:128]
+        # One reference per (player, table, request id), unambiguous: see derived_id.
+        reference = derived_id("join", player, request.table_id, request_id, readable=player)
         known = self.lobby.state.joins.get(reference)
-        if known is not None and known.status == "completed":
-            balance = await self._balance(player)
-            return lobby_pb2.JoinTableResponse(seat=known.seat, stack=known.buy_in, balance=balance)
+        if known is not None:
+            if known.buy_in != request.buy_in or request.seat not in (0, known.seat):
+                clash = RequestClash(RequestKey("join", player, request_id), request.table_id)
+                raise AlreadyExists(clash.message, reason=clash.reason)
+            if known.status == "completed":
+                balance = await self._balance(player)
+                return lobby_pb2.JoinTableResponse(
+                    seat=known.seat, stack=known.buy_in, balance=balance
+                )
+            if known.status == "failed":
+                raise FailedPrecondition(
+                    f"this join failed ({known.reason}); send a new request_id to try again",
+                    reason="JOIN_FAILED",
+                )
         table = self.lobby.state.tables.get(request.table_id)
         if table is None:
             raise NotFound(f"no table {request.table_id!r}")
@@ -411,7 +453,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                         seat=seat,
                         player=player,
                         stack=request.buy_in,
-                        request_id=reference[:64].replace(".", "-"),
+                        request_id=reference,
                         buy_in_reference=reference,
                     ),
                     metadata=self.metadata,
@@ -484,23 +526,28 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         request_id = _check_request_id(request.request_id)
         if request.table_id not in self.lobby.state.tables:
             raise NotFound(f"no table {request.table_id!r}")
-        view = await self._view(request.table_id)
-        seat = next((s for s in view.seats if s.player == player), None)
-        if seat is None:
-            raise FailedPrecondition(f"you do not sit at {request.table_id}")
-        reply = await self._call(
-            self.tables.UnseatPlayer(
-                table_pb2.UnseatPlayerRequest(
-                    table_id=request.table_id, seat=seat.seat, request_id=f"leave-{request_id}"[:64]
-                ),
-                metadata=self.metadata,
-                timeout=10,
+        try:
+            # The table finds the player's seat itself (seat 0) and keeps the request id, with
+            # the player in it, in its log: a retry gets the original answer, even once the
+            # player has gone, and nobody else's leave is ever taken for theirs.
+            reply = await self._call(
+                self.tables.UnseatPlayer(
+                    table_pb2.UnseatPlayerRequest(
+                        table_id=request.table_id,
+                        seat=0,
+                        player=player,
+                        request_id=derived_id("leave", player, request_id, readable=player),
+                    ),
+                    metadata=self.metadata,
+                    timeout=10,
+                )
             )
-        )
+        except NotFound:
+            raise FailedPrecondition(f"you do not sit at {request.table_id}") from None
         log.info(
             "player_leaving", player_id=player, table_id=request.table_id, pending=reply.pending
         )
-        return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack or seat.stack)
+        return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -520,17 +567,25 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             return await call
         except grpc.aio.AioRpcError as exc:
             code, details = exc.code(), exc.details() or ""
+            # The machine-readable reason goes along too (e.g. REQUEST_ID_REUSED).
+            reason = dict(exc.trailing_metadata() or ()).get(REASON_METADATA_KEY) or None
             if code == grpc.StatusCode.FAILED_PRECONDITION:
-                raise FailedPrecondition(details) from None
+                raise FailedPrecondition(details, reason=reason) from None
             if code == grpc.StatusCode.INVALID_ARGUMENT:
-                raise InvalidArgument(details) from None
+                raise InvalidArgument(details, reason=reason) from None
             if code == grpc.StatusCode.NOT_FOUND:
-                raise NotFound(details) from None
+                raise NotFound(details, reason=reason) from None
             if code == grpc.StatusCode.ALREADY_EXISTS:
-                raise AlreadyExists(details) from None
+                raise AlreadyExists(details, reason=reason) from None
             if code == grpc.StatusCode.PERMISSION_DENIED:
-                raise PermissionDenied(details) from None
+                raise PermissionDenied(details, reason=reason) from None
             raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
+
+
+def _caller() -> str:
+    """The calling identity, as request ids are scoped (riverboat.idempotency)."""
+    identity = current_identity()
+    return f"{identity.role}:{identity.subject}"
 
 
 def _check_request_id(request_id: str) -> str:

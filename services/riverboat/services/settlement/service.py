@@ -17,6 +17,7 @@ from typing import Any
 from riverboat.auth import Identity
 from riverboat.eventstore import EventStoreError
 from riverboat.eventstore.base import validate_aggregate_id
+from riverboat.idempotency import RequestKey, fingerprint
 from riverboat.ledger import accounts as acc
 from riverboat.ledger import queries
 from riverboat.ledger.wallet import (
@@ -71,6 +72,12 @@ def _player(value: str) -> str:
     if any(c.isspace() for c in value):
         raise InvalidArgument("player must not contain spaces")
     return value
+
+
+def _caller() -> str:
+    """Who calls, as request ids are scoped (riverboat.idempotency)."""
+    identity = current_identity()
+    return f"{identity.role}:{identity.subject}"
 
 
 def _own(identity: Identity, player: str) -> None:
@@ -140,19 +147,23 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     async def Deposit(self, request: pb.DepositRequest, context: Any) -> pb.DepositResponse:
         """Credit a wallet (operators)."""
         player = _player(request.player)
+        by = _caller()
         decide = functools.partial(
-            decide_deposit, amount=request.amount, external_ref=request.external_ref
+            decide_deposit, amount=request.amount, external_ref=request.external_ref, by=by
         )
-        decision = await self._run(player, decide, f"deposit:{request.external_ref}")
+        key = RequestKey("deposit", by, request.external_ref)
+        decision = await self._run(player, decide, key.stored(fingerprint(request, ignore=("external_ref",))))
         return pb.DepositResponse(balance=decision.balance, duplicate=decision.duplicate)
 
     async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
         """Pay out of a wallet (operators)."""
         player = _player(request.player)
+        by = _caller()
         decide = functools.partial(
-            decide_withdraw, amount=request.amount, external_ref=request.external_ref
+            decide_withdraw, amount=request.amount, external_ref=request.external_ref, by=by
         )
-        decision = await self._run(player, decide, f"withdraw:{request.external_ref}")
+        key = RequestKey("withdraw", by, request.external_ref)
+        decision = await self._run(player, decide, key.stored(fingerprint(request, ignore=("external_ref",))))
         return pb.WithdrawResponse(balance=decision.balance, duplicate=decision.duplicate)
 
     async def GetBalance(
