@@ -152,7 +152,9 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             decide_deposit, amount=request.amount, external_ref=request.external_ref, by=by
         )
         key = RequestKey("deposit", by, request.external_ref)
-        decision = await self._run(player, decide, key.stored(fingerprint(request, ignore=("external_ref",))))
+        decision = await self._run(
+            player, decide, key.stored(fingerprint(request, ignore=("external_ref",)))
+        )
         return pb.DepositResponse(balance=decision.balance, duplicate=decision.duplicate)
 
     async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
@@ -163,7 +165,9 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             decide_withdraw, amount=request.amount, external_ref=request.external_ref, by=by
         )
         key = RequestKey("withdraw", by, request.external_ref)
-        decision = await self._run(player, decide, key.stored(fingerprint(request, ignore=("external_ref",))))
+        decision = await self._run(
+            player, decide, key.stored(fingerprint(request, ignore=("external_ref",)))
+        )
         return pb.WithdrawResponse(balance=decision.balance, duplicate=decision.duplicate)
 
     async def GetBalance(
