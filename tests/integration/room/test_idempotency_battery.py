@@ -14,6 +14,7 @@ old per-table scope in a runner and shows the table oracle catching it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -87,11 +88,17 @@ async def refused(call: Any) -> grpc.aio.AioRpcError:
     return err.value
 
 
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    """The machine-readable reason (``rb-error-reason``) of a refusal."""
+    metadata: Any = error.trailing_metadata() or ()
+    return str(dict(metadata).get(REASON, ""))
+
+
 async def clash(call: Any, request_id: str, who: str) -> None:
     """``call`` is refused as a reused id, and says which id of whose clashed."""
     error = await refused(call)
     assert error.code() == grpc.StatusCode.ALREADY_EXISTS, error
-    assert dict(error.trailing_metadata() or ()).get(REASON) == REUSED
+    assert reason_of(error) == REUSED
     assert f"{request_id!r}" in (error.details() or "") and who in (error.details() or "")
 
 
@@ -185,169 +192,201 @@ def check_moves_applied_once(log: list[Batch], clients: list[Sent]) -> None:
 # --- the battery -------------------------------------------------------------------------------
 
 
+@dataclass
+class Clients:
+    """The battery's callers and their channels (remade after the services restart)."""
+
+    room: Room
+    addresses: dict[str, str]
+    channels: dict[str, grpc.aio.Channel] = field(default_factory=dict)
+    ops: list[Caller] = field(default_factory=list)
+    players: list[Caller] = field(default_factory=list)
+
+    async def connect(self, ops: list[str], players: list[str]) -> None:
+        await self.close()
+        self.channels = {k: grpc.aio.insecure_channel(a) for k, a in self.addresses.items()}
+        self.ops = [_caller(self.room, n, "operator", self.channels) for n in ops]
+        self.players = [_caller(self.room, n, "player", self.channels) for n in players]
+
+    async def close(self) -> None:
+        for channel in self.channels.values():
+            await channel.close(None)
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+
+def _deposit(op: int, player: str, n: int) -> settlement_pb2.DepositRequest:
+    """Operator ``op``'s deposit ``n`` for ``player`` (the amount tells who and which)."""
+    amount = 20_000 + 100 * op + n
+    return settlement_pb2.DepositRequest(player=player, amount=amount, external_ref=str(n))
+
+
+def _join(table_id: str, buy_in: int = 5_000) -> lobby_pb2.JoinTableRequest:
+    return lobby_pb2.JoinTableRequest(table_id=table_id, buy_in=buy_in, request_id="1")
+
+
+def _create(name: str, request_id: str, seconds: int = 3600) -> lobby_pb2.CreateTableRequest:
+    return lobby_pb2.CreateTableRequest(
+        template="pacific", name=name, request_id=request_id, action_seconds=seconds
+    )
+
+
+LEAVE = "leave1"
+#: The clashing deposit: op-a's reference "1" for another amount.
+CLASHING = settlement_pb2.DepositRequest(player="pl0", amount=1, external_ref="1")
+
+
+async def settlement_phase(c: Clients, refs: int) -> dict[tuple[int, str, int], int]:
+    """Both operators number their references 1..refs for every wallet; returns each first
+    answer's balance."""
+    balances = {}
+    for n in range(1, refs + 1):
+        for i, op in enumerate(c.ops):
+            for player in c.names:
+                first = await op.settlement.Deposit(_deposit(i, player, n), metadata=op.md)
+                again = await op.settlement.Deposit(_deposit(i, player, n), metadata=op.md)
+                assert not first.duplicate and again.duplicate
+                assert again.balance == first.balance  # the original answer
+                balances[(i, player, n)] = first.balance
+    # A withdrawal "1" is another kind of command: applied, not a clash.
+    out = settlement_pb2.WithdrawRequest(player="pl0", amount=5, external_ref="1")
+    await c.ops[1].settlement.Withdraw(out, metadata=c.ops[1].md)
+    await clash(c.ops[0].settlement.Deposit(CLASHING, metadata=c.ops[0].md), "1", "op-a")
+    return balances
+
+
+def expected_cashier(c: Clients, refs: int) -> Counter[tuple[str, str, str, str, int]]:
+    """The deposits and withdrawals the settlement phase asked for, each once."""
+    expected: Counter[tuple[str, str, str, str, int]] = Counter()
+    for n in range(1, refs + 1):
+        for i, op in enumerate(c.ops):
+            for player in c.names:
+                d = _deposit(i, player, n)
+                expected[(player, "deposit", f"operator:{op.name}", d.external_ref, d.amount)] += 1
+    expected[("pl0", "withdraw", "operator:op-b", "1", 5)] += 1
+    return expected
+
+
+async def lobby_phase(
+    c: Clients,
+) -> tuple[list[str], dict[tuple[str, str], Any], dict[str, Any]]:
+    """op-a opens two tables; every player joins both with id "1" and leaves the first with
+    "leave1". Returns the tables, the join answers and the leave answers."""
+    boss = c.ops[0]
+    tables = []
+    for name, request_id in (("one", "1"), ("two", "2")):
+        created = await boss.lobby.CreateTable(_create(name, request_id), metadata=boss.md)
+        tables.append(created.table.table_id)
+    again = await boss.lobby.CreateTable(_create("one", "1"), metadata=boss.md)
+    assert again.table.table_id == tables[0]
+    renamed = _create("uno", "1")
+    await clash(boss.lobby.CreateTable(renamed, metadata=boss.md), "1", "op-a")
+    taken = await refused(c.ops[1].lobby.CreateTable(renamed, metadata=c.ops[1].md))
+    assert taken.code() == grpc.StatusCode.ALREADY_EXISTS  # op-b's "1" names op-a's table
+    assert reason_of(taken) == "TABLE_EXISTS"
+
+    joined = {}
+    for table_id in tables:
+        for p in c.players:
+            joined[(p.name, table_id)] = await p.lobby.JoinTable(_join(table_id), metadata=p.md)
+    for (name, table_id), first in joined.items():
+        p = c.players[c.names.index(name)]
+        repeat = await p.lobby.JoinTable(_join(table_id), metadata=p.md)
+        assert (repeat.seat, repeat.stack) == (first.seat, first.stack)
+        await clash(p.lobby.JoinTable(_join(table_id, 6_000), metadata=p.md), "1", name)
+    for table_id in tables:
+        seated = Counter(
+            e.player
+            for b in await table_log(c.room, table_id)
+            for e in b.events
+            if isinstance(e, PlayerSeated)
+        )
+        assert seated == Counter(c.names), (table_id, seated)
+
+    # Everyone leaves table one with the same request id (finding 14).
+    left = {}
+    leave = lobby_pb2.LeaveTableRequest(table_id=tables[0], request_id=LEAVE)
+    for p in c.players:
+        left[p.name] = await p.lobby.LeaveTable(leave, metadata=p.md)
+    await check_leave_repeats(c, tables[0], left)
+    check_leaves(await table_log(c.room, tables[0]), left)
+    return tables, joined, left
+
+
+async def check_leave_repeats(c: Clients, table_id: str, left: dict[str, Any]) -> None:
+    """Every player's "leave1" again: their own original answer."""
+    leave = lobby_pb2.LeaveTableRequest(table_id=table_id, request_id=LEAVE)
+    for p in c.players:
+        again = await p.lobby.LeaveTable(leave, metadata=p.md)
+        assert (again.pending, again.stack) == (left[p.name].pending, left[p.name].stack)
+
+
+async def check_table_repeats(c: Clients, table_id: str, sent: dict[str, Sent]) -> None:
+    """Each player's last moves again: the original versions; with another move: refused."""
+    for p in c.players:
+        mine = sent[p.name]
+        for request_id, (action, version) in list(mine.moves.items())[-3:]:
+            hand = mine.hands[request_id]
+            again = await p.table.Act(
+                _act(table_id, hand, mine.seat, action, request_id), metadata=p.md
+            )
+            assert again.version == version
+            different = _act(table_id, hand, mine.seat, _other(action), request_id)
+            await clash(p.table.Act(different, metadata=p.md), request_id, p.name)
+
+
 @pytest.mark.battery
 async def test_idempotency_battery(room: Room) -> None:
-    players_n = size(3, 8)  # players; each also sits at two tables
+    players_n = size(3, 8)  # players, each at two tables (8 seats a table at most)
     refs = size(2, 5)  # cashier references each operator numbers 1..refs
-    moves_target = size(12, 120)  # table moves before the last phase
+    moves = size(12, 120)  # numbered table moves before the restarts (and a third after)
     rng = random.Random(12)
+    ops, names = ["op-a", "op-b"], [f"pl{k}" for k in range(players_n)]
     async with settled_lobby(room) as services:
-        channels = {
-            "lobby": grpc.aio.insecure_channel(services.lobby.address),
-            "table": grpc.aio.insecure_channel(room.table_address),
-            "settlement": grpc.aio.insecure_channel(services.settlement.address),
+        addresses = {
+            "lobby": services.lobby.address,
+            "table": room.table_address,
+            "settlement": services.settlement.address,
         }
+        c = Clients(room, addresses)
         try:
-            ops = [_caller(room, f"op-{x}", "operator", channels) for x in "ab"]
-            players = [_caller(room, f"pl{k}", "player", channels) for k in range(players_n)]
-            names = [p.name for p in players]
+            await c.connect(ops, names)
+            balances = await settlement_phase(c, refs)
+            expected = expected_cashier(c, refs)
+            assert await cashier_log(room, names) == expected
+            tables, joined, left = await lobby_phase(c)
 
-            # 1. Settlement: both operators number their references 1..refs for every wallet.
-            answers: dict[tuple[str, str, str], int] = {}
-            for n in range(1, refs + 1):
-                for i, op in enumerate(ops):
-                    for p in names:
-                        amount = 20_000 + 100 * i + n
-                        req = settlement_pb2.DepositRequest(
-                            player=p, amount=amount, external_ref=str(n)
-                        )
-                        first = await op.settlement.Deposit(req, metadata=op.md)
-                        again = await op.settlement.Deposit(req, metadata=op.md)
-                        assert not first.duplicate and again.duplicate
-                        assert again.balance == first.balance  # the original answer
-                        answers[(op.name, p, str(n))] = first.balance
-            # A withdrawal "1" is another kind of command: applied, not a clash.
-            out = settlement_pb2.WithdrawRequest(player=names[0], amount=5, external_ref="1")
-            await ops[1].settlement.Withdraw(out, metadata=ops[1].md)
-            # The same reference for another amount: refused, naming it.
-            other = settlement_pb2.DepositRequest(player=names[0], amount=1, external_ref="1")
-            await clash(ops[0].settlement.Deposit(other, metadata=ops[0].md), "1", "op-a")
-            cashier = await cashier_log(room, names)
-            expected = Counter(
-                (p, "deposit", f"operator:{op.name}", str(n), 20_000 + 100 * i + n)
-                for n in range(1, refs + 1)
-                for i, op in enumerate(ops)
-                for p in names
-            )
-            expected[(names[0], "withdraw", "operator:op-b", "1", 5)] += 1
-            assert cashier == expected
-
-            # 2. The lobby: two tables; every player joins both with request id "1".
-            t1 = (
-                await ops[0].lobby.CreateTable(
-                    lobby_pb2.CreateTableRequest(
-                        template="pacific", name="one", request_id="1", action_seconds=3600
-                    ),
-                    metadata=ops[0].md,
-                )
-            ).table.table_id
-            t2 = (
-                await ops[0].lobby.CreateTable(
-                    lobby_pb2.CreateTableRequest(
-                        template="pacific", name="two", request_id="2", action_seconds=3600
-                    ),
-                    metadata=ops[0].md,
-                )
-            ).table.table_id
-            again_t1 = await ops[0].lobby.CreateTable(
-                lobby_pb2.CreateTableRequest(
-                    template="pacific", name="one", request_id="1", action_seconds=3600
-                ),
-                metadata=ops[0].md,
-            )
-            assert again_t1.table.table_id == t1
-            renamed = lobby_pb2.CreateTableRequest(template="pacific", name="uno", request_id="1")
-            await clash(ops[0].lobby.CreateTable(renamed, metadata=ops[0].md), "1", "op-a")
-            taken = await refused(ops[1].lobby.CreateTable(renamed, metadata=ops[1].md))
-            assert taken.code() == grpc.StatusCode.ALREADY_EXISTS  # op-b's "1" names op-a's table
-            assert dict(taken.trailing_metadata() or ()).get(REASON) == "TABLE_EXISTS"
-
-            joined: dict[tuple[str, str], lobby_pb2.JoinTableResponse] = {}
-            for table_id in (t1, t2):
-                for p in players:
-                    req = lobby_pb2.JoinTableRequest(
-                        table_id=table_id, buy_in=5_000, request_id="1"
-                    )
-                    joined[(p.name, table_id)] = await p.lobby.JoinTable(req, metadata=p.md)
-            for (name, table_id), first in joined.items():
-                p = players[names.index(name)]
-                req = lobby_pb2.JoinTableRequest(table_id=table_id, buy_in=5_000, request_id="1")
-                again = await p.lobby.JoinTable(req, metadata=p.md)
-                assert (again.seat, again.stack) == (first.seat, first.stack)
-                more = lobby_pb2.JoinTableRequest(table_id=table_id, buy_in=6_000, request_id="1")
-                await clash(p.lobby.JoinTable(more, metadata=p.md), "1", name)
-            for table_id in (t1, t2):
-                seated = Counter(
-                    e.player
-                    for b in await table_log(room, table_id)
-                    for e in b.events
-                    if isinstance(e, PlayerSeated)
-                )
-                assert seated == Counter(names), (table_id, seated)
-
-            # Everyone leaves table one with the same request id (finding 14).
-            left: dict[str, lobby_pb2.LeaveTableResponse] = {}
-            for p in players:
-                req = lobby_pb2.LeaveTableRequest(table_id=t1, request_id="leave1")
-                left[p.name] = await p.lobby.LeaveTable(req, metadata=p.md)
-            for p in players:
-                req = lobby_pb2.LeaveTableRequest(table_id=t1, request_id="leave1")
-                again = await p.lobby.LeaveTable(req, metadata=p.md)
-                assert (again.pending, again.stack) == (left[p.name].pending, left[p.name].stack)
-            check_leaves(await table_log(room, t1), left)
-
-            # 3. Table two: every player numbers their moves 1, 2, 3...
-            sent = {p.name: Sent(p.name, joined[(p.name, t2)].seat) for p in players}
+            # The table: every player numbers their moves 1, 2, 3... at table two.
+            sent = {n: Sent(n, joined[(n, tables[1])].seat) for n in names}
             counters = dict.fromkeys(names, 0)
-            await play_numbered(players, t2, sent, counters, moves_target, rng)
-            check_moves_applied_once(await table_log(room, t2), list(sent.values()))
+            await play_numbered(c.players, tables[1], sent, counters, moves, rng)
+            check_moves_applied_once(await table_log(room, tables[1]), list(sent.values()))
 
-            # 4. Each service restarts; what it remembers comes back from its logs.
-            await asyncio.to_thread(room.restart_table)
-            await asyncio.to_thread(services.settlement.kill)
-            await asyncio.to_thread(services.settlement.start)
-            await asyncio.to_thread(services.lobby.kill)
-            await asyncio.to_thread(services.lobby.start)
-            for key, ch in (
-                ("lobby", services.lobby.address),
-                ("table", room.table_address),
-                ("settlement", services.settlement.address),
-            ):
-                await channels[key].close()
-                channels[key] = grpc.aio.insecure_channel(ch)
-            ops = [_caller(room, op.name, "operator", channels) for op in ops]
-            players = [_caller(room, p.name, "player", channels) for p in players]
-            for (op_name, p, n), balance in answers.items():
-                op = ops[0] if op_name == "op-a" else ops[1]
-                amount = 20_000 + 100 * (op is ops[1]) + int(n)
-                req = settlement_pb2.DepositRequest(player=p, amount=amount, external_ref=n)
-                again = await op.settlement.Deposit(req, metadata=op.md)
-                assert again.duplicate and again.balance == balance
-            await clash(ops[0].settlement.Deposit(other, metadata=ops[0].md), "1", "op-a")
+            # Each service restarts; what it remembers comes back from its logs.
+            for process in (room.table, services.settlement, services.lobby):
+                await asyncio.to_thread(process.kill)
+                await asyncio.to_thread(process.start)
+            await c.connect(ops, names)
+            for (i, player, n), balance in balances.items():
+                op = c.ops[i]
+                repeat = await op.settlement.Deposit(_deposit(i, player, n), metadata=op.md)
+                assert repeat.duplicate and repeat.balance == balance
+            await clash(c.ops[0].settlement.Deposit(CLASHING, metadata=c.ops[0].md), "1", "op-a")
             for (name, table_id), first in joined.items():
-                p = players[names.index(name)]
-                req = lobby_pb2.JoinTableRequest(table_id=table_id, buy_in=5_000, request_id="1")
-                again = await p.lobby.JoinTable(req, metadata=p.md)
-                assert (again.seat, again.stack) == (first.seat, first.stack)
-            for p in players:
-                req = lobby_pb2.LeaveTableRequest(table_id=t1, request_id="leave1")
-                again = await p.lobby.LeaveTable(req, metadata=p.md)
-                assert (again.pending, again.stack) == (left[p.name].pending, left[p.name].stack)
-            for p in players:
-                for request_id, (action, version) in list(sent[p.name].moves.items())[-3:]:
-                    hand = sent[p.name].hands[request_id]
-                    req = _act(t2, hand, sent[p.name].seat, action, request_id)
-                    again = await p.table.Act(req, metadata=p.md)
-                    assert again.version == version
-                    different = _act(t2, hand, sent[p.name].seat, _other(action), request_id)
-                    await clash(p.table.Act(different, metadata=p.md), request_id, p.name)
-            # A few more numbered moves after the restart, then the whole log again.
-            await play_numbered(players, t2, sent, counters, size(4, 20), rng)
-            check_moves_applied_once(await table_log(room, t2), list(sent.values()))
+                p = c.players[names.index(name)]
+                rejoin = await p.lobby.JoinTable(_join(table_id), metadata=p.md)
+                assert (rejoin.seat, rejoin.stack) == (first.seat, first.stack)
+            await check_leave_repeats(c, tables[0], left)
+            await check_table_repeats(c, tables[1], sent)
+            # More numbered moves after the restart, then the whole logs again.
+            await play_numbered(c.players, tables[1], sent, counters, moves // 3, rng)
+            check_moves_applied_once(await table_log(room, tables[1]), list(sent.values()))
+            check_leaves(await table_log(room, tables[0]), left)
             assert await cashier_log(room, names) == expected
         finally:
-            for ch in channels.values():
-                await ch.close()
+            await c.close()
 
 
 def check_leaves(log: list[Batch], left: dict[str, lobby_pb2.LeaveTableResponse]) -> None:
@@ -461,7 +500,7 @@ async def test_the_table_oracle_catches_ids_scoped_per_table(
         )  # fmt: skip
         for seat in (1, 2):
             await runner.submit(
-                lambda s, seat=seat: table.seat_player(s, seat=seat, player=f"p{seat}", stack=900),
+                functools.partial(table.seat_player, seat=seat, player=f"p{seat}", stack=900),
                 request_id=f"seat{seat}", actor="operator:boss", kind="seat",
             )  # fmt: skip
         deck = tuple(range(52))
@@ -476,12 +515,12 @@ async def test_the_table_oracle_catches_ids_scoped_per_table(
         clients = []
         for action in ("bring_in", "fold"):  # both players number their first move "1"
             hand = runner.state.hand
-            assert hand is not None
+            assert hand is not None and hand.to_act is not None
             seat = hand.seats[hand.to_act]
             player = f"p{seat}"
             done = await runner.act(
-                lambda s, seat=seat, action=action: table.act(
-                    s, Act(seat, action), deck, "h1"
+                functools.partial(
+                    table.act, command=Act(seat, action), deck=deck, hand_id="h1"
                 ),
                 request_id="1", actor=player, kind="act", fingerprint=f"{seat}-{action}",
             )  # fmt: skip

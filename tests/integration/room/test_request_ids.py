@@ -10,11 +10,13 @@ JetStream, never the service's answers.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import grpc
 import nats
 import pytest
 
+from riverboat.client import TableClient
 from riverboat.engine.events import ActionTaken, HandStarted
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
@@ -54,10 +56,11 @@ async def refusal(call) -> grpc.aio.AioRpcError:  # type: ignore[no-untyped-def]
 
 
 def reason(error: grpc.aio.AioRpcError) -> str:
-    return dict(error.trailing_metadata() or ()).get(REASON, "")
+    metadata: Any = error.trailing_metadata() or ()
+    return str(dict(metadata).get(REASON, ""))
 
 
-async def _dealt(player, table_id: str) -> table_pb2.TableView:  # type: ignore[no-untyped-def]
+async def _dealt(player: TableClient, table_id: str) -> table_pb2.TableView:
     for _ in range(300):
         view = await player.view(table_id)
         if view.hand_in_progress and view.to_act:
@@ -67,8 +70,8 @@ async def _dealt(player, table_id: str) -> table_pb2.TableView:  # type: ignore[
 
 
 async def test_two_players_numbering_alike_both_act_and_a_reuse_is_refused(
-    room: Room, operator
-) -> None:  # type: ignore[no-untyped-def]
+    room: Room, operator: TableClient
+) -> None:
     # A long clock: only the players act in this test.
     names = await setup_table(operator, "t-ids", 2, action_seconds=600)
     async with grpc.aio.insecure_channel(room.table_address) as channel:
@@ -108,8 +111,8 @@ async def test_two_players_numbering_alike_both_act_and_a_reuse_is_refused(
 
 
 async def test_a_move_must_name_its_hand_and_a_stale_one_misses_the_next(
-    room: Room, operator
-) -> None:  # type: ignore[no-untyped-def]
+    room: Room, operator: TableClient
+) -> None:
     names = await setup_table(operator, "t-stale", 2, action_seconds=600)
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         clients = {k: room.client(channel, name) for k, name in enumerate(names, start=1)}

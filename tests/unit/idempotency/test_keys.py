@@ -41,9 +41,7 @@ def test_ids_from_before_keys_do_not_parse() -> None:
 
 
 @given(a=st.tuples(ids, ids), b=st.tuples(ids, ids))
-def test_derived_ids_differ_whenever_the_parts_do(
-    a: tuple[str, str], b: tuple[str, str]
-) -> None:
+def test_derived_ids_differ_whenever_the_parts_do(a: tuple[str, str], b: tuple[str, str]) -> None:
     # "a-b" + "c" and "a" + "b-c" read the same when joined with '-': the ids must not.
     if a != b:
         assert derived_id("leave", *a) != derived_id("leave", *b)

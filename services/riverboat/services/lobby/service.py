@@ -568,7 +568,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         except grpc.aio.AioRpcError as exc:
             code, details = exc.code(), exc.details() or ""
             # The machine-readable reason goes along too (e.g. REQUEST_ID_REUSED).
-            reason = dict(exc.trailing_metadata() or ()).get(REASON_METADATA_KEY) or None
+            trailers: Any = exc.trailing_metadata() or ()
+            reason = dict(trailers).get(REASON_METADATA_KEY) or None
             if code == grpc.StatusCode.FAILED_PRECONDITION:
                 raise FailedPrecondition(details, reason=reason) from None
             if code == grpc.StatusCode.INVALID_ARGUMENT:
