@@ -21,6 +21,7 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ __all__ = [
     "fingerprint",
     "fingerprint_of",
 ]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 #: The machine-readable reason of a refused reuse (``rb-error-reason`` trailing metadata).
 REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
@@ -128,9 +131,11 @@ def derived_id(prefix: str, *parts: str, readable: str = "") -> str:
     """An id for a request a service forwards on a caller's behalf: ``prefix-[readable-]``
     and a digest of every part, so two different keys never give the same id (ids allow
     ``-`` inside their parts, so joining them as they are could). At most 64 characters of
-    letters, digits, ``-`` and ``_`` when ``prefix`` and ``readable`` (cut to 24) are."""
+    letters, digits, ``-`` and ``_`` for a ``prefix`` of those of up to 14 (``readable`` is
+    cut to 24 and anything else in it becomes ``_``)."""
     digest = _digest("\x1f".join(parts))[:24]
-    label = f"{readable[:24]}-" if readable else ""
+    # The label is for people reading logs; the digest alone tells keys apart.
+    label = f"{_UNSAFE.sub('_', readable[:24])}-" if readable else ""
     return f"{prefix}-{label}{digest}"
 
 

@@ -27,7 +27,8 @@ if _version_not_supported:
 
 class DealerServiceStub:
     """The dealer: shuffles and commits to each hand's deck (scheme in docs/shuffle.md). Only
-    services call it, never players.
+    services call it, never players. It takes no request ids: every RPC is idempotent per
+    (table_id, hand_id) (and round, for Reshuffle), whoever calls.
     """
 
     def __init__(self, channel):
@@ -60,7 +61,8 @@ class DealerServiceStub:
 
 class DealerServiceServicer:
     """The dealer: shuffles and commits to each hand's deck (scheme in docs/shuffle.md). Only
-    services call it, never players.
+    services call it, never players. It takes no request ids: every RPC is idempotent per
+    (table_id, hand_id) (and round, for Reshuffle), whoever calls.
     """
 
     def CommitHand(self, request, context):
@@ -128,7 +130,8 @@ def add_DealerServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class DealerService:
     """The dealer: shuffles and commits to each hand's deck (scheme in docs/shuffle.md). Only
-    services call it, never players.
+    services call it, never players. It takes no request ids: every RPC is idempotent per
+    (table_id, hand_id) (and round, for Reshuffle), whoever calls.
     """
 
     @staticmethod

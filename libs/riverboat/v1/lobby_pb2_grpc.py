@@ -28,6 +28,12 @@ if _version_not_supported:
 class LobbyServiceStub:
     """Accounts, the list of tables, buying in and leaving. Register and Login need no token; every
     other RPC needs a bearer token (`authorization: Bearer <token>`).
+
+    Request ids (CreateTable, JoinTable, LeaveTable): 1-64 letters, digits, '-' or '_', scoped
+    to the caller (the token's identity), the RPC and its table. The same id with the same
+    request returns the original result, also after a restart; the same id with a different
+    request is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash. Two
+    players may both number their requests 1, 2, 3.
     """
 
     def __init__(self, channel):
@@ -76,6 +82,12 @@ class LobbyServiceStub:
 class LobbyServiceServicer:
     """Accounts, the list of tables, buying in and leaving. Register and Login need no token; every
     other RPC needs a bearer token (`authorization: Bearer <token>`).
+
+    Request ids (CreateTable, JoinTable, LeaveTable): 1-64 letters, digits, '-' or '_', scoped
+    to the caller (the token's identity), the RPC and its table. The same id with the same
+    request returns the original result, also after a restart; the same id with a different
+    request is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash. Two
+    players may both number their requests 1, 2, 3.
     """
 
     def Register(self, request, context):
@@ -176,6 +188,12 @@ def add_LobbyServiceServicer_to_server(servicer, server):
 class LobbyService:
     """Accounts, the list of tables, buying in and leaving. Register and Login need no token; every
     other RPC needs a bearer token (`authorization: Bearer <token>`).
+
+    Request ids (CreateTable, JoinTable, LeaveTable): 1-64 letters, digits, '-' or '_', scoped
+    to the caller (the token's identity), the RPC and its table. The same id with the same
+    request returns the original result, also after a restart; the same id with a different
+    request is refused with ALREADY_EXISTS, reason REQUEST_ID_REUSED, naming the clash. Two
+    players may both number their requests 1, 2, 3.
     """
 
     @staticmethod

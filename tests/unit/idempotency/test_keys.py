@@ -3,6 +3,8 @@ a remembered key answers the same command and refuses another one."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -45,7 +47,8 @@ def test_derived_ids_differ_whenever_the_parts_do(a: tuple[str, str], b: tuple[s
     # "a-b" + "c" and "a" + "b-c" read the same when joined with '-': the ids must not.
     if a != b:
         assert derived_id("leave", *a) != derived_id("leave", *b)
-    assert len(derived_id("join", *a, readable=a[0])) <= 64
+    forwarded = derived_id("join", *a, readable=a[0] + ".x y")
+    assert len(forwarded) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", forwarded)
 
 
 def test_derived_id_oracle_catches_joined_parts() -> None:
