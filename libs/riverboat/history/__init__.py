@@ -9,7 +9,12 @@ them. A :class:`Perspective` chooses whose eyes: the auditor's (every card) or o
 from riverboat.history.hands import HandLog, hand_from_events, hands_from_archive
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
 from riverboat.history.phh import to_phh, to_phhs
-from riverboat.history.pokerstars import to_pokerstars, to_pokerstars_all
+from riverboat.history.pokerstars import (
+    hand_number,
+    pokerstars_files,
+    to_pokerstars,
+    to_pokerstars_all,
+)
 from riverboat.history.variants import PHH_CODES, phh_code
 
 __all__ = [
@@ -18,8 +23,10 @@ __all__ = [
     "HandLog",
     "Perspective",
     "hand_from_events",
+    "hand_number",
     "hands_from_archive",
     "phh_code",
+    "pokerstars_files",
     "to_phh",
     "to_phhs",
     "to_pokerstars",

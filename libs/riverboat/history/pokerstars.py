@@ -7,10 +7,18 @@ second, ``brings in``/``completes``/``raises X to Y``, ``*** SHOW DOWN ***`` wit
 does not spread, use the same layout with a betting-round header per round and a plain
 sentence for each step of theirs (passes, rolls, declarations). A player's export shows what
 that player saw: their own cards, up cards and hands shown down (``perspective``).
+
+Five-card draw follows PokerStars' draw layout: ``*** DEALING HANDS ***``, then ``*** FIRST
+DRAW ***`` (``SECOND``...) for each draw, where ``P: discards 2 cards [..]`` names the cards only
+to their owner and is followed, for the cards that reader can see, by ``Dealt to P [kept]
+[new]``. Hand numbers are numbers (:func:`hand_number`), as tracking tools require, and
+:func:`pokerstars_files` cuts hands into one file per table and day, as PokerStars writes them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -21,10 +29,37 @@ from riverboat.history.narrate import cards_text, describe
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
 from riverboat.history.variants import display_name
 
-__all__ = ["to_pokerstars", "to_pokerstars_all"]
+__all__ = [
+    "HAND_NUMBER_LIMIT",
+    "file_name",
+    "hand_number",
+    "pokerstars_files",
+    "to_pokerstars",
+    "to_pokerstars_all",
+]
 
 _STUD_STREETS = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
 _STUD_FOLDS = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "River"}
+_DRAW_ROUNDS = {1: "FIRST", 2: "SECOND", 3: "THIRD"}
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+#: Hand numbers stay below 10**15: within the 53 bits a JavaScript number holds exactly, and
+#: within the 64-bit integers tracking tools store them in.
+HAND_NUMBER_LIMIT = 10**15
+
+
+def hand_number(hand_id: str) -> int:
+    """The numeric hand number a PokerStars-style history gives hand ``hand_id``.
+
+    The room has no room-wide hand counter (a hand's id is its table and table-log version,
+    ``t1-5``), and tracking tools insist on a number. So the number is derived from the id
+    alone: the first eight bytes of its SHA-256, big-endian, modulo ``10**15``. It is the same
+    in every export of the hand (the auditor's, every player's, any selection), needs no
+    registry, and ``riverboat history export --hand`` accepts it as well as the id. Two hands
+    could in principle share a number; the odds are about one in two thousand for a million
+    hands (the birthday bound), and the export refuses such a set rather than write it.
+    """
+    digest = hashlib.sha256(hand_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % HAND_NUMBER_LIMIT
 
 
 class _Text:
@@ -34,6 +69,10 @@ class _Text:
         started = hand.started
         self.name = {s.seat: s.player for s in started.seats}
         self.stud = started.variant == "seven_card_stud_hi_lo"
+        self.draw = started.variant == "draw"
+        self.draws_done = 0
+        self.draws_total = 1
+        self.discarded = False  # cards just discarded: the next deal replaces them
         self.lines: list[str] = []
         self.known: dict[int, list[str]] = {s.seat: [] for s in started.seats}
         self.level = 0
@@ -49,16 +88,20 @@ class _Text:
         stakes = f"{money(opts.get('small_bet', 0))}/{money(opts.get('big_bet', 0))} USD"
         when = self.hand.started_at or datetime(1970, 1, 1)
         self.lines.append(
-            f"PokerStars Hand #{self.hand.hand_id}:  {display_name(started.variant)} Limit "
-            f"({stakes}) - {when:%Y/%m/%d %H:%M:%S} UTC"
+            f"PokerStars Hand #{hand_number(self.hand.hand_id)}:  "
+            f"{display_name(started.variant)} Limit ({stakes}) - {when:%Y/%m/%d %H:%M:%S} UTC"
         )
         table = self.hand.table_name or self.hand.table_id
-        self.lines.append(f"Table '{table}' {opts.get('max_players', len(started.seats))}-max")
+        line = f"Table '{table}' {opts.get('max_players', len(started.seats))}-max"
+        if not self.stud:  # stud has no button; the other games are dealt from one
+            line += f" Seat #{started.button} is the button"
+        self.lines.append(line)
         for s in sorted(started.seats, key=lambda s: s.seat):
             self.lines.append(f"Seat {s.seat}: {s.player} ({money(s.stack)} in chips)")
 
     def deal(self, batch: list[ev.CardDealt]) -> None:
-        """One street's cards: ``Dealt to P [known before] [new]``, new cards known only."""
+        """One street's cards (or a draw's): ``Dealt to P [known before] [new]``, new cards
+        known only. After a discard, "known before" is what the player kept."""
         by_seat: dict[int, list[int]] = {}
         for e in batch:
             by_seat.setdefault(e.seat, []).append(e.card)
@@ -97,9 +140,50 @@ class _Text:
         self.level = max(self.level, e.to)
 
     def street_name(self) -> str:
+        """When a player folded, as the summary says it (``on the 4th Street``)."""
         if self.stud:
-            return _STUD_FOLDS.get(self.street, f"{self.street}th Street")
-        return f"betting round {self.street}"
+            return "on the " + _STUD_FOLDS.get(self.street, f"{self.street}th Street")
+        if self.draw:
+            if self.draws_done == 0:
+                return "before the Draw"
+            nth = "" if self.draws_total == 1 else _ORDINALS.get(self.draws_done, "") + " "
+            return f"after the {nth}Draw"
+        return f"on betting round {self.street}"
+
+    def round_header(self, e: ev.BettingRoundStarted) -> str | None:
+        """The ``*** ... ***`` line a betting round opens with (None: the draw's own header
+        stands for it, as in PokerStars' draw histories)."""
+        if self.stud:
+            return _STUD_STREETS.get(e.street, f"{e.street}th STREET")
+        if self.draw:
+            return "DEALING HANDS" if e.street == 1 else None
+        return f"BETTING ROUND {e.street}"
+
+    def draw_header(self) -> None:
+        self.draws_done += 1
+        nth = _DRAW_ROUNDS.get(self.draws_done, f"DRAW {self.draws_done}")
+        self.lines.append(f"*** {nth} DRAW ***")
+
+    def passed(self, e: ev.CardsPassed) -> None:
+        """Passed cards leave the giver's known cards and join the receiver's (when seen)."""
+        for card in (cards_text((c,)) for c in e.cards if c >= 0):
+            if card in self.known[e.seat]:
+                self.known[e.seat].remove(card)
+            self.known.setdefault(e.to_seat, []).append(card)
+
+    def discard(self, e: ev.CardsDiscarded) -> None:
+        """``P: discards 2 cards [..]`` (the cards only to who can see them) or ``stands pat``."""
+        seen = [cards_text((c,)) for c in e.cards if c >= 0]
+        own = len(seen) == len(e.cards)
+        cards = f" [{' '.join(seen)}]" if own and e.cards else ""
+        count = len(e.cards)
+        verb = "stands pat" if not count else f"discards {count} card" + ("s" if count > 1 else "")
+        self.lines.append(f"{self.who(e.seat)}: {verb}{cards}")
+        known = self.known[e.seat]
+        for card in seen:
+            if card in known:
+                known.remove(card)
+        self.discarded = True
 
     def body(self) -> None:
         batch: list[ev.CardDealt] = []
@@ -109,14 +193,23 @@ class _Text:
             if isinstance(e, ev.CardDealt):
                 batch.append(e)
                 continue
+            if batch and self.discarded:  # a draw's replacements follow the discard line
+                self.deal(batch)
+                batch = []
+            self.discarded = False
             if isinstance(e, ev.BettingRoundStarted):
                 self.street, self.level = e.street, 0
-                title = _STUD_STREETS.get(e.street) if self.stud else None
-                self.lines.append(f"*** {title or f'BETTING ROUND {e.street}'} ***")
+                title = self.round_header(e)
+                if title is not None:
+                    self.lines.append(f"*** {title} ***")
             if batch:
                 self.deal(batch)
                 batch = []
             match e:
+                case ev.GameOptionsSet():
+                    self.draws_total = int(e.options.get("draws", 1) or 1)
+                case ev.PhaseStarted() if self.draw and e.phase == "draw":
+                    self.draw_header()
                 case ev.AntePosted():
                     self.lines.append(f"{self.who(e.seat)}: posts the ante {money(e.amount)}")
                 case ev.ActionTaken():
@@ -124,12 +217,14 @@ class _Text:
                 case ev.CommunityCardDealt():
                     self.lines.append(f"Board [{cards_text((e.card,))}]")
                 case ev.CardsDiscarded():
-                    own = all(c >= 0 for c in e.cards)
-                    cards = f" [{cards_text(e.cards)}]" if own and e.cards else ""
-                    count = len(e.cards)
-                    verb = "stands pat" if not count else f"discards {count} card"
-                    verb += "s" if count > 1 else ""
-                    self.lines.append(f"{self.who(e.seat)}: {verb}{cards}")
+                    self.discard(e)
+                case ev.CardsPassed():
+                    self.passed(e)
+                    self.lines.append(describe(e, self.who, money) or "")
+                case ev.UncalledBetReturned():
+                    self.lines.append(
+                        f"Uncalled bet ({money(e.amount)}) returned to {self.who(e.seat)}"
+                    )
                 case ev.HandShown():
                     if not shown:
                         self.lines.append("*** SHOW DOWN ***")
@@ -177,7 +272,7 @@ class _Text:
             seat = s.seat
             text = f"Seat {seat}: {s.player}"
             if seat in self.folded_on:
-                text += f" folded on the {self.folded_on[seat]}"
+                text += f" folded {self.folded_on[seat]}"
             elif seat in shown:
                 h = shown[seat]
                 result = f"won ({money(won[seat])})" if seat in won else "lost"
@@ -206,7 +301,71 @@ def to_pokerstars(hand: HandLog, perspective: Perspective = AUDITOR) -> str | No
     return _Text(hand, events).render()
 
 
+class _Numbers:
+    """Hand numbers given so far: refuses a second hand with a number already given."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, str] = {}
+
+    def check(self, hand: HandLog) -> None:
+        number = hand_number(hand.hand_id)
+        other = self.seen.setdefault(number, hand.hand_id)
+        if other != hand.hand_id:
+            raise ValueError(f"hands {other} and {hand.hand_id} share hand number {number}")
+
+
 def to_pokerstars_all(hands: Iterable[HandLog], perspective: Perspective = AUDITOR) -> str:
-    """Several hands, separated by blank lines as PokerStars files are."""
-    texts = [to_pokerstars(hand, perspective) for hand in hands]
-    return "\n\n".join(t for t in texts if t is not None)
+    """Several hands, separated by two blank lines as PokerStars files are (the hands are
+    read one at a time, as they are rendered).
+
+    Raises:
+        ValueError: two of the hands would share a hand number.
+    """
+    numbers = _Numbers()
+    texts: list[str] = []
+    for hand in hands:
+        numbers.check(hand)
+        text = to_pokerstars(hand, perspective)
+        if text is not None:
+            texts.append(text)
+    return "\n\n".join(texts)
+
+
+_UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+
+
+def file_name(hand: HandLog) -> str:
+    """The name PokerStars gives the file of ``hand``'s table and day:
+    ``HH20260101 Table 1 - $1.00-$2.00 - USD 7 Card Stud Hi-Lo Limit.txt`` (UTC day; characters
+    that no file system takes become ``-``)."""
+    started = hand.started
+    opts = started.options
+    when = hand.started_at or datetime(1970, 1, 1)
+    stakes = f"{money(opts.get('small_bet', 0))}-{money(opts.get('big_bet', 0))}"
+    table = hand.table_name or hand.table_id
+    name = f"HH{when:%Y%m%d} {table} - {stakes} - USD {display_name(started.variant)} Limit"
+    return _UNSAFE.sub("-", name) + ".txt"
+
+
+def pokerstars_files(
+    hands: Iterable[HandLog], perspective: Perspective = AUDITOR
+) -> dict[str, str]:
+    """The hands as PokerStars writes them to disk: one file per table and (UTC) day, named by
+    :func:`file_name`, its hands in the given order (read one at a time, as they are
+    rendered). A file that would hold no hand the perspective was dealt into is left out.
+
+    Raises:
+        ValueError: two of the hands would share a hand number, or two tables a file name.
+    """
+    numbers = _Numbers()
+    groups: dict[str, list[str]] = {}
+    tables: dict[str, str] = {}
+    for hand in hands:
+        numbers.check(hand)
+        name = file_name(hand)
+        if tables.setdefault(name, hand.table_id) != hand.table_id:
+            raise ValueError(f"tables {tables[name]} and {hand.table_id} share file {name!r}")
+        text = to_pokerstars(hand, perspective)
+        if text is not None:
+            groups.setdefault(name, []).append(text)
+    return {name: "\n\n".join(texts) for name, texts in groups.items()}

@@ -11,12 +11,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from riverboat.audit.natsread import Layout
+from riverboat.cli.progress import progress_bar
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -89,32 +88,6 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-@contextmanager
-def progress_bar(description: str, *, enabled: bool) -> Iterator[Callable[[int, int | None], None]]:
-    """A Rich progress bar on stderr (only when stderr is a terminal); yields ``update(done,
-    total)``, where ``total`` None means unknown."""
-    if not enabled or not sys.stderr.isatty():
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(description, total=None)
-
-        def update(done: int, total: int | None) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
 def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
     """The archive the arguments name (file or NATS), or an exit status on failure."""
     from riverboat.audit.archive import ArchiveError
@@ -130,13 +103,14 @@ def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
     if not args.nats and not args.source:
         return _fail("give an archive FILE or --nats URL")
     try:
-        with progress_bar("reading NATS", enabled=show_progress) as update:
+        reading = "reading NATS" if args.nats else "reading the archive"
+        with progress_bar(reading, enabled=show_progress) as bar:
             return load_archive(
                 file=Path(args.source) if args.source else None,
                 nats_url=args.nats,
                 credentials=credentials,
                 layout=layout_of(args),
-                on_message=lambda n: update(n, None),
+                on_message=bar.update,
             )
     except (ArchiveError, FetchError, OSError) as exc:
         return _fail(str(exc))
@@ -156,9 +130,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return archive
     from riverboat.audit.verify import verify_archive
 
-    with progress_bar("verifying", enabled=show) as update:
+    with progress_bar("verifying", enabled=show) as bar:
         report = verify_archive(
-            archive, source=args.source or args.nats, jobs=max(1, args.jobs), progress=update
+            archive, source=args.source or args.nats, jobs=max(1, args.jobs), progress=bar.update
         )
     if args.database:
         status = _compare_ledger(report, archive, args.database)
@@ -186,8 +160,8 @@ def _verify_file(args: argparse.Namespace, show: bool) -> int:
     from riverboat.audit.verify import verify_file
 
     try:
-        with progress_bar("verifying", enabled=show) as update:
-            report = verify_file(Path(args.source), jobs=max(1, args.jobs), progress=update)
+        with progress_bar("verifying", enabled=show) as bar:
+            report = verify_file(Path(args.source), jobs=max(1, args.jobs), progress=bar.update)
     except (ArchiveError, OSError) as exc:
         return _fail(str(exc))
     return _print(report, as_json=args.json)

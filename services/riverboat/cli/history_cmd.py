@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from riverboat.cli.audit_cmd import EXIT_OK, EXIT_USAGE, add_source_arguments, load
+from riverboat.cli.progress import ProgressBar, progress_bar
 
 
 def register(groups: Any) -> None:
@@ -33,48 +35,99 @@ def register(groups: Any) -> None:
         "--player", metavar="NAME", help="that player's export (their hands, their view)"
     )
     export.add_argument("--table", action="append", default=[], help="only this table (repeat)")
-    export.add_argument("--hand", action="append", default=[], help="only this hand (repeat)")
+    export.add_argument(
+        "--hand",
+        action="append",
+        default=[],
+        help="only this hand, by id or PokerStars hand number (repeat)",
+    )
     export.add_argument(
         "--unfinished", action="store_true", help="also hands still in play when read"
     )
     export.add_argument("-o", "--output", type=Path, help="file to write (default: stdout)")
+    export.add_argument(
+        "--split-into",
+        type=Path,
+        metavar="DIR",
+        help="pokerstars: one file per table and day in DIR, named as PokerStars names them",
+    )
     export.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     export.set_defaults(handler=cmd_export)
 
 
+def _counted(hands: Iterable[Any], bar: ProgressBar) -> Iterator[Any]:
+    """The hands, advancing the bar as each is taken (the exports render one at a time)."""
+    for hand in hands:
+        yield hand
+        bar.advance()
+
+
+def _fail(message: str) -> int:
+    print(f"riverboat history: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the chosen hands in the chosen format."""
+    if args.split_into is not None and (args.format != "pokerstars" or args.output is not None):
+        return _fail("--split-into writes PokerStars files: give --format pokerstars, not -o")
     archive = load(args, show_progress=not args.no_progress)
     if isinstance(archive, int):
         return archive
     from riverboat.history import (
         Perspective,
+        hand_number,
         hands_from_archive,
+        pokerstars_files,
         to_phh,
         to_phhs,
         to_pokerstars_all,
     )
 
+    wanted = set(args.hand)
     hands = [
         h
         for h in hands_from_archive(archive, tables=args.table)
-        if (not args.hand or h.hand_id in args.hand) and (args.unfinished or h.finished or h.voided)
+        if (not wanted or h.hand_id in wanted or str(hand_number(h.hand_id)) in wanted)
+        and (args.unfinished or h.finished or h.voided)
     ]
     perspective = Perspective(args.player)
+    files: dict[str, str] = {}
+    text = ""
     try:
-        if args.format == "pokerstars":
-            text = to_pokerstars_all(hands, perspective)
-        elif len(hands) == 1:
-            text = to_phh(hands[0], perspective) or ""
-        else:
-            text = to_phhs(hands, perspective)
+        with progress_bar("exporting hands", enabled=not args.no_progress, total=len(hands)) as bar:
+            chosen = _counted(hands, bar)
+            if args.split_into is not None:
+                files = pokerstars_files(chosen, perspective)
+            elif args.format == "pokerstars":
+                text = to_pokerstars_all(chosen, perspective)
+            elif len(hands) == 1:
+                text = to_phh(hands[0], perspective) or ""
+            else:
+                text = to_phhs(chosen, perspective)
     except KeyError as exc:  # a variant without a PHH code
-        print(f"riverboat history: no PHH code for variant {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(f"no PHH code for variant {exc}")
+    except ValueError as exc:  # two hands sharing a PokerStars hand number
+        return _fail(str(exc))
+    if args.split_into is not None:
+        return _write_files(args.split_into, files)
     if args.output is None:
         sys.stdout.write(text)
     else:
         args.output.write_text(text, encoding="utf-8")
         count = text.count("PokerStars Hand #") if args.format == "pokerstars" else len(hands)
         print(f"wrote {count} hand(s) to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _write_files(folder: Path, files: dict[str, str]) -> int:
+    """Write one PokerStars file per table and day into ``folder`` (made if need be)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in sorted(files.items()):
+            (folder / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"cannot write into {folder}: {exc}")
+    hands = sum(text.count("PokerStars Hand #") for text in files.values())
+    print(f"wrote {hands} hand(s) in {len(files)} file(s) to {folder}", file=sys.stderr)
     return EXIT_OK

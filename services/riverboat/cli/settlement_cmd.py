@@ -40,7 +40,13 @@ def register(groups: Any) -> None:
         description="Stop the settlement service first: it writes to the same database.",
     )
     add_store_arguments(rebuild)
-    rebuild.add_argument("--quiet", action="store_true", help="no progress bar")
+    rebuild.add_argument(
+        "--no-progress",
+        "--quiet",
+        dest="quiet",
+        action="store_true",
+        help="never show a progress bar",
+    )
     rebuild.set_defaults(handler=cmd_rebuild)
 
     check = sub.add_parser("check", help="check the ledger's invariants (exit status 1 if broken)")
@@ -131,15 +137,13 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 async def _rebuild(args: argparse.Namespace) -> int:
     import nats
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+    from riverboat.cli.progress import progress_bar
     from riverboat.ledger.db import create_ledger_engine
     from riverboat.ledger.invariants import check_ledger
     from riverboat.services.settlement.rebuild import RebuildError, count_records, rebuild
 
     config = _config(args)
-    console = Console(stderr=True)
     try:
         nc = await nats.connect(
             config.nats_url,
@@ -155,18 +159,11 @@ async def _rebuild(args: argparse.Namespace) -> int:
     engine = create_ledger_engine(config.database_url)
     try:
         total = await count_records(nc, config)
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            disable=args.quiet or total < PROGRESS_FROM,
-            transient=True,
+        with progress_bar(
+            "replaying records", enabled=not args.quiet and total >= PROGRESS_FROM, total=total
         ) as bar:
-            task = bar.add_task("replaying records", total=total)
             try:
-                result = await rebuild(engine, nc, config, progress=lambda n: bar.advance(task, n))
+                result = await rebuild(engine, nc, config, progress=bar.advance)
             except RebuildError as exc:
                 print(f"riverboat settlement: rebuild failed: {exc}", file=sys.stderr)
                 return 1

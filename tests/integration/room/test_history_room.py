@@ -10,7 +10,7 @@ from pathlib import Path
 from riverboat.audit import read_archive
 from riverboat.cli.app import run
 from riverboat.client import TableClient
-from riverboat.history import hands_from_archive
+from riverboat.history import hand_number, hands_from_archive
 from tests.integration.room._play import play_hands, setup_table
 from tests.integration.room.conftest import Room
 from tests.integration.room.test_audit_room import export_when_revealed
@@ -69,7 +69,7 @@ async def test_exports_of_a_played_room(room: Room, operator: TableClient, tmp_p
                 continue
             forbidden = forbidden_cards(hand.events, seat)
             assert not hand_cards(mine[hand.hand_id]) & forbidden
-            block = written.split(f"PokerStars Hand #{hand.hand_id}:")[1].split(
+            block = written.split(f"PokerStars Hand #{hand_number(hand.hand_id)}:")[1].split(
                 "PokerStars Hand #"
             )[0]
             assert not text_cards(block) & forbidden
