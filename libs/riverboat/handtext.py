@@ -27,10 +27,17 @@ _STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 
 
 
 def money(cents: int) -> str:
-    """``1234`` -> ``"$12.34"``."""
+    """``1234`` -> ``"$12.34"`` (no thousands separator: hand histories' own notation)."""
     sign = "-" if cents < 0 else ""
     dollars, rest = divmod(abs(cents), 100)
     return f"{sign}${dollars}.{rest:02d}"
+
+
+def dollars(cents: int) -> str:
+    """``543300`` -> ``"$5,433.00"``: amounts in reports people read."""
+    sign = "-" if cents < 0 else ""
+    whole, rest = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{rest:02d}"
 
 
 def _card(card: int) -> str:

@@ -42,6 +42,7 @@ from riverboat.engine.events import (
     RakeTaken,
     UncalledBetReturned,
 )
+from riverboat.handtext import dollars
 from riverboat.table.events import AnyEvent, HandVoided
 
 __all__ = ["MoneyProblem", "check_hand_money", "expected_rake", "side_pots"]
@@ -163,7 +164,8 @@ class _Ledger:
             self.problems.append(
                 MoneyProblem(
                     Check.CHIPS,
-                    f"seat {seat} puts in {amount} with {self.stack[seat]} behind",
+                    f"seat {seat} puts in {dollars(amount)} with "
+                    f"{dollars(self.stack[seat])} behind",
                     ref,
                 )
             )
@@ -175,7 +177,8 @@ class _Ledger:
             self.problems.append(
                 MoneyProblem(
                     Check.CHIPS,
-                    f"seat {seat} gets {amount} back but put in {self.put_in.get(seat, 0)}",
+                    f"seat {seat} gets {dollars(amount)} back but put in "
+                    f"{dollars(self.put_in.get(seat, 0))}",
                     ref,
                 )
             )
@@ -266,13 +269,19 @@ def _check_payout(hand: _Hand, end: Located) -> None:
     awarded = sum(a.amount for a, _ in hand.awards)
     carried = hand.carried_over
     if awarded + rake.amount + carried != put_in + hand.carried_in:
-        came = f"{put_in}" + (f" and {hand.carried_in} rode in" if hand.carried_in else "")
-        went = f"{awarded} was awarded, {rake.amount} raked" + (
-            f" and {carried} rides on" if carried else ""
+        came = dollars(put_in) + (
+            f" and {dollars(hand.carried_in)} rode in" if hand.carried_in else ""
+        )
+        went = f"{dollars(awarded)} was awarded, {dollars(rake.amount)} raked" + (
+            f" and {dollars(carried)} rides on" if carried else ""
         )
         diff = awarded + rake.amount + carried - put_in - hand.carried_in
         out.append(
-            MoneyProblem(Check.CHIPS, f"the players put in {came} but {went} ({diff:+d})", end)
+            MoneyProblem(
+                Check.CHIPS,
+                f"the players put in {came} but {went} ({'+' if diff > 0 else ''}{dollars(diff)})",
+                end,
+            )
         )
     # The rake is taken from the pots that are paid (not one that rides), once, on their total;
     # stud's first betting round is 3rd street, every other game's is round 1.
@@ -285,7 +294,8 @@ def _check_payout(hand: _Hand, end: Located) -> None:
         out.append(
             MoneyProblem(
                 Check.RAKE,
-                f"rake {rake.amount} but the table's rule gives {want} on a pot of {paid} "
+                f"rake {dollars(rake.amount)} but the table's rule gives {dollars(want)} "
+                f"on a pot of {dollars(paid)} "
                 f"({len(started.seats)} players dealt, last betting round {hand.last_street})",
                 rake_ref,
             )
@@ -294,8 +304,8 @@ def _check_payout(hand: _Hand, end: Located) -> None:
         out.append(
             MoneyProblem(
                 Check.RAKE,
-                f"rake {rake.amount} but its parts {list(rake.from_pots)} add up to "
-                f"{sum(rake.from_pots)}",
+                f"rake {dollars(rake.amount)} but its parts "
+                f"{[dollars(c) for c in rake.from_pots]} add up to {dollars(sum(rake.from_pots))}",
                 rake_ref,
             )
         )
@@ -334,7 +344,8 @@ def _check_pots(
             out.append(
                 MoneyProblem(
                     Check.RAKE,
-                    f"{cut} of the rake taken from pot {k}; main pot first gives {main_first}",
+                    f"{dollars(cut)} of the rake taken from pot {k}; main pot first gives "
+                    f"{dollars(main_first)}",
                     rake_ref,
                 )
             )
@@ -342,8 +353,8 @@ def _check_pots(
             out.append(
                 MoneyProblem(
                     Check.POTS,
-                    f"pot {k} holds {amount} ({amount - cut} after rake) but pot {award.pot} "
-                    f"awarded {award.amount}",
+                    f"pot {k} holds {dollars(amount)} ({dollars(amount - cut)} after rake) but pot "
+                    f"{award.pot} awarded {dollars(award.amount)}",
                     ref,
                 )
             )
@@ -364,7 +375,8 @@ def _check_shares(out: list[MoneyProblem], award: PotAwarded, ref: Located, show
         out.append(
             MoneyProblem(
                 Check.POTS,
-                f"pot {award.pot} of {award.amount} paid out {sum(shares.values())}",
+                f"pot {award.pot} of {dollars(award.amount)} paid out "
+                f"{dollars(sum(shares.values()))}",
                 ref,
             )
         )
@@ -402,11 +414,20 @@ def _check_shares(out: list[MoneyProblem], award: PotAwarded, ref: Located, show
             out.append(
                 MoneyProblem(
                     Check.POTS,
-                    f"pot {award.pot}: seat {seat} got {got}; its share of the split is "
-                    f"{low}" + (f"..{high}" if high != low else ""),
+                    f"pot {award.pot}: seat {seat} got {dollars(got)}; its share of the split is "
+                    f"{dollars(low)}" + (f"..{dollars(high)}" if high != low else ""),
                     ref,
                 )
             )
+
+
+def _amount(cents: int | None) -> str:
+    return "nothing" if cents is None else dollars(cents)
+
+
+def _by_seat(amounts: Mapping[int, int]) -> str:
+    """``{1: 150}`` -> ``{seat 1: $1.50}`` (people read the violations)."""
+    return "{" + ", ".join(f"seat {s}: {dollars(a)}" for s, a in sorted(amounts.items())) + "}"
 
 
 def _check_final(hand: _Hand, ended: HandEnded, ref: Located) -> None:
@@ -416,7 +437,9 @@ def _check_final(hand: _Hand, ended: HandEnded, ref: Located) -> None:
     if final != book.stack:
         wrong = sorted(s for s in set(final) | set(book.stack) if final.get(s) != book.stack.get(s))
         detail = ", ".join(
-            f"seat {s}: {final.get(s)} recorded, {book.stack.get(s)} by arithmetic" for s in wrong
+            f"seat {s}: {_amount(final.get(s))} recorded, "
+            f"{_amount(book.stack.get(s))} by arithmetic"
+            for s in wrong
         )
         book.problems.append(MoneyProblem(Check.CHIPS, f"final stacks differ ({detail})", ref))
     before = sum(book.start.values()) + hand.carried_in
@@ -425,7 +448,8 @@ def _check_final(hand: _Hand, ended: HandEnded, ref: Located) -> None:
         book.problems.append(
             MoneyProblem(
                 Check.CHIPS,
-                f"chips not conserved: {before} at the start (riding pot included), {after} at "
+                f"chips not conserved: {dollars(before)} at the start (riding pot included), "
+                f"{dollars(after)} at "
                 "the end with the rake and any pot that rides on",
                 ref,
             )
@@ -444,7 +468,8 @@ def _check_void(
         book.problems.append(
             MoneyProblem(
                 Check.CHIPS,
-                f"voided hand refunds {dict(voided.refunds)} but the seats put in {owed}",
+                f"voided hand refunds {_by_seat(dict(voided.refunds))} but the seats put in "
+                f"{_by_seat(owed)}",
                 ref,
             )
         )

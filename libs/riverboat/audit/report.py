@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from riverboat.handtext import dollars
+
 
 class Check(enum.StrEnum):
     """The checks the audit runs; a violation names the one it failed."""
@@ -258,7 +260,8 @@ class AuditReport:
         }
 
     def summary_lines(self, *, limit: int = 50) -> list[str]:
-        """The human summary: totals, then up to ``limit`` violations."""
+        """The human summary: totals (money in dollars, as people read it; the JSON report
+        keeps integer cents), then up to ``limit`` violations."""
         violations = self.all_violations
         lines = [
             f"Riverboat audit of {self.source}",
@@ -267,7 +270,7 @@ class AuditReport:
             + ", ".join(f"{self.count(s):,} {s.value.replace('_', ' ')}" for s in HandStatus),
             f"  events      {sum(t.events for t in self.tables):,} "
             f"in {sum(t.messages for t in self.tables):,} messages",
-            f"  rake        {sum(h.rake for h in self.hands):,} cents",
+            f"  rake        {dollars(sum(h.rake for h in self.hands))}",
             f"  ledger      {'compared' if self.ledger_checked else 'not compared'}",
             f"  speed       {self.hands_per_second:,.0f} hands/s ({self.seconds:.2f} s)",
         ]
@@ -275,6 +278,7 @@ class AuditReport:
             lines.append(
                 f"  table {table.table_id}: {len(table.hands):,} hands, "
                 f"{table.count(HandStatus.VERIFIED):,} verified, "
+                f"rake {dollars(sum(h.rake for h in table.hands))}, "
                 f"{len(table.violations)} violations, chain head {table.chain_head[:16]}"
             )
         if violations:

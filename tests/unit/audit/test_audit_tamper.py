@@ -111,7 +111,9 @@ def test_a_rake_one_cent_off_is_named(archive: Archive) -> None:
     rakes = only(report, Check.RAKE)
     assert len(rakes) == 1
     assert rakes[0].at is not None and rakes[0].at.event == "RakeTaken"
-    assert f"rake {rake.amount} but the table's rule gives {rake.amount - 1}" in rakes[0].message
+    # Violations are read by people: amounts in dollars ($1.52), worked out here on their own.
+    said, rule = (f"${c // 100:,}.{c % 100:02d}" for c in (rake.amount, rake.amount - 1))
+    assert f"rake {said} but the table's rule gives {rule}" in rakes[0].message
     assert not only(report, Check.CHIPS)  # the arithmetic itself still adds up
     assert only(report, Check.REPLAY_MISMATCH)  # and the engine gives another rake
 
