@@ -111,7 +111,9 @@ class _Text:
                 continue  # nothing this viewer can see
             before = self.known[seat]
             text = f"Dealt to {self.who(seat)} "
-            text += f"[{' '.join(before)}] [{' '.join(new)}]" if before else f"[{' '.join(new)}]"
+            # After a draw the kept cards come first even when none were kept ("[] [..]").
+            two = before or self.discarded
+            text += f"[{' '.join(before)}] [{' '.join(new)}]" if two else f"[{' '.join(new)}]"
             self.lines.append(text)
             before.extend(new)
 
