@@ -207,10 +207,12 @@ def pokerkit_reads(text: str, hands: list[HandLog]) -> None:
             count = parser.VARIABLES["seat_count"][0].search(block)
             assert count is not None and int(count["seat_count"]) == 8
         when = parser.DATETIME.search(block)
-        assert (
-            (when is not None
-            and hand.started_at is None)
-            or int(when["year"]) == (hand.started_at.year if hand.started_at else 0)
+        started = hand.started_at or datetime(1970, 1, 1)
+        assert when is not None
+        assert (int(when["year"]), int(when["month"]), int(when["day"])) == (
+            started.year,
+            started.month,
+            started.day,
         )
 
 
