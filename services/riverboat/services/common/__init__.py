@@ -6,7 +6,10 @@
   checking, reflection, graceful stop) and :class:`ShutdownSignals` (SIGTERM/SIGINT).
 * :mod:`~riverboat.services.common.errors`: :class:`ServiceError` and its status-specific
   subclasses, and :class:`ErrorInterceptor`, which sends them as gRPC statuses, turns anything
-  else into ``INTERNAL`` without a traceback, and logs one line per RPC.
+  else into ``INTERNAL`` without a traceback, and logs one line per RPC;
+  :class:`ResourceExhausted` carries a retry delay.
+* :mod:`~riverboat.services.common.limits`: :class:`RateLimitInterceptor` (rate limits per
+  account and per peer, a cap on each account's open streams) and its :class:`RateLimits`.
 * :mod:`~riverboat.services.common.addresses`: :func:`split_address`.
 
 A typical service::
@@ -26,6 +29,7 @@ A typical service::
 from riverboat.services.common.addresses import split_address
 from riverboat.services.common.errors import (
     REASON_METADATA_KEY,
+    RETRY_DELAY_METADATA_KEY,
     Aborted,
     AlreadyExists,
     DataLoss,
@@ -35,6 +39,7 @@ from riverboat.services.common.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     ServiceError,
     Unavailable,
 )
@@ -43,6 +48,7 @@ from riverboat.services.common.logs import configure_logging
 
 __all__ = [
     "REASON_METADATA_KEY",
+    "RETRY_DELAY_METADATA_KEY",
     "Aborted",
     "AlreadyExists",
     "BindError",
@@ -54,6 +60,7 @@ __all__ = [
     "InvalidArgument",
     "NotFound",
     "PermissionDenied",
+    "ResourceExhausted",
     "ServiceError",
     "ShutdownSignals",
     "Unavailable",

@@ -3,7 +3,9 @@
 Handlers raise a :class:`ServiceError` subclass (``NotFound("hand 'h1' is unknown")``); the
 :class:`ErrorInterceptor` turns it into that status and message, plus an optional
 machine-readable ``reason`` in the ``rb-error-reason`` trailing metadata (the spirit of AIP-193's
-``ErrorInfo.reason``, without needing ``grpcio-status``). Any other exception becomes
+``ErrorInfo.reason``). :class:`ResourceExhausted` also says when to retry: ``rb-retry-delay-ms``
+and the standard ``grpc-status-details-bin`` (a ``google.rpc.Status`` with ``ErrorInfo`` and
+``RetryInfo``, which ``grpcio-status`` clients read). Any other exception becomes
 ``INTERNAL`` with an incident id: the client never sees a traceback or an exception's text, and
 the log line with the same incident id has the details.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
@@ -25,11 +28,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 import grpc
 import grpc.aio
 import structlog
+from google.protobuf.duration_pb2 import Duration
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
     "REASON_METADATA_KEY",
+    "RETRY_DELAY_METADATA_KEY",
     "Aborted",
     "AlreadyExists",
     "DataLoss",
@@ -39,12 +45,16 @@ __all__ = [
     "InvalidArgument",
     "NotFound",
     "PermissionDenied",
+    "ResourceExhausted",
     "ServiceError",
     "Unavailable",
 ]
 
 REASON_METADATA_KEY = "rb-error-reason"
 """Trailing-metadata key holding a :attr:`ServiceError.reason` (UPPER_SNAKE_CASE)."""
+RETRY_DELAY_METADATA_KEY = "rb-retry-delay-ms"
+"""Trailing-metadata key holding :attr:`ResourceExhausted.retry_delay`, in whole milliseconds."""
+ERROR_DOMAIN = "riverboat"
 
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
 
@@ -114,6 +124,40 @@ class Unavailable(ServiceError):
     code = grpc.StatusCode.UNAVAILABLE
 
 
+class ResourceExhausted(ServiceError):
+    """The caller is over a limit (a rate, a cap, a busy queue); retry after ``retry_delay``.
+
+    Args:
+        message: the status details sent to the client.
+        retry_delay: seconds after which a retry may succeed (sent rounded up to whole ms).
+        reason: as for :class:`ServiceError` (for example ``RATE_LIMITED``).
+    """
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def __init__(self, message: str, *, retry_delay: float, reason: str | None = None) -> None:
+        super().__init__(message, reason=reason)
+        self.retry_delay = max(0.001, retry_delay)
+
+    def retry_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        """The retry delay as ``rb-retry-delay-ms`` and as ``google.rpc.RetryInfo``."""
+        millis = math.ceil(self.retry_delay * 1000)
+        details = [
+            error_details_pb2.RetryInfo(
+                retry_delay=Duration(seconds=millis // 1000, nanos=millis % 1000 * 1_000_000)
+            )
+        ]
+        if self.reason:
+            details.insert(0, error_details_pb2.ErrorInfo(reason=self.reason, domain=ERROR_DOMAIN))
+        status = status_pb2.Status(code=code_pb2.RESOURCE_EXHAUSTED, message=self.message)
+        for detail in details:
+            status.details.add().Pack(detail)
+        return (
+            (RETRY_DELAY_METADATA_KEY, str(millis)),
+            ("grpc-status-details-bin", status.SerializeToString()),
+        )
+
+
 class DataLoss(ServiceError):
     """Stored data is corrupt or lost."""
 
@@ -137,6 +181,7 @@ _CLIENT_CODES = frozenset(
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.ABORTED,
         grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,  # a flood's refusals: the flooder's doing
     }
 )
 
@@ -288,7 +333,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         if isinstance(exc, ServiceError):
             reason = {"reason": exc.reason} if exc.reason else {}
             self._finished(exc.code, started, quiet, error=exc.message, **reason)
-            metadata = ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
+            metadata: tuple[tuple[str, str | bytes], ...] = (
+                ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
+            )
+            if isinstance(exc, ResourceExhausted):
+                metadata += exc.retry_metadata()
             await context.abort(exc.code, exc.message, metadata)
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
