@@ -21,6 +21,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--hand-pause", type=float, help="seconds between hands (default 2)")
     parser.add_argument("--stream", help="JetStream stream of table logs (default RB_TABLES)")
     parser.add_argument("--subject-prefix", help="subject prefix of table logs (rb.tables)")
+    parser.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        metavar="METHOD.SCOPE=RATE",
+        help="an Act or Watch limit per account or per peer, e.g. Act.account=20/s or "
+        "Watch.peer=off (repeatable; over RIVERBOAT_RATE_LIMITS; defaults: Act.account=50/s, "
+        "Act.peer=5000/s, Watch.account=120/min, Watch.peer=20000/min)",
+    )
+    parser.add_argument(
+        "--max-watch-streams",
+        type=int,
+        help="Watch streams one account may hold open at once (env "
+        "RIVERBOAT_MAX_WATCH_STREAMS; default 32)",
+    )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -33,15 +48,20 @@ def main(argv: list[str] | None = None) -> None:
     except NatsLoginError as exc:
         raise SystemExit(f"riverboat-table: {exc}") from None
     configure_logging(fmt=args.log_format, service="table")
-    config = TableConfig.from_env(
-        address=args.address,
-        nats_url=args.nats_url,
-        nats_login=login,
-        dealer_address=args.dealer_address,
-        hand_pause=args.hand_pause,
-        stream=args.stream,
-        subject_prefix=args.subject_prefix,
-    )
+    try:
+        config = TableConfig.from_env(
+            rate_limits=args.rate_limit,
+            max_watch_streams=args.max_watch_streams,
+            address=args.address,
+            nats_url=args.nats_url,
+            nats_login=login,
+            dealer_address=args.dealer_address,
+            hand_pause=args.hand_pause,
+            stream=args.stream,
+            subject_prefix=args.subject_prefix,
+        )
+    except ValueError as exc:
+        raise SystemExit(f"riverboat-table: {exc}") from None
     eventloop.run(serve(config))
 
 

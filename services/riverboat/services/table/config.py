@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from riverboat.natsauth import NatsCredentials
+from riverboat.services.common.limits import RateLimits
 
 DEFAULT_ADDRESS = "127.0.0.1:50052"
 DEFAULT_NATS_URL = "nats://127.0.0.1:4333"
@@ -31,11 +32,28 @@ class TableConfig:
     resume_timeout: float = 120.0
     #: Largest request accepted, bytes; larger ones get RESOURCE_EXHAUSTED.
     max_request_bytes: int = 64 * 1024
+    #: Act and Watch per account and per peer, and the Watch streams one account may hold.
+    rate_limits: RateLimits = field(default_factory=RateLimits)
 
     @classmethod
-    def from_env(cls, **overrides: object) -> TableConfig:
-        """Defaults, overridden by RIVERBOAT_* variables, overridden by ``overrides``."""
+    def from_env(
+        cls,
+        *,
+        rate_limits: list[str] | None = None,
+        max_watch_streams: int | None = None,
+        **overrides: object,
+    ) -> TableConfig:
+        """Defaults, overridden by RIVERBOAT_* variables, overridden by ``overrides``.
+
+        ``rate_limits`` are ``--rate-limit`` specs, applied over ``RIVERBOAT_RATE_LIMITS``;
+        ``max_watch_streams`` overrides ``RIVERBOAT_MAX_WATCH_STREAMS``.
+
+        Raises:
+            ValueError: a setting is malformed.
+        """
         env = os.environ
+        if max_watch_streams is None and "RIVERBOAT_MAX_WATCH_STREAMS" in env:
+            max_watch_streams = int(env["RIVERBOAT_MAX_WATCH_STREAMS"])
         values: dict[str, object] = {
             "address": env.get("RIVERBOAT_TABLE_ADDRESS", DEFAULT_ADDRESS),
             "nats_url": env.get("RIVERBOAT_NATS_URL", DEFAULT_NATS_URL),
@@ -43,5 +61,8 @@ class TableConfig:
         }
         if "RIVERBOAT_HAND_PAUSE" in env:
             values["hand_pause"] = float(env["RIVERBOAT_HAND_PAUSE"])
+        values["rate_limits"] = RateLimits.from_settings(
+            env, rate_limits or (), max_streams=max_watch_streams
+        )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

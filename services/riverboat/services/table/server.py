@@ -10,6 +10,7 @@ from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
 from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.registry import TableRegistry
@@ -46,6 +47,7 @@ class TableServer:
                     ),
                 ),
                 AuthInterceptor(self.issuer, RULES),
+                RateLimitInterceptor(config.rate_limits),
             ],
             options=[
                 ("grpc.max_receive_message_length", config.max_request_bytes),
@@ -84,7 +86,13 @@ class TableServer:
         await self.grpc.start()
         await self.registry.start()
         await self.grpc.set_serving(True)
-        log.info("table_service_ready", address=self.address, tables=len(self.registry.tables()))
+        log.info(
+            "table_service_ready",
+            address=self.address,
+            tables=len(self.registry.tables()),
+            rate_limits=self.config.rate_limits.describe(),
+            max_watch_streams=self.config.rate_limits.max_streams,
+        )
 
     async def stop(self) -> None:
         """Stop answering, finish in-flight calls, stop the tables, disconnect."""

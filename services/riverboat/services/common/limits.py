@@ -1,0 +1,288 @@
+"""Rate limits per account and per peer, and a cap on each account's open streams.
+
+:class:`RateLimitInterceptor` is the one place any service limits its callers. For each limited
+method (``Register``, ``Login``, ``Act``, ``Watch``) it keeps two sets of token buckets
+(:class:`riverboat.ratelimit.RateLimiter`): one per account and one per peer address. A call
+over either limit is refused before its handler runs with ``RESOURCE_EXHAUSTED``, reason
+``RATE_LIMITED`` and the seconds to wait (:class:`ResourceExhausted`: ``rb-retry-delay-ms`` and
+``google.rpc.RetryInfo``); a refused call spends no tokens. Streaming methods also count each
+account's open streams against ``max_streams`` (reason ``TOO_MANY_STREAMS``).
+
+The account is the verified caller (the interceptor runs inside :class:`AuthInterceptor`), or
+for the open methods the account named in the request (``username``): guessing one account's
+password from many addresses is limited as much as flooding from one. The peer is the caller's
+IP address without the port, so new connections do not buy new tokens. Riverboat's own
+services (role ``service``) are not limited: they act for many players at once.
+
+Limits are configuration (``--rate-limit METHOD.SCOPE=RATE``, repeatable, over
+``RIVERBOAT_RATE_LIMITS``, over :data:`DEFAULT_RATES`), for example ``Login.peer=30/min`` or
+``Act.account=off``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from riverboat.ratelimit import ConcurrencyLimiter, Rate, RateLimiter, parse_rate
+from riverboat.services.common.auth import OPEN_PREFIXES, current_identity
+from riverboat.services.common.errors import ResourceExhausted
+from riverboat.services.common.wrappers import WrapperCache
+
+__all__ = [
+    "DEFAULT_MAX_STREAMS",
+    "DEFAULT_RATES",
+    "ENV_RATE_LIMITS",
+    "SCOPES",
+    "RateLimitInterceptor",
+    "RateLimits",
+]
+
+Handler = Any  # grpc.RpcMethodHandler
+Context = Any
+
+SCOPES = ("account", "peer")
+ENV_RATE_LIMITS = "RIVERBOAT_RATE_LIMITS"
+
+#: Generous defaults: a person or a bot never meets them, a flood does. Register and Login run
+#: a 64 MiB Argon2 hash each; Act and Watch are the table's hot path (the room bench drives
+#: 1,000 tables, 4,000 Watch streams, from one address).
+DEFAULT_RATES: Mapping[str, str] = {
+    "Register.account": "5/min",
+    "Register.peer": "120/min",
+    "Login.account": "30/min",
+    "Login.peer": "300/min",
+    "Act.account": "50/s",
+    "Act.peer": "5000/s",
+    "Watch.account": "120/min",
+    "Watch.peer": "20000/min",
+}
+#: Open streams (Watch) one account may hold at once.
+DEFAULT_MAX_STREAMS = 32
+#: Retry delay sent with TOO_MANY_STREAMS: a stream ends when its watcher leaves, not on a clock.
+STREAM_RETRY_DELAY = 5.0
+#: The request field that names the account of an unauthenticated call.
+ACCOUNT_FIELDS: Mapping[str, str] = {"Register": "username", "Login": "username"}
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    """Every method's per-account and per-peer :class:`Rate` (None: unlimited) and the cap on
+    one account's open streams."""
+
+    rates: Mapping[str, Rate | None] = field(
+        default_factory=lambda: {key: parse_rate(text) for key, text in DEFAULT_RATES.items()}
+    )
+    max_streams: int = DEFAULT_MAX_STREAMS
+
+    @classmethod
+    def parse(
+        cls, specs: Iterable[str] = (), *, max_streams: int = DEFAULT_MAX_STREAMS
+    ) -> RateLimits:
+        """:data:`DEFAULT_RATES` overridden by ``specs`` in order (``"Login.peer=30/min"``;
+        each may hold several, comma-separated).
+
+        Raises:
+            ValueError: a spec is malformed (the message names it).
+        """
+        if max_streams < 1:
+            raise ValueError("the stream cap is at least 1")
+        rates = {key: parse_rate(text) for key, text in DEFAULT_RATES.items()}
+        for spec in specs:
+            for item in filter(None, (part.strip() for part in spec.split(","))):
+                key, equals, text = item.partition("=")
+                method, _, scope = key.strip().partition(".")
+                if not equals or not method or scope not in SCOPES:
+                    raise ValueError(
+                        f"rate limit {item!r}: write METHOD.SCOPE=RATE, SCOPE account or peer "
+                        "(for example Login.peer=30/min or Act.account=off)"
+                    )
+                try:
+                    rates[f"{method}.{scope}"] = parse_rate(text)
+                except ValueError as exc:
+                    raise ValueError(f"rate limit {item!r}: {exc}") from None
+        return cls(rates, max_streams)
+
+    @classmethod
+    def from_settings(
+        cls, env: Mapping[str, str], flags: Iterable[str] = (), *, max_streams: int | None = None
+    ) -> RateLimits:
+        """The services' idiom: flags over ``RIVERBOAT_RATE_LIMITS`` over the defaults."""
+        return cls.parse(
+            [env.get(ENV_RATE_LIMITS, ""), *flags],
+            max_streams=DEFAULT_MAX_STREAMS if max_streams is None else max_streams,
+        )
+
+    def rate(self, method: str, scope: str) -> Rate | None:
+        """The limit of ``method`` (``"Login"``) per ``scope`` (``"account"`` or ``"peer"``)."""
+        return self.rates.get(f"{method}.{scope}")
+
+    def describe(self) -> str:
+        """One line for the start-up log."""
+        return ", ".join(f"{key}={rate or 'off'}" for key, rate in sorted(self.rates.items()))
+
+
+def peer_address(peer: str) -> str:
+    """``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``; ``ipv6:[::1]:5000`` -> ``ipv6:[::1]``."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        host, colon, port = rest.rpartition(":")
+        if colon and port.isdigit():
+            return f"{kind}:{host}"
+    return peer
+
+
+class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    """Refuses calls over their rate (per account, per peer) and streams over the cap.
+
+    Installed inside :class:`~riverboat.services.common.errors.ErrorInterceptor` (which sends
+    its refusals) and :class:`~riverboat.services.common.auth.AuthInterceptor` (whose verified
+    caller is the account).
+
+    Args:
+        limits: the rates and the stream cap.
+        streaming: methods whose open streams count against ``limits.max_streams``.
+        clock: monotonic seconds (a fake one in unit tests).
+        open_prefixes: methods never limited (health checks, reflection).
+        exempt_roles: callers never limited.
+    """
+
+    def __init__(
+        self,
+        limits: RateLimits,
+        *,
+        streaming: Iterable[str] = ("Watch",),
+        clock: Callable[[], float] = time.monotonic,
+        open_prefixes: tuple[str, ...] = OPEN_PREFIXES,
+        exempt_roles: Iterable[str] = ("service",),
+    ) -> None:
+        self.limits = limits
+        self._clock = clock
+        self._open = open_prefixes
+        self._exempt = frozenset(exempt_roles)
+        self._streaming = frozenset(streaming)
+        self._buckets: dict[str, RateLimiter] = {
+            key: RateLimiter(rate) for key, rate in limits.rates.items() if rate is not None
+        }
+        self.streams = ConcurrencyLimiter(limits.max_streams)
+        self._wrappers = WrapperCache(self._wrap)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler]],
+        details: grpc.HandlerCallDetails,
+    ) -> Handler:
+        handler = await continuation(details)
+        method = details.method
+        if handler is None or method.startswith(self._open):
+            return handler
+        name = method.rsplit("/", 1)[-1]
+        if not any(f"{name}.{scope}" in self._buckets for scope in SCOPES) and (
+            name not in self._streaming
+        ):
+            return handler  # not limited: no wrapper, no cost
+        return self._wrappers.get(handler, method)
+
+    def _wrap(self, handler: Handler, method: str) -> Handler:
+        name = method.rsplit("/", 1)[-1]
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(handler.unary_unary, name),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(handler.unary_stream, name),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        return handler
+
+    def _unary(self, behavior: Any, name: str) -> Any:
+        async def limited(request: Any, context: Context) -> Any:
+            exempt, account = self._account(name, request)
+            if not exempt:
+                self._admit(name, account, context)
+            return await behavior(request, context)
+
+        return limited
+
+    def _stream(self, behavior: Any, name: str) -> Any:
+        capped = name in self._streaming
+
+        async def limited(request: Any, context: Context) -> AsyncIterator[Any]:
+            exempt, account = self._account(name, request)
+            if exempt:
+                async for item in behavior(request, context):
+                    yield item
+                return
+            if (
+                capped
+                and account is not None
+                and self.streams.held(account) >= (self.streams.limit)
+            ):
+                raise ResourceExhausted(
+                    f"this account has {self.streams.limit} {name} streams open already, the "
+                    "most allowed; close one first",
+                    retry_delay=STREAM_RETRY_DELAY,
+                    reason="TOO_MANY_STREAMS",
+                )
+            self._admit(name, account, context)
+            if not capped or account is None:
+                async for item in behavior(request, context):
+                    yield item
+                return
+            self.streams.acquire(account)
+            try:
+                async for item in behavior(request, context):
+                    yield item
+            finally:
+                self.streams.release(account)
+
+        return limited
+
+    def _account(self, name: str, request: Any) -> tuple[bool, str | None]:
+        """Whether the caller is exempt, and the account the call counts against (None when
+        unknown: only the peer is limited)."""
+        field_name = ACCOUNT_FIELDS.get(name)
+        if field_name is not None:
+            value = getattr(request, field_name, "")
+            return False, (f"name:{value[:64]}" if isinstance(value, str) else None)
+        try:
+            identity = current_identity()
+        except RuntimeError:  # no AuthInterceptor in front: only the peer is known
+            return False, None
+        if identity.role in self._exempt:
+            return True, None
+        return False, f"{identity.role}:{identity.subject}"
+
+    def _admit(self, name: str, account: str | None, context: Context) -> None:
+        """Spend a token of the account's and of the peer's bucket, or refuse (spending none)."""
+        now = self._clock()
+        keys = (
+            ("account", self._buckets.get(f"{name}.account"), account),
+            ("peer", self._buckets.get(f"{name}.peer"), peer_address(context.peer() or "")),
+        )
+        delay, scope = 0.0, ""
+        for which, limiter, key in keys:
+            if limiter is not None and key is not None:
+                wait = limiter.wait(key, now)
+                if wait > delay:
+                    delay, scope = wait, which
+        if delay > 0:
+            who = "this account" if scope == "account" else "your address"
+            raise ResourceExhausted(
+                f"too many {name} calls from {who} (at most {self.limits.rate(name, scope)}); "
+                f"retry in {delay:.1f} s",
+                retry_delay=delay,
+                reason="RATE_LIMITED",
+            )
+        for _, limiter, key in keys:
+            if limiter is not None and key is not None:
+                limiter.take(key, now)
