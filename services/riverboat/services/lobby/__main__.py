@@ -32,6 +32,33 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="ensure an operator or auditor account exists at start-up; its password comes "
         "from the environment variable RIVERBOAT_PASSWORD_<USER> (repeatable)",
     )
+    parser.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        metavar="METHOD.SCOPE=RATE",
+        help="a Register or Login limit per account or per peer, e.g. Login.peer=30/min or "
+        "Register.account=off (repeatable; over RIVERBOAT_RATE_LIMITS; defaults: "
+        "Register.account=5/min, Register.peer=120/min, Login.account=30/min, "
+        "Login.peer=300/min)",
+    )
+    parser.add_argument(
+        "--hash-workers",
+        type=int,
+        help="password hashes run at once, 64 MiB each (env RIVERBOAT_HASH_WORKERS; default 2)",
+    )
+    parser.add_argument(
+        "--hash-queue",
+        type=int,
+        help="Register/Login calls that may wait for a hash; more are refused with "
+        "RESOURCE_EXHAUSTED (env RIVERBOAT_HASH_QUEUE; default 8)",
+    )
+    parser.add_argument(
+        "--hash-per-peer",
+        type=int,
+        help="of the hashing places (running or waiting), how many one peer address may hold "
+        "(env RIVERBOAT_HASH_PER_PEER; default 2)",
+    )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -53,16 +80,23 @@ def main(argv: list[str] | None = None) -> None:
         if not password:
             raise SystemExit(f"--account {spec}: set RIVERBOAT_PASSWORD_{user.upper()}")
         bootstrap.append((user, password, role))
-    config = LobbyConfig.from_env(
-        address=args.address,
-        nats_url=args.nats_url,
-        nats_login=login,
-        table_address=args.table_address,
-        settlement_address=args.settlement_address,
-        stream=args.stream,
-        subject_prefix=args.subject_prefix,
-        bootstrap=tuple(bootstrap),
-    )
+    try:
+        config = LobbyConfig.from_env(
+            rate_limits=args.rate_limit,
+            hash_workers=args.hash_workers,
+            hash_queue=args.hash_queue,
+            hash_per_peer=args.hash_per_peer,
+            address=args.address,
+            nats_url=args.nats_url,
+            nats_login=login,
+            table_address=args.table_address,
+            settlement_address=args.settlement_address,
+            stream=args.stream,
+            subject_prefix=args.subject_prefix,
+            bootstrap=tuple(bootstrap),
+        )
+    except ValueError as exc:
+        raise SystemExit(f"riverboat-lobby: {exc}") from None
     eventloop.run(serve(config))
 
 

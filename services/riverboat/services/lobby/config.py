@@ -6,8 +6,14 @@ import os
 from dataclasses import dataclass, field
 
 from riverboat.natsauth import NatsCredentials
+from riverboat.services.common.limits import RateLimits
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+#: Argon2 hashes at once (64 MiB each) and calls that may wait for one.
+DEFAULT_HASH_WORKERS = 2
+DEFAULT_HASH_QUEUE = 8
+#: Of those places (running or waiting), how many one peer address may hold.
+DEFAULT_HASH_PER_PEER = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,16 +31,40 @@ class LobbyConfig:
     token_ttl: int = 12 * 3600
     #: Accounts ensured at start-up, as (username, password, role).
     bootstrap: tuple[tuple[str, str, str], ...] = field(default=())
+    #: Register and Login, per account and per peer (see riverboat.services.common.limits).
+    rate_limits: RateLimits = field(default_factory=RateLimits)
+    #: Password hashes run at once, and calls that may wait for one (more: RESOURCE_EXHAUSTED).
+    hash_workers: int = DEFAULT_HASH_WORKERS
+    hash_queue: int = DEFAULT_HASH_QUEUE
+    hash_per_peer: int = DEFAULT_HASH_PER_PEER
+
+    def __post_init__(self) -> None:
+        if self.hash_workers < 1:
+            raise ValueError("--hash-workers must be at least 1")
+        if self.hash_queue < 0:
+            raise ValueError("--hash-queue must be 0 or more")
+        if self.hash_per_peer < 1:
+            raise ValueError("--hash-per-peer must be at least 1")
 
     @classmethod
-    def from_env(cls, **overrides: object) -> LobbyConfig:
-        """Defaults, overridden by the environment, overridden by ``overrides``."""
+    def from_env(cls, *, rate_limits: list[str] | None = None, **overrides: object) -> LobbyConfig:
+        """Defaults, overridden by the environment, overridden by ``overrides``.
+
+        ``rate_limits`` are ``--rate-limit`` specs, applied over ``RIVERBOAT_RATE_LIMITS``.
+
+        Raises:
+            ValueError: a setting is malformed.
+        """
         env = os.environ
         values: dict[str, object] = {
             "address": env.get("RIVERBOAT_LOBBY_ADDRESS", DEFAULT_ADDRESS),
             "nats_url": env.get("RIVERBOAT_NATS_URL", "nats://127.0.0.1:4333"),
             "table_address": env.get("RIVERBOAT_TABLE_ADDRESS", "127.0.0.1:50052"),
             "settlement_address": env.get("RIVERBOAT_SETTLEMENT_ADDRESS", "127.0.0.1:50054"),
+            "rate_limits": RateLimits.from_settings(env, rate_limits or ()),
+            "hash_workers": int(env.get("RIVERBOAT_HASH_WORKERS", DEFAULT_HASH_WORKERS)),
+            "hash_queue": int(env.get("RIVERBOAT_HASH_QUEUE", DEFAULT_HASH_QUEUE)),
+            "hash_per_peer": int(env.get("RIVERBOAT_HASH_PER_PEER", DEFAULT_HASH_PER_PEER)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -11,7 +11,9 @@ from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
 from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.lobby.config import LobbyConfig
+from riverboat.services.lobby.hashing import PasswordHashing
 from riverboat.services.lobby.service import RULES, Lobby, LobbyService
 from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc, table_pb2_grpc
 
@@ -31,6 +33,7 @@ class LobbyServer:
         self.nc: NATS | None = None
         self.service: LobbyService | None = None
         self._channels: list[grpc.aio.Channel] = []
+        self.hashing = PasswordHashing(config.hash_workers, config.hash_queue, config.hash_per_peer)
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
@@ -41,6 +44,7 @@ class LobbyServer:
                     RULES,
                     open_prefixes=("/grpc.health.", "/grpc.reflection.", *OPEN_METHODS),
                 ),
+                RateLimitInterceptor(config.rate_limits),
             ],
             options=[("grpc.max_receive_message_length", 64 * 1024)],
         )
@@ -78,6 +82,7 @@ class LobbyServer:
             settlement_pb2_grpc.SettlementServiceStub(settlement),  # type: ignore[no-untyped-call]
             service_token=self.issuer.issue("lobby", "service", ttl=10 * 365 * 86400),
             token_ttl=self.config.token_ttl,
+            hashing=self.hashing,
         )
         for username, password, role in self.config.bootstrap:
             await self.service.ensure_account(username, password, role)
@@ -91,6 +96,10 @@ class LobbyServer:
             address=self.address,
             accounts=len(lobby.state.accounts),
             tables=len(lobby.state.tables),
+            rate_limits=self.config.rate_limits.describe(),
+            hash_workers=self.config.hash_workers,
+            hash_queue=self.config.hash_queue,
+            hash_per_peer=self.config.hash_per_peer,
         )
 
     async def _aggregates(self) -> list[str]:
@@ -105,6 +114,7 @@ class LobbyServer:
     async def stop(self) -> None:
         """Graceful stop."""
         await self.grpc.stop()
+        self.hashing.close()
         for channel in self._channels:
             await channel.close(None)
         if self.nc is not None:

@@ -45,6 +45,7 @@ from riverboat.services.common.errors import (
     PermissionDenied,
     Unavailable,
 )
+from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
@@ -167,6 +168,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         *,
         service_token: str,
         token_ttl: int,
+        hashing: PasswordHashing | None = None,
     ) -> None:
         self.lobby = lobby
         self.issuer = issuer
@@ -174,6 +176,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self.settlement = settlement
         self.metadata = (("authorization", f"Bearer {service_token}"),)
         self.token_ttl = token_ttl
+        # Argon2 is deliberately slow and memory-hard: bounded, and off the event loop.
+        self.hashing = hashing or PasswordHashing(workers=2, queue=8)
 
     # --- accounts --------------------------------------------------------------------------
 
@@ -183,7 +187,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             return
         await self._register(username, password, role)
 
-    async def _register(self, username: str, password: str, role: str) -> Account:
+    async def _register(
+        self, username: str, password: str, role: str, context: Any = None
+    ) -> Account:
         try:
             check_username(username)
             check_rules(password)
@@ -191,8 +197,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise InvalidArgument(str(exc)) from None
         if username in self.lobby.state.accounts:
             raise AlreadyExists(f"the username {username!r} is taken")
-        # Argon2 is deliberately slow; keep it off the event loop.
-        hashed = await asyncio.to_thread(hash_password, password)
+        hashed = await self.hashing.run(context, hash_password, password)
+        # The caller may have given up while it waited for the hash: then write nothing.
+        await abort_if_gone(context, WRITE_MARGIN)
+        if username in self.lobby.state.accounts:  # taken meanwhile by another call
+            raise AlreadyExists(f"the username {username!r} is taken")
         event = lobby_pb2.LobbyEvent(
             request_id=f"register-{username}",
             account_registered=lobby_pb2.AccountRegistered(
@@ -210,14 +219,14 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.RegisterRequest, context: Any
     ) -> lobby_pb2.RegisterResponse:
         """Create a player account."""
-        account = await self._register(request.username, request.password, "player")
+        account = await self._register(request.username, request.password, "player", context)
         return lobby_pb2.RegisterResponse(player_id=account.player_id)
 
     async def Login(self, request: lobby_pb2.LoginRequest, context: Any) -> lobby_pb2.LoginResponse:
         """A signed token for valid credentials; the same answer for any wrong pair."""
         account = self.lobby.state.accounts.get(request.username)
         stored = account.password_hash if account else _DUMMY_HASH
-        ok = await asyncio.to_thread(verify_password, stored, request.password)
+        ok = await self.hashing.run(context, verify_password, stored, request.password)
         if account is None or not ok:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong username or password")
         assert account is not None
