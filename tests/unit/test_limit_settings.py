@@ -62,7 +62,7 @@ def test_the_services_take_their_limits_from_flags_and_environment(
         rate_limits=args.rate_limit, hash_workers=args.hash_workers, hash_queue=args.hash_queue
     )
     assert lobby.rate_limits.rate("Login", "account") == Rate(1, 60.0)
-    assert (lobby.hash_workers, lobby.hash_queue, lobby.hash_per_peer) == (1, 3, 2)
+    assert (lobby.hash_workers, lobby.hash_queue, lobby.hash_per_peer) == (1, 3, 4)
     with pytest.raises(ValueError, match="hash-workers"):
         LobbyConfig(hash_workers=0)
 

@@ -51,13 +51,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--hash-queue",
         type=int,
         help="Register/Login calls that may wait for a hash; more are refused with "
-        "RESOURCE_EXHAUSTED (env RIVERBOAT_HASH_QUEUE; default 8)",
+        "RESOURCE_EXHAUSTED (env RIVERBOAT_HASH_QUEUE; default 16)",
     )
     parser.add_argument(
         "--hash-per-peer",
         type=int,
         help="of the hashing places (running or waiting), how many one peer address may hold "
-        "(env RIVERBOAT_HASH_PER_PEER; default 2)",
+        "(env RIVERBOAT_HASH_PER_PEER; default 4)",
     )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)

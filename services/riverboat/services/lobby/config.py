@@ -11,9 +11,9 @@ from riverboat.services.common.limits import RateLimits
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 #: Argon2 hashes at once (64 MiB each) and calls that may wait for one.
 DEFAULT_HASH_WORKERS = 2
-DEFAULT_HASH_QUEUE = 8
+DEFAULT_HASH_QUEUE = 16
 #: Of those places (running or waiting), how many one peer address may hold.
-DEFAULT_HASH_PER_PEER = 2
+DEFAULT_HASH_PER_PEER = 4
 
 
 @dataclass(frozen=True, slots=True)

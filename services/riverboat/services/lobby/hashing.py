@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -48,6 +49,12 @@ async def abort_if_gone(context: Any, margin: float = 0.0) -> None:
         )
 
 
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[..., Any], *args: Any) -> None:
+    """From a hashing thread: run ``callback`` on ``loop``, unless the lobby has stopped."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to release
+        loop.call_soon_threadsafe(callback, *args)
+
+
 class PasswordHashing:
     """Runs password hashing on ``workers`` threads, with at most ``queue`` calls waiting.
 
@@ -57,7 +64,7 @@ class PasswordHashing:
         per_peer: places (running or waiting) one peer address may hold.
     """
 
-    def __init__(self, workers: int, queue: int, per_peer: int = 2) -> None:
+    def __init__(self, workers: int, queue: int, per_peer: int = 4) -> None:
         if workers < 1 or queue < 0:
             raise ValueError("hashing needs at least 1 worker and a queue of 0 or more")
         self.workers = workers
@@ -113,7 +120,7 @@ class PasswordHashing:
             self._release_peer(peer)
 
         future = self._executor.submit(work, *args)
-        future.add_done_callback(lambda f: loop.call_soon_threadsafe(done, f))
+        future.add_done_callback(lambda f: _call_soon(loop, done, f))
         return await asyncio.wrap_future(future)
 
     def _release_peer(self, peer: str | None) -> None:

@@ -177,7 +177,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self.metadata = (("authorization", f"Bearer {service_token}"),)
         self.token_ttl = token_ttl
         # Argon2 is deliberately slow and memory-hard: bounded, and off the event loop.
-        self.hashing = hashing or PasswordHashing(workers=2, queue=8)
+        self.hashing = hashing or PasswordHashing(workers=2, queue=16, per_peer=4)
 
     # --- accounts --------------------------------------------------------------------------
 
