@@ -17,6 +17,7 @@ handler logs carries them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import math
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 import grpc
 import grpc.aio
 import structlog
-from google.protobuf.duration_pb2 import Duration
+from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from riverboat.services.common.wrappers import WrapperCache
@@ -142,20 +143,28 @@ class ResourceExhausted(ServiceError):
     def retry_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
         """The retry delay as ``rb-retry-delay-ms`` and as ``google.rpc.RetryInfo``."""
         millis = math.ceil(self.retry_delay * 1000)
-        details = [
-            error_details_pb2.RetryInfo(
-                retry_delay=Duration(seconds=millis // 1000, nanos=millis % 1000 * 1_000_000)
-            )
-        ]
-        if self.reason:
-            details.insert(0, error_details_pb2.ErrorInfo(reason=self.reason, domain=ERROR_DOMAIN))
+        # A flood's every refusal carries these: the fixed parts are built once.
+        seconds, rest = divmod(millis, 1000)
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.seconds, retry.retry_delay.nanos = seconds, rest * 1_000_000
         status = status_pb2.Status(code=code_pb2.RESOURCE_EXHAUSTED, message=self.message)
-        for detail in details:
-            status.details.add().Pack(detail)
+        if self.reason:
+            status.details.append(_error_info(self.reason))
+        status.details.add(type_url=_RETRY_TYPE_URL, value=retry.SerializeToString())
         return (
             (RETRY_DELAY_METADATA_KEY, str(millis)),
             ("grpc-status-details-bin", status.SerializeToString()),
         )
+
+
+_RETRY_TYPE_URL = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
+
+
+@functools.lru_cache(maxsize=64)
+def _error_info(reason: str) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
+    return packed
 
 
 class DataLoss(ServiceError):

@@ -21,6 +21,7 @@ Limits are configuration (``--rate-limit METHOD.SCOPE=RATE``, repeatable, over
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -127,6 +128,7 @@ class RateLimits:
         return ", ".join(f"{key}={rate or 'off'}" for key, rate in sorted(self.rates.items()))
 
 
+@functools.lru_cache(maxsize=4096)
 def peer_address(peer: str) -> str:
     """``ipv4:127.0.0.1:5000`` -> ``ipv4:127.0.0.1``; ``ipv6:[::1]:5000`` -> ``ipv6:[::1]``."""
     kind, _, rest = peer.partition(":")
@@ -170,6 +172,7 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             key: RateLimiter(rate) for key, rate in limits.rates.items() if rate is not None
         }
         self.streams = ConcurrencyLimiter(limits.max_streams)
+        self._limited: dict[str, bool] = {}  # method -> whether it has any limit
         self._wrappers = WrapperCache(self._wrap)
 
     async def intercept_service(
@@ -179,80 +182,93 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
     ) -> Handler:
         handler = await continuation(details)
         method = details.method
-        if handler is None or method.startswith(self._open):
+        if handler is None:
             return handler
-        name = method.rsplit("/", 1)[-1]
-        if not any(f"{name}.{scope}" in self._buckets for scope in SCOPES) and (
-            name not in self._streaming
-        ):
+        limited = self._limited.get(method)
+        if limited is None:
+            name = method.rsplit("/", 1)[-1]
+            limited = self._limited[method] = not method.startswith(self._open) and (
+                name in self._streaming
+                or any(f"{name}.{scope}" in self._buckets for scope in SCOPES)
+            )
+        if not limited:
             return handler  # not limited: no wrapper, no cost
         return self._wrappers.get(handler, method)
 
     def _wrap(self, handler: Handler, method: str) -> Handler:
-        name = method.rsplit("/", 1)[-1]
+        gate = _Gate(self, method.rsplit("/", 1)[-1])
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                self._unary(handler.unary_unary, name),
+                self._unary(handler.unary_unary, gate),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                self._stream(handler.unary_stream, name),
+                self._stream(handler.unary_stream, gate),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
         return handler
 
-    def _unary(self, behavior: Any, name: str) -> Any:
+    def _unary(self, behavior: Any, gate: _Gate) -> Any:
         async def limited(request: Any, context: Context) -> Any:
-            exempt, account = self._account(name, request)
+            exempt, account = gate.account(request)
             if not exempt:
-                self._admit(name, account, context)
+                gate.admit(account, context)
             return await behavior(request, context)
 
         return limited
 
-    def _stream(self, behavior: Any, name: str) -> Any:
-        capped = name in self._streaming
+    def _stream(self, behavior: Any, gate: _Gate) -> Any:
+        capped = gate.name in self._streaming
+        streams = self.streams
 
         async def limited(request: Any, context: Context) -> AsyncIterator[Any]:
-            exempt, account = self._account(name, request)
+            exempt, account = gate.account(request)
             if exempt:
                 async for item in behavior(request, context):
                     yield item
                 return
-            if (
-                capped
-                and account is not None
-                and self.streams.held(account) >= (self.streams.limit)
-            ):
+            if capped and account is not None and streams.held(account) >= streams.limit:
                 raise ResourceExhausted(
-                    f"this account has {self.streams.limit} {name} streams open already, the "
+                    f"this account has {streams.limit} {gate.name} streams open already, the "
                     "most allowed; close one first",
                     retry_delay=STREAM_RETRY_DELAY,
                     reason="TOO_MANY_STREAMS",
                 )
-            self._admit(name, account, context)
+            gate.admit(account, context)
             if not capped or account is None:
                 async for item in behavior(request, context):
                     yield item
                 return
-            self.streams.acquire(account)
+            streams.acquire(account)
             try:
                 async for item in behavior(request, context):
                     yield item
             finally:
-                self.streams.release(account)
+                streams.release(account)
 
         return limited
 
-    def _account(self, name: str, request: Any) -> tuple[bool, str | None]:
+
+class _Gate:
+    """One method's limits, looked up once: the wrapper of every call of it uses this."""
+
+    def __init__(self, interceptor: RateLimitInterceptor, name: str) -> None:
+        self.name = name
+        self._clock = interceptor._clock
+        self._exempt = interceptor._exempt
+        self._field = ACCOUNT_FIELDS.get(name)
+        self._account = interceptor._buckets.get(f"{name}.account")
+        self._peer = interceptor._buckets.get(f"{name}.peer")
+        self._text = {scope: str(interceptor.limits.rate(name, scope) or "off") for scope in SCOPES}
+
+    def account(self, request: Any) -> tuple[bool, str | None]:
         """Whether the caller is exempt, and the account the call counts against (None when
         unknown: only the peer is limited)."""
-        field_name = ACCOUNT_FIELDS.get(name)
-        if field_name is not None:
-            value = getattr(request, field_name, "")
+        if self._field is not None:
+            value = getattr(request, self._field, "")
             return False, (f"name:{value[:64]}" if isinstance(value, str) else None)
         try:
             identity = current_identity()
@@ -262,27 +278,26 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             return True, None
         return False, f"{identity.role}:{identity.subject}"
 
-    def _admit(self, name: str, account: str | None, context: Context) -> None:
+    def admit(self, account: str | None, context: Context) -> None:
         """Spend a token of the account's and of the peer's bucket, or refuse (spending none)."""
         now = self._clock()
-        keys = (
-            ("account", self._buckets.get(f"{name}.account"), account),
-            ("peer", self._buckets.get(f"{name}.peer"), peer_address(context.peer() or "")),
-        )
-        delay, scope = 0.0, ""
-        for which, limiter, key in keys:
-            if limiter is not None and key is not None:
-                wait = limiter.wait(key, now)
-                if wait > delay:
-                    delay, scope = wait, which
-        if delay > 0:
+        # (A RateLimiter has a length, its number of keys: test it against None, not for truth.)
+        by_account = self._account if account is not None else None
+        by_peer = self._peer
+        peer = peer_address(context.peer() or "") if by_peer is not None else None
+        wait_account = by_account.wait(account, now) if by_account is not None else 0.0
+        wait_peer = by_peer.wait(peer, now) if by_peer is not None else 0.0
+        if wait_account > 0 or wait_peer > 0:
+            scope = "account" if wait_account >= wait_peer else "peer"
+            delay = max(wait_account, wait_peer)
             who = "this account" if scope == "account" else "your address"
             raise ResourceExhausted(
-                f"too many {name} calls from {who} (at most {self.limits.rate(name, scope)}); "
+                f"too many {self.name} calls from {who} (at most {self._text[scope]}); "
                 f"retry in {delay:.1f} s",
                 retry_delay=delay,
                 reason="RATE_LIMITED",
             )
-        for _, limiter, key in keys:
-            if limiter is not None and key is not None:
-                limiter.take(key, now)
+        if by_account is not None:
+            by_account.take(account, now)
+        if by_peer is not None:
+            by_peer.take(peer, now)
