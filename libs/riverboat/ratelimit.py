@@ -25,6 +25,9 @@ __all__ = ["ConcurrencyLimiter", "Rate", "RateLimiter", "parse_rate"]
 _PERIODS = {"s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "hour": 3600.0}
 _RATE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*")
 OFF = ("off", "none", "0")
+#: Tokens this close to a whole one count as one: refill arithmetic leaves float residue
+#: (0.9999999999999999), which must not refuse a caller who waited exactly as told.
+_WHOLE = 1.0 - 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,7 @@ class RateLimiter:
     def wait(self, key: Hashable, now: float) -> float:
         """Seconds until ``key`` may make a call (``0.0``: now); spends nothing."""
         tokens, _ = self._tokens(key, now)
-        return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate.per_second
+        return 0.0 if tokens >= _WHOLE else (1.0 - tokens) / self.rate.per_second
 
     def take(self, key: Hashable, now: float) -> float:
         """Spend one of ``key``'s tokens at time ``now``.
@@ -99,8 +102,8 @@ class RateLimiter:
             token will be there (nothing is spent: a refused call costs the caller nothing).
         """
         tokens, stamp = self._tokens(key, now)
-        if tokens >= 1.0:
-            self._store(key, tokens - 1.0, stamp)
+        if tokens >= _WHOLE:
+            self._store(key, max(0.0, tokens - 1.0), stamp)
             return 0.0
         self._store(key, tokens, stamp)
         return (1.0 - tokens) / self.rate.per_second
