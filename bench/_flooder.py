@@ -31,7 +31,7 @@ async def flood(
 
         async def one(k: int) -> None:
             request = table_pb2.ActRequest(
-                table_id=table_id, seat=1, action="call", request_id=f"flood-{k}"
+                table_id=table_id, hand_id="flood", seat=1, action="call", request_id=f"flood-{k}"
             )
             try:
                 await stub.Act(request, metadata=metadata, timeout=10)

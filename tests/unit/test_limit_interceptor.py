@@ -92,7 +92,7 @@ def retry_ms(err: grpc.aio.AioRpcError) -> int:
     return int(dict(pairs)["rb-retry-delay-ms"])
 
 
-ACT = table_pb2.ActRequest(table_id="t", seat=1, action="call", request_id="r")
+ACT = table_pb2.ActRequest(table_id="t", hand_id="h1", seat=1, action="call", request_id="r")
 
 
 async def test_a_burst_a_refusal_and_exactly_the_wait_it_names() -> None:

@@ -375,7 +375,7 @@ async def test_act_is_limited_per_account_and_per_peer(room: Room) -> None:
 
             async def act(player: str) -> grpc.aio.AioRpcError:
                 request = table_pb2.ActRequest(
-                    table_id="nowhere", seat=1, action="call", request_id="r1"
+                    table_id="nowhere", hand_id="h1", seat=1, action="call", request_id="r1"
                 )
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     await stub.Act(request, metadata=bearer(room, player), timeout=30)
