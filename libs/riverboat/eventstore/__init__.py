@@ -7,17 +7,20 @@ tests and :class:`JetStreamEventStore` for NATS JetStream. Both pass the same co
 
 from riverboat.eventstore.base import AppendResult, EventStore, StoredRecord
 from riverboat.eventstore.errors import (
+    AppendOutcomeUnknownError,
     ConcurrencyError,
     CorruptHistoryError,
     EventStoreError,
     InvalidAggregateIdError,
     InvalidRequestIdError,
+    StoreUnavailableError,
     StreamConfigError,
 )
 from riverboat.eventstore.jetstream import JetStreamEventStore, StreamSettings
 from riverboat.eventstore.memory import InMemoryEventStore
 
 __all__ = [
+    "AppendOutcomeUnknownError",
     "AppendResult",
     "ConcurrencyError",
     "CorruptHistoryError",
@@ -27,6 +30,7 @@ __all__ = [
     "InvalidAggregateIdError",
     "InvalidRequestIdError",
     "JetStreamEventStore",
+    "StoreUnavailableError",
     "StoredRecord",
     "StreamConfigError",
     "StreamSettings",

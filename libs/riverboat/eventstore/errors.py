@@ -7,11 +7,13 @@ A repeated ``request_id`` is deliberately *not* an error: ``append`` answers it 
 from __future__ import annotations
 
 __all__ = [
+    "AppendOutcomeUnknownError",
     "ConcurrencyError",
     "CorruptHistoryError",
     "EventStoreError",
     "InvalidAggregateIdError",
     "InvalidRequestIdError",
+    "StoreUnavailableError",
     "StreamConfigError",
 ]
 
@@ -21,6 +23,21 @@ class EventStoreError(Exception):
 
     An append that fails this way may or may not have been recorded: retrying it with the same
     ``request_id`` and ``expected_version`` is safe and returns the original result if it was.
+    """
+
+
+class StoreUnavailableError(EventStoreError):
+    """The store is not reachable (e.g. NATS is disconnected): nothing was sent, so this call
+    wrote nothing. Retrying later, with the same request id, is safe."""
+
+
+class AppendOutcomeUnknownError(EventStoreError):
+    """An append was sent but its answer never came (a timeout, a lost connection).
+
+    The record may be stored, or be stored later (a client may resend what it had buffered when
+    it reconnects). Retry with the same ``request_id``: the store answers with the original
+    result if the record landed, and writes it once if it did not. A writer holding the
+    aggregate in memory must read the log again before its next decision.
     """
 
 

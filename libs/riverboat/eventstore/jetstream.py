@@ -31,6 +31,15 @@ Idempotency
     detected here; callers that re-read the aggregate before retrying see the request id on the
     records they read and should stop there.
 
+Outages
+    While the client is disconnected every call fails at once with
+    :class:`StoreUnavailableError` (nothing is sent: nats-py would otherwise buffer the publish
+    and resend it on reconnect, long after the caller gave up). An append that was sent but not
+    answered (a timeout, the connection lost mid-request) raises
+    :class:`AppendOutcomeUnknownError`: the record may be stored, now or when nats-py resends
+    what it had buffered, so the caller retries with the same request id (found by the
+    idempotency above) and a writer holding the aggregate in memory reads the log again.
+
 Reading
     ``iter_records`` asks the leader for the subject's last message (the read's upper bound and a
     consistent end point), finds the stream sequence of ``from_version`` (version 1: start at
@@ -73,9 +82,11 @@ from riverboat.eventstore.base import (
     validate_request_id,
 )
 from riverboat.eventstore.errors import (
+    AppendOutcomeUnknownError,
     ConcurrencyError,
     CorruptHistoryError,
     EventStoreError,
+    StoreUnavailableError,
     StreamConfigError,
 )
 
@@ -267,6 +278,7 @@ class JetStreamEventStore(EventStore):
         subject = self.subject(aggregate_id)
         validate_request_id(request_id)
         validate_expected_version(expected_version)
+        self._require_connection(f"append to {subject!r}")
         try:
             return await self._append(aggregate_id, subject, payload, expected_version, request_id)
         except nats.errors.Error as exc:
@@ -277,6 +289,7 @@ class JetStreamEventStore(EventStore):
     ) -> AsyncGenerator[StoredRecord, None]:
         """See :meth:`EventStore.iter_records`; reads up to the version current when it starts."""
         validate_from_version(from_version)
+        self._require_connection(f"read of {self.subject(aggregate_id)!r}")
         try:
             last = await self._last_position(aggregate_id)
             if last.version < from_version:
@@ -301,6 +314,7 @@ class JetStreamEventStore(EventStore):
         """
         if stream_sequence < 1:
             raise ValueError(f"stream_sequence must be >= 1, got {stream_sequence}")
+        self._require_connection(f"read of {self.subject(aggregate_id)!r}")
         try:
             last = await self._last_position(aggregate_id)
         except nats.errors.Error as exc:
@@ -341,6 +355,7 @@ class JetStreamEventStore(EventStore):
     async def last_version(self, aggregate_id: str) -> int:
         """See :meth:`EventStore.last_version`; answered by the stream leader."""
         subject = self.subject(aggregate_id)
+        self._require_connection(f"lookup of {subject!r}")
         try:
             return (await self._last_position(aggregate_id)).version
         except nats.errors.Error as exc:
@@ -400,6 +415,21 @@ class JetStreamEventStore(EventStore):
                 return await self._resolve_conflict(
                     aggregate_id, expected_version, request_id, last
                 )
+            except (
+                nats.errors.OutboundBufferLimitError,
+                nats.js.errors.NoStreamResponseError,
+            ) as exc:
+                # Refused before it left (the connection dropped a moment ago), or nothing
+                # stores the subject: not written.
+                raise StoreUnavailableError(
+                    f"append to {subject!r} was not sent: {exc or type(exc).__name__}"
+                ) from exc
+            except nats.errors.Error as exc:
+                # Sent, but no answer (a timeout, the connection lost mid-request).
+                raise AppendOutcomeUnknownError(
+                    f"append to {subject!r} got no answer ({exc or type(exc).__name__}); it may "
+                    f"or may not be recorded: retry with the same request id {request_id!r}"
+                ) from exc
             if ack.duplicate:
                 # The server recognised the Nats-Msg-Id: report the original record.
                 original = await self._js.get_msg(self.stream, seq=ack.seq)
@@ -439,6 +469,11 @@ class JetStreamEventStore(EventStore):
                 if record.request_id == request_id:
                     return record
         return None
+
+    def _require_connection(self, what: str) -> None:
+        """Fail at once while disconnected: nothing is sent (or buffered for a late resend)."""
+        if not self._nc.is_connected:
+            raise StoreUnavailableError(f"{what}: not connected to NATS; nothing was sent")
 
     # -- positions --------------------------------------------------------------------------
 
