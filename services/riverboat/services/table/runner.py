@@ -4,6 +4,14 @@ Every change goes through :meth:`TableRunner.submit`, which (under the table's l
 request id, lets the pure table code decide the events, appends them as ONE message with
 optimistic concurrency, and only then folds them into the in-memory state. A refused command
 writes nothing. The in-memory state is always the fold of the log up to ``version``.
+
+The log may hold more than that fold: another writer appended, or one of our appends got no
+answer (a NATS outage) and was stored anyway. So an append whose outcome is unknown leaves the
+table *in doubt* (the next command reads the log first), and every catch-up, failed append or
+reconnection ends in :meth:`TableRunner.reconcile`: fold what the log holds, then re-derive from
+that state what is due (the next deal, the clock, a reshuffle). Background work therefore never
+stalls on a conflict or an outage; while the log stays unreachable, reconciling is retried with a
+capped backoff.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from riverboat.engine.events import (
 from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
-from riverboat.eventstore import ConcurrencyError, EventStore, StoredRecord
+from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.idempotency import RequestKey, RequestMemory
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
@@ -51,6 +59,10 @@ _REQUEST_MEMORY = 50_000
 #: The kind of the runner's own commands (deals, the clock, voids): their ids are derived
 #: from the hand and version, so a second instance doing the same step is recognised.
 INTERNAL = "internal"
+
+#: Seconds before reconciling again while the log cannot be read: doubled per failure, capped.
+RECONCILE_RETRY_FIRST = 0.25
+RECONCILE_RETRY_MAX = 4.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +129,12 @@ class TableRunner:
         self._watchers: set[Mailbox[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._clock: asyncio.TimerHandle | None = None
+        #: What the armed clock is for: re-deriving the same turn must not restart its clock.
+        self._clock_for: tuple[str, int, tuple[int, ...]] | None = None
+        #: An append got no answer: it may be in the log, so read the log before deciding.
+        self._in_doubt = False
+        self._reconcile_timer: asyncio.TimerHandle | None = None
+        self._reconcile_delay = RECONCILE_RETRY_FIRST
         # Looked up once: on Python 3.11 each lookup is a getpid() system call.
         self._loop = asyncio.get_running_loop()
         self._dealing = False
@@ -136,22 +154,27 @@ class TableRunner:
         return runner
 
     async def _catch_up(self) -> list[Update]:
-        """Fold records written after ``version`` (by us before a crash, or another instance)."""
+        """Fold records written after ``version`` (by us before a crash or an outage, or by
+        another instance). Raises :class:`EventStoreError` if the log cannot be read (what was
+        read before that is folded, broadcast and revealed all the same)."""
         loading = self.version == 0
         updates = []
         ended: list[tuple[str, int]] = []
-        async for record in self.store.iter_records(self.table_id, self.version + 1):
-            update = Update.from_record(record)
-            ended += self._fold(
-                update.events, record.version, record.stream_sequence, record.request_id
-            )
-            self.chain_hash = chain_end(record.payload, self.chain_hash)
-            updates.append(update)
-        for update in updates:
-            self._broadcast(update)
-        # Loading a log, only its last finished hand may have missed its reveal (a crash
-        # right after its end); every earlier one was revealed when it ended.
-        self._reveal_ended(ended[-1:] if loading else ended)
+        try:
+            async for record in self.store.iter_records(self.table_id, self.version + 1):
+                update = Update.from_record(record)
+                ended += self._fold(
+                    update.events, record.version, record.stream_sequence, record.request_id
+                )
+                self.chain_hash = chain_end(record.payload, self.chain_hash)
+                updates.append(update)
+            self._in_doubt = False
+        finally:
+            for update in updates:
+                self._broadcast(update)
+            # Loading a log, only its last finished hand may have missed its reveal (a crash
+            # right after its end); every earlier one was revealed when it ended.
+            self._reveal_ended(ended[-1:] if loading else ended)
         return updates
 
     def _fold(
@@ -235,6 +258,9 @@ class TableRunner:
         key = RequestKey(kind, actor, request_id)
         stored = key.stored(fingerprint)
         async with self._lock:
+            # An earlier append may have landed after all: decide on what the log holds.
+            if self._in_doubt and await self._catch_up():
+                self._reconcile_soon()
             known = self.recall(key, fingerprint)
             if known is not None:
                 return known
@@ -258,10 +284,19 @@ class TableRunner:
                 )
             except ConcurrencyError:
                 await self._catch_up()
+                # What is due follows from the state caught up to, not from the refused command.
+                self._reconcile_soon()
+                raise
+            except EventStoreError:
+                # No answer, or no connection: the events may be stored (now, or when the client
+                # resends what it buffered). The caller retries with the same request id.
+                self._in_doubt = True
+                self._reconcile_soon(self._reconcile_delay)
                 raise
             if result.duplicate:
                 # Written before by us or by another instance: the log is the truth.
                 await self._catch_up()
+                self._reconcile_soon()
                 return self.recall(key, fingerprint) or Submitted(result.version, True)
             ended = self._fold(events, result.version, result.stream_sequence, stored)
             self.chain_hash = chain_hash
@@ -380,8 +415,11 @@ class TableRunner:
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.
             self.log.info("hand_not_started", reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("hand_not_started", reason=str(exc))  # submit() reconciles later
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
+            self._reconcile_soon(self._reconcile_delay)  # try the next deal again later
         except Exception:
             self.log.exception("hand_start_failed")
         finally:
@@ -399,6 +437,8 @@ class TableRunner:
             await self._void("the dealer could not be reached to resume the hand")
         except (EngineError, ConcurrencyError) as exc:
             self.log.info("deal_skipped", reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("deal_skipped", reason=str(exc))  # submit() reconciles later
         except Exception:
             self.log.exception("deal_failed")
         finally:
@@ -441,7 +481,7 @@ class TableRunner:
                 actor="service:table",
             )
             self.log.warning("hand_voided", hand_id=hand_id, reason=reason)
-        except (EngineError, ConcurrencyError) as exc:
+        except (EngineError, ConcurrencyError, EventStoreError) as exc:
             self.log.info("void_skipped", reason=str(exc))
 
     async def _reshuffle(self, hand_id: str, version: int) -> None:
@@ -465,6 +505,8 @@ class TableRunner:
             )
         except (EngineError, ConcurrencyError) as exc:
             self.log.info("reshuffle_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("reshuffle_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             await self._void("the dealer could not be reached to reshuffle")
@@ -474,14 +516,19 @@ class TableRunner:
     def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         # A timer, not a task, per decision: re-armed on every action of a busy table, it must
         # be cheap, and cancelling it never interrupts a clock action already under way.
+        turn = (hand_id, version, seats)
         if self._clock is not None:
+            if self._clock_for == turn:
+                return  # re-derived after a catch-up: this turn's clock keeps running
             self._clock.cancel()
+        self._clock_for = turn
         self._clock = self._loop.call_later(
             self.state.action_seconds, self._clock_due, hand_id, version, seats
         )
 
     def _clock_due(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         self._clock = None
+        self._clock_for = None
         if not self._closed and self.version == version:  # else someone acted in time
             self._spawn(self._clock_expiry(hand_id, version, seats))
 
@@ -504,8 +551,11 @@ class TableRunner:
             self.log.info("clock_expired", hand_id=hand_id, seats=list(seats))
         except (EngineError, ConcurrencyError) as exc:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("clock_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
+            self._reconcile_soon(self._reconcile_delay)
 
     # --- watchers --------------------------------------------------------------------------
 
@@ -543,6 +593,48 @@ class TableRunner:
         except Exception as exc:  # the auditor's copy can be fetched again later
             self.log.warning("seed_reveal_failed", hand_id=hand_id, reason=str(exc))
 
+    # --- reconciling with the log ---------------------------------------------------------
+
+    def _reconcile_soon(self, delay: float = 0.0) -> None:
+        """Have :meth:`reconcile` run in ``delay`` seconds (or sooner, if already due sooner).
+
+        A timer rather than a direct call: the caller may hold the lock or be a background task
+        that has yet to clear ``_dealing``; by the time the timer fires it has.
+        """
+        if self._closed:
+            return
+        timer = self._reconcile_timer
+        if timer is not None:
+            if timer.when() <= self._loop.time() + delay:
+                return
+            timer.cancel()
+        self._reconcile_timer = self._loop.call_later(delay, self._reconcile_due)
+
+    def _reconcile_due(self) -> None:
+        self._reconcile_timer = None
+        if not self._closed:
+            self._spawn(self.reconcile())
+
+    async def reconcile(self) -> None:
+        """Fold whatever the log holds beyond ``version``, then re-derive what is due.
+
+        Called after a conflict, a failed append, a failed deal, and (by the registry) when the
+        NATS connection comes back. If the log cannot be read, it tries again after a backoff.
+        """
+        if self._closed:
+            return
+        try:
+            async with self._lock:
+                await self._catch_up()
+        except EventStoreError as exc:
+            self.log.warning("reconcile_failed", reason=str(exc), retry_in=self._reconcile_delay)
+            delay = self._reconcile_delay
+            self._reconcile_delay = min(delay * 2, RECONCILE_RETRY_MAX)
+            self._reconcile_soon(delay)
+            return
+        self._reconcile_delay = RECONCILE_RETRY_FIRST
+        self.after_change()
+
     async def external_change(self, version: int = 0) -> None:
         """Another writer appended to this table: fold what we have not seen.
 
@@ -561,6 +653,8 @@ class TableRunner:
         self._closed = True
         if self._clock is not None:
             self._clock.cancel()
+        if self._reconcile_timer is not None:
+            self._reconcile_timer.cancel()
         for task in list(self._tasks):
             task.cancel()
         for mailbox in list(self._watchers):
