@@ -10,7 +10,7 @@ catches up but forgets to re-derive what is due) shows the detector catches a st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +33,7 @@ from riverboat.services.table.dealer_client import Commitment
 from riverboat.services.table.runner import TableRunner
 from riverboat.shuffle import derive_deck
 from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent
 
 pytestmark = pytest.mark.timeout(60)
@@ -103,12 +104,16 @@ async def _table(log: FlakyLog, action_seconds: int = 30) -> TableRunner:
         request_id="open",
         actor="op",
     )  # fmt: skip
-    for seat in (1, 2):
-        await runner.submit(
-            lambda s, seat=seat: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000),
-            request_id=f"seat-{seat}",
-            actor="op",
-        )
+    await runner.submit(
+        lambda s: table.seat_player(s, seat=1, player="p1", stack=1000),
+        request_id="seat-1",
+        actor="op",
+    )
+    await runner.submit(
+        lambda s: table.seat_player(s, seat=2, player="p2", stack=1000),
+        request_id="seat-2",
+        actor="op",
+    )
     await _until(lambda: _in_hand(runner), "the first deal")
     return runner
 
@@ -139,7 +144,7 @@ async def _within(condition: Any, seconds: float) -> bool:
 
 def _ending_move(runner: TableRunner) -> tuple[Act, list[Act]]:
     """A fold that ends the hand, after the moves needed to get there (a forced bring-in)."""
-    state, before = runner.state, []
+    state, before = runner.state, list[Act]()
     deck = runner.deck or ()
     for _ in range(4):
         hand = state.hand
@@ -157,20 +162,18 @@ def _ending_move(runner: TableRunner) -> tuple[Act, list[Act]]:
 
 async def _play(runner: TableRunner, acts: list[Act], tag: str) -> None:
     for k, act in enumerate(acts):
-        await runner.act(
-            lambda s, act=act: table.act(s, act, runner.deck or ()),
-            request_id=f"{tag}-{k}",
-            actor="p",
-        )
+        await runner.act(_deciding(runner, act), request_id=f"{tag}-{k}", actor="p")
+
+
+def _deciding(runner: TableRunner, act: Act) -> Callable[[TableState], list[AnyEvent]]:
+    return lambda s: table.act(s, act, runner.deck or ())
 
 
 def _next_hand(runner: TableRunner, first: str) -> Any:
     return lambda: _in_hand(runner) and _hand_id(runner) != first
 
 
-async def test_a_hand_ending_fold_whose_answer_was_lost_is_found_and_the_next_hand_dealt() -> (
-    None
-):
+async def test_a_hand_ending_fold_whose_answer_was_lost_is_found_and_the_next_hand_dealt() -> None:
     log = FlakyLog()
     runner = await _table(log)
     first = _hand_id(runner)

@@ -10,6 +10,8 @@
   :class:`ResourceExhausted` carries a retry delay.
 * :mod:`~riverboat.services.common.limits`: :class:`RateLimitInterceptor` (rate limits per
   account and per peer, a cap on each account's open streams) and its :class:`RateLimits`.
+* :mod:`~riverboat.services.common.natshealth`: :class:`ConnectionHealth` (health follows
+  the NATS connection).
 * :mod:`~riverboat.services.common.addresses`: :func:`split_address`.
 
 A typical service::
@@ -28,8 +30,11 @@ A typical service::
 
 from riverboat.services.common.addresses import split_address
 from riverboat.services.common.errors import (
+    REASON_LOG_UNAVAILABLE,
     REASON_METADATA_KEY,
+    REASON_OUTCOME_UNKNOWN,
     RETRY_DELAY_METADATA_KEY,
+    RETRY_SAME_REQUEST,
     Aborted,
     AlreadyExists,
     DataLoss,
@@ -42,16 +47,22 @@ from riverboat.services.common.errors import (
     ResourceExhausted,
     ServiceError,
     Unavailable,
+    log_error,
 )
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
+from riverboat.services.common.natshealth import ConnectionHealth
 
 __all__ = [
+    "REASON_LOG_UNAVAILABLE",
     "REASON_METADATA_KEY",
+    "REASON_OUTCOME_UNKNOWN",
     "RETRY_DELAY_METADATA_KEY",
+    "RETRY_SAME_REQUEST",
     "Aborted",
     "AlreadyExists",
     "BindError",
+    "ConnectionHealth",
     "DataLoss",
     "ErrorInterceptor",
     "FailedPrecondition",
@@ -65,5 +76,6 @@ __all__ = [
     "ShutdownSignals",
     "Unavailable",
     "configure_logging",
+    "log_error",
     "split_address",
 ]

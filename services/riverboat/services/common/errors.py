@@ -12,6 +12,11 @@ the log line with the same incident id has the details.
 The interceptor also logs one line per RPC (method, status code, duration) and binds chosen
 request fields (for example ``table_id``) to structlog's context variables, so every line a
 handler logs carries them.
+
+:func:`log_error` is the one mapping of an event-log failure to a status: a log that does not
+answer is ``UNAVAILABLE`` with a message saying to retry with the same request id (the store's
+idempotency returns the original result if the change did land) and a reason,
+``LOG_UNAVAILABLE`` (not reachable) or ``OUTCOME_UNKNOWN`` (sent, never confirmed).
 """
 
 from __future__ import annotations
@@ -32,11 +37,21 @@ import structlog
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from riverboat.eventstore.errors import (
+    AppendOutcomeUnknownError,
+    ConcurrencyError,
+    CorruptHistoryError,
+    EventStoreError,
+    StoreUnavailableError,
+)
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
+    "REASON_LOG_UNAVAILABLE",
     "REASON_METADATA_KEY",
+    "REASON_OUTCOME_UNKNOWN",
     "RETRY_DELAY_METADATA_KEY",
+    "RETRY_SAME_REQUEST",
     "Aborted",
     "AlreadyExists",
     "DataLoss",
@@ -49,6 +64,7 @@ __all__ = [
     "ResourceExhausted",
     "ServiceError",
     "Unavailable",
+    "log_error",
 ]
 
 REASON_METADATA_KEY = "rb-error-reason"
@@ -177,6 +193,41 @@ class Internal(ServiceError):
     """A broken invariant on the server side."""
 
     code = grpc.StatusCode.INTERNAL
+
+
+REASON_LOG_UNAVAILABLE = "LOG_UNAVAILABLE"
+"""The event log (NATS) is not reachable right now."""
+
+REASON_OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN"
+"""A change was sent to the log but never confirmed: it may or may not be recorded."""
+
+RETRY_SAME_REQUEST = "retry with the same request id"
+"""What every log-caused ``UNAVAILABLE`` tells the caller to do."""
+
+
+def log_error(exc: EventStoreError, what: str = "the change") -> ServiceError:
+    """THE status of an event-log failure (``what``: the change the caller asked for).
+
+    Not reachable or not confirmed: ``UNAVAILABLE``, and the caller retries with the same
+    request id, which returns the original result if the change landed after all. A conflict
+    is ``ABORTED``; a damaged history ``DATA_LOSS``.
+    """
+    if isinstance(exc, ConcurrencyError):
+        return Aborted(f"{what} conflicts with a change made meanwhile; look and retry")
+    if isinstance(exc, CorruptHistoryError):
+        return DataLoss("the log is damaged; an operator must look", reason="LOG_CORRUPT")
+    if isinstance(exc, StoreUnavailableError):
+        return Unavailable(
+            f"the log is not reachable right now: {RETRY_SAME_REQUEST}",
+            reason=REASON_LOG_UNAVAILABLE,
+        )
+    if not isinstance(exc, AppendOutcomeUnknownError):
+        # Any other failure of the log: whether it wrote is not known either.
+        _log.warning("log_failure", error=str(exc) or type(exc).__name__)
+    return Unavailable(
+        f"the log did not confirm {what}; it may or may not be recorded: {RETRY_SAME_REQUEST}",
+        reason=REASON_OUTCOME_UNKNOWN,
+    )
 
 
 # Codes that mean "the caller got it wrong": logged at info. Everything else is the server's

@@ -9,7 +9,12 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
-from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
+from riverboat.services.common import (
+    ConnectionHealth,
+    ErrorInterceptor,
+    GrpcServer,
+    ShutdownSignals,
+)
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.lobby.config import LobbyConfig
@@ -48,6 +53,8 @@ class LobbyServer:
             ],
             options=[("grpc.max_receive_message_length", 64 * 1024)],
         )
+        # NOT_SERVING while NATS is gone (every lobby change is written there).
+        self.health = ConnectionHealth(self.grpc, service="lobby")
 
     @property
     def address(self) -> str:
@@ -60,7 +67,9 @@ class LobbyServer:
             self.config.nats_url,
             name="riverboat-lobby",
             max_reconnect_attempts=-1,
+            reconnect_time_wait=1,
             **self.config.nats_login.connect_options(),
+            **self.health.callbacks(),
         )
         store = await JetStreamEventStore.open(
             self.nc,
@@ -90,7 +99,7 @@ class LobbyServer:
         add(self.service, self.grpc.server)  # type: ignore[no-untyped-call]
         await self.grpc.start()
         await self.service.resolve_pending_joins()
-        await self.grpc.set_serving(True)
+        await self.health.ready()
         log.info(
             "lobby_ready",
             address=self.address,

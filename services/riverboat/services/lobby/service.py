@@ -6,6 +6,11 @@ the lobby's state is rebuilt by replaying them. A buy-in is a small saga: ``Join
 reserve the chips (settlement) -> seat the player (table) -> ``JoinCompleted``; if seating fails
 the reservation is released and ``JoinFailed`` recorded, and buy-ins a crash left half done are
 finished or undone when the lobby starts.
+
+A log that does not answer is UNAVAILABLE with "retry with the same request id"
+(:func:`~riverboat.services.common.log_error`). An append left without an answer may have been
+stored: the lobby reads that aggregate's log again before its next change to it, and a retry
+recognised as a repeat folds the original from the log (so it answers as the first try would).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_pas
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
 from riverboat.eventcodec import options_from_pb, options_to_pb
-from riverboat.eventstore import ConcurrencyError, EventStore
+from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
 from riverboat.lobby.state import (
     Account,
@@ -44,6 +49,7 @@ from riverboat.services.common.errors import (
     NotFound,
     PermissionDenied,
     Unavailable,
+    log_error,
 )
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.v1 import (
@@ -92,6 +98,8 @@ class Lobby:
         self.store = store
         self.state = LobbyState()
         self._versions: dict[str, int] = {}
+        #: Aggregates with an append that got no answer: read their log before the next one.
+        self._in_doubt: set[str] = set()
         self._lock = asyncio.Lock()
 
     def apply(self, event: lobby_pb2.LobbyEvent) -> None:
@@ -127,33 +135,59 @@ class Lobby:
     async def load(self, aggregate_ids: list[str]) -> None:
         """Replay every aggregate's records."""
         for aggregate_id in aggregate_ids:
-            for record in await self.store.read(aggregate_id):
-                event = lobby_pb2.LobbyEvent()
-                event.ParseFromString(record.payload)
-                self.apply(event)
-                self._versions[aggregate_id] = record.version
+            await self._catch_up(aggregate_id)
+
+    async def _catch_up(self, aggregate_id: str) -> None:
+        """Fold the aggregate's records after the version we know."""
+        after = self._versions.get(aggregate_id, 0)
+        for record in await self.store.read(aggregate_id, after + 1):
+            event = lobby_pb2.LobbyEvent()
+            event.ParseFromString(record.payload)
+            self.apply(event)
+            self._versions[aggregate_id] = record.version
+        self._in_doubt.discard(aggregate_id)
 
     async def record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
         """Append ``event`` to ``aggregate_id`` and fold it; False if this request was a repeat.
 
         Raises :class:`ConcurrencyError` when the aggregate moved on (for example a username
-        registered a moment ago by another lobby instance).
+        registered a moment ago by another lobby instance; the aggregate is caught up), and
+        ``UNAVAILABLE`` (:func:`log_error`) when the log does not answer.
         """
         async with self._lock:
-            if not event.HasField("occurred_at"):
-                event.occurred_at.CopyFrom(_stamp(datetime.now(UTC)))
-            expected = self._versions.get(aggregate_id, 0)
+            try:
+                return await self._record(aggregate_id, event)
+            except ConcurrencyError:
+                raise
+            except EventStoreError as exc:
+                raise log_error(exc) from None
+
+    async def _record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
+        if aggregate_id in self._in_doubt:
+            await self._catch_up(aggregate_id)
+        if not event.HasField("occurred_at"):
+            event.occurred_at.CopyFrom(_stamp(datetime.now(UTC)))
+        expected = self._versions.get(aggregate_id, 0)
+        try:
             result = await self.store.append(
                 aggregate_id,
                 event.SerializeToString(),
                 expected_version=expected,
                 request_id=event.request_id,
             )
-            if result.duplicate:
-                return False
-            self._versions[aggregate_id] = result.version
-            self.apply(event)
-            return True
+        except ConcurrencyError:
+            await self._catch_up(aggregate_id)
+            raise
+        except EventStoreError:
+            self._in_doubt.add(aggregate_id)  # it may be stored, now or when NATS resends it
+            raise
+        if result.duplicate:
+            # An earlier try was stored (its answer lost, or another instance): fold the log.
+            await self._catch_up(aggregate_id)
+            return False
+        self._versions[aggregate_id] = result.version
+        self.apply(event)
+        return True
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):

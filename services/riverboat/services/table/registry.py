@@ -87,6 +87,11 @@ class TableRegistry:
                 log.info("table_loaded", table_id=table_id, version=runner.version)
         return runner
 
+    def reconcile_all(self) -> None:
+        """Have every loaded table catch up with the log and re-derive what is due, now."""
+        for runner in self._tables.values():
+            runner.reconcile_soon()
+
     def tables(self) -> list[TableRunner]:
         """Loaded tables."""
         return list(self._tables.values())

@@ -595,6 +595,10 @@ class TableRunner:
 
     # --- reconciling with the log ---------------------------------------------------------
 
+    def reconcile_soon(self) -> None:
+        """Run :meth:`reconcile` at once, in the background (e.g. NATS reconnected)."""
+        self._reconcile_soon()
+
     def _reconcile_soon(self, delay: float = 0.0) -> None:
         """Have :meth:`reconcile` run in ``delay`` seconds (or sooner, if already due sooner).
 

@@ -8,7 +8,12 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
-from riverboat.services.common import ErrorInterceptor, GrpcServer, ShutdownSignals
+from riverboat.services.common import (
+    ConnectionHealth,
+    ErrorInterceptor,
+    GrpcServer,
+    ShutdownSignals,
+)
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.table.config import TableConfig
@@ -53,6 +58,8 @@ class TableServer:
                 ("grpc.max_receive_message_length", config.max_request_bytes),
             ],
         )
+        # NOT_SERVING while NATS is gone; back to SERVING once every table has reconciled.
+        self.health = ConnectionHealth(self.grpc, service="table", on_reconnected=self._reconcile)
 
     @property
     def address(self) -> str:
@@ -67,8 +74,10 @@ class TableServer:
             self.config.nats_url,
             name="riverboat-table",
             max_reconnect_attempts=-1,
+            reconnect_time_wait=1,
             no_echo=True,
             **self.config.nats_login.connect_options(),
+            **self.health.callbacks(),
         )
         store = await JetStreamEventStore.open(
             self.nc,
@@ -85,7 +94,7 @@ class TableServer:
         add(servicer, self.grpc.server)  # type: ignore[no-untyped-call]
         await self.grpc.start()
         await self.registry.start()
-        await self.grpc.set_serving(True)
+        await self.health.ready()
         log.info(
             "table_service_ready",
             address=self.address,
@@ -93,6 +102,12 @@ class TableServer:
             rate_limits=self.config.rate_limits.describe(),
             max_watch_streams=self.config.rate_limits.max_streams,
         )
+
+    async def _reconcile(self) -> None:
+        """NATS is back: every table reads what it may have missed and re-derives what is due
+        (an append cut off by the outage may have landed when nats-py resent it)."""
+        if self.registry is not None:
+            self.registry.reconcile_all()
 
     async def stop(self) -> None:
         """Stop answering, finish in-flight calls, stop the tables, disconnect."""

@@ -3,7 +3,9 @@
 Errors map to precise statuses and plain sentences, never a traceback: INVALID_ARGUMENT for
 malformed requests, FAILED_PRECONDITION for illegal moves (with the engine's reason), ABORTED
 for a lost concurrency race, NOT_FOUND, ALREADY_EXISTS, UNAUTHENTICATED and PERMISSION_DENIED.
-Nothing is written when a request is refused.
+Nothing is written when a request is refused. A log that does not answer (a NATS outage) is
+UNAVAILABLE with "retry with the same request id" (:func:`~riverboat.services.common.log_error`):
+the retry returns the original result if the change landed after all.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import options_from_pb, rules_from_pb
-from riverboat.eventstore import ConcurrencyError
+from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
-from riverboat.services.common.errors import AlreadyExists, InvalidArgument
+from riverboat.services.common.errors import AlreadyExists, InvalidArgument, log_error
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import Submitted, TableRunner, Update
@@ -90,7 +92,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "table_id must be 1-64 letters, digits, '-' or '_'",
             )
-        runner = await self.registry.get(table_id, create=create)
+        try:
+            runner = await self.registry.get(table_id, create=create)
+        except EventStoreError as exc:  # the table is read from the log on first use
+            raise log_error(exc, "the table") from None
         if runner is None:
             await _fail(context, grpc.StatusCode.NOT_FOUND, f"no table {table_id}")
         return runner
@@ -155,6 +160,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 grpc.StatusCode.ABORTED,
                 "the table changed while your request was decided; look and retry",
             )
+        except EventStoreError as exc:
+            raise log_error(exc, "your request") from None
         except DealerUnavailable:
             await _fail(context, grpc.StatusCode.UNAVAILABLE, "the dealer is not reachable")
         return done
@@ -341,7 +348,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             sent = request.after_version
             if sent < runner.version:
                 if request.after_version:
-                    records = await runner.store.read(runner.table_id, sent + 1)
+                    try:
+                        records = await runner.store.read(runner.table_id, sent + 1)
+                    except EventStoreError as exc:
+                        raise log_error(exc, "the replay") from None
                     for record in records:
                         if record.version > runner.version:
                             break

@@ -1,0 +1,125 @@
+"""A room with a nats-server of its own, for tests that kill -9, freeze and restart it (same
+port, same store): the dealer, table and lobby as processes, plus what the outage tests
+observe from outside (health over gRPC, the raw log over a NATS client of their own)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import nats
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from riverboat.auth import TokenIssuer
+from riverboat.eventstore import JetStreamEventStore, StoredRecord, StreamSettings
+from riverboat.natsserver import NatsServer
+from riverboat.services.common.errors import REASON_METADATA_KEY
+from riverboat.services.launcher import ServiceProcess
+from tests.conftest import TEST_TOKEN_KEY
+from tests.integration.room.conftest import Room, _dealer, _lobby, _table
+
+TAG = "OUT"
+
+
+@dataclass
+class OutageRoom:
+    """The room, its own nats-server and its lobby."""
+
+    nats: NatsServer
+    room: Room
+    lobby: ServiceProcess
+
+    @property
+    def services(self) -> dict[str, str]:
+        """Name -> gRPC address of every service whose health must follow NATS."""
+        return {
+            "dealer": self.room.dealer.address,
+            "table": self.room.table.address,
+            "lobby": self.lobby.address,
+        }
+
+    def kill_nats(self) -> None:
+        self.nats.kill()  # SIGKILL
+
+    def restart_nats(self) -> None:
+        self.nats.start()  # same port, same store; returns once JetStream answers
+
+    def freeze_nats(self) -> None:
+        assert self.nats.pid is not None
+        os.kill(self.nats.pid, signal.SIGSTOP)
+
+    def thaw_nats(self) -> None:
+        if self.nats.pid is not None:
+            os.kill(self.nats.pid, signal.SIGCONT)
+
+
+def outage_room(tmp_path: Path) -> Iterator[OutageRoom]:
+    """Start everything; stop it all afterwards (a generator for a fixture)."""
+    server = NatsServer(tmp_path / "nats", port=0)
+    server.start()
+    started: list[ServiceProcess] = []
+    try:
+        dealer = _dealer(server.url, tmp_path, TAG)
+        dealer.start()
+        started.append(dealer)
+        table = _table(server.url, tmp_path, dealer.address, TAG)
+        table.start()
+        started.append(table)
+        lobby = _lobby(server.url, tmp_path, table.address, "127.0.0.1:1", TAG)
+        lobby.start()
+        started.append(lobby)
+        room = Room(server.url, dealer, table, tmp_path, TokenIssuer(TEST_TOKEN_KEY))
+        yield OutageRoom(server, room, lobby)
+    finally:
+        if server.pid is not None:
+            os.kill(server.pid, signal.SIGCONT)
+        if not server.is_running:
+            server.start()  # let the services drain cleanly
+        for process in reversed(started):
+            process.stop()
+        server.close()
+
+
+async def health(address: str) -> str:
+    """The service's overall gRPC health, or the status code of a failed check."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+        except grpc.aio.AioRpcError as exc:
+            return exc.code().name
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+async def wait_health(addresses: dict[str, str], want: str, seconds: float = 30.0) -> None:
+    """Every service reports ``want`` within ``seconds`` (a bounded wait, not a speed test)."""
+    last: dict[str, str] = {}
+    for _ in range(int(seconds / 0.1)):
+        last = {name: await health(address) for name, address in addresses.items()}
+        if all(status == want for status in last.values()):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"health did not follow NATS to {want} within {seconds:g} s: {last}")
+
+
+def reason(exc: grpc.aio.AioRpcError) -> str:
+    """The machine-readable reason of a refusal (``rb-error-reason``), or ``""``."""
+    metadata: Any = exc.trailing_metadata() or ()
+    trailers = {str(key): str(value) for key, value in metadata}
+    return trailers.get(REASON_METADATA_KEY, "")
+
+
+async def read_records(nats_url: str, table_id: str) -> list[StoredRecord]:
+    """The table's raw log, read with a client of the test's own."""
+    nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=5)
+    try:
+        settings = StreamSettings(name=f"RB_TABLES_{TAG}", subject_prefix=f"rb.tables{TAG.lower()}")
+        return await JetStreamEventStore(nc, settings).read(table_id)
+    finally:
+        await nc.close()
