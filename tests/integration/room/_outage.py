@@ -9,6 +9,7 @@ import os
 import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,13 @@ import nats
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from riverboat.auth import TokenIssuer
+from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
+from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StoredRecord, StreamSettings
 from riverboat.natsserver import NatsServer
 from riverboat.services.common.errors import REASON_METADATA_KEY
 from riverboat.services.launcher import ServiceProcess
+from riverboat.table.events import HandVoided, PlayerLeft, PlayerSeated
 from tests.conftest import TEST_TOKEN_KEY
 from tests.integration.room.conftest import Room, _dealer, _lobby, _table
 
@@ -123,3 +127,67 @@ async def read_records(nats_url: str, table_id: str) -> list[StoredRecord]:
         return await JetStreamEventStore(nc, settings).read(table_id)
     finally:
         await nc.close()
+
+
+# --- oracles over the raw log (derived from the events alone, not from the table's code) -----
+
+
+def chips_on_the_books(records: list[StoredRecord]) -> tuple[int, int, int]:
+    """Follow every chip through the log: ``(bought in, on the table now, raked)``.
+
+    Each hand must start with exactly the chips its seats held, and end with them less the
+    rake; a voided hand leaves every seat as it was. Raises ``AssertionError`` at the first
+    record where chips appear or vanish.
+    """
+    seats: dict[int, int] = {}
+    bought = raked = 0
+    started: dict[int, int] | None = None
+    hand_rake = 0
+    for record in records:
+        for event, _ in decode_batch(record.payload):
+            where = f"version {record.version} ({type(event).__name__})"
+            if isinstance(event, PlayerSeated):
+                assert event.seat not in seats, f"{where}: seat {event.seat} taken twice"
+                seats[event.seat] = event.stack
+                bought += event.stack
+            elif isinstance(event, PlayerLeft):
+                assert seats.pop(event.seat, None) == event.stack, f"{where}: wrong stack left"
+            elif isinstance(event, HandStarted):
+                started = {entry.seat: entry.stack for entry in event.seats}
+                held = {seat: seats.get(seat) for seat in started}
+                assert held == started, f"{where}: dealt in with {started}, held {held}"
+                hand_rake = 0
+            elif isinstance(event, RakeTaken):
+                hand_rake += event.amount
+            elif isinstance(event, HandEnded):
+                assert started is not None, f"{where}: a hand ended that never started"
+                ended = dict(event.stacks)
+                assert set(ended) == set(started), f"{where}: seats changed within the hand"
+                assert sum(ended.values()) + hand_rake == sum(started.values()), (
+                    f"{where}: {sum(started.values())} in, {sum(ended.values())} out "
+                    f"+ {hand_rake} rake"
+                )
+                seats.update(ended)
+                raked += hand_rake
+                started = None
+            elif isinstance(event, HandVoided):
+                started = None  # every contribution refunded: the seats keep what they held
+    return bought, sum(seats.values()), raked
+
+
+def longest_gaps(records: list[StoredRecord]) -> list[float]:
+    """Seconds between consecutive records, longest first (the stream's own timestamps)."""
+    times = [record.recorded_at.timestamp() for record in records]
+    return sorted((b - a for a, b in pairwise(times)), reverse=True)
+
+
+def request_ids_once(records: list[StoredRecord]) -> dict[str, int]:
+    """Request id -> version; raises ``AssertionError`` if any request id is stored twice."""
+    seen: dict[str, int] = {}
+    for record in records:
+        assert record.request_id not in seen, (
+            f"request id {record.request_id!r} stored at versions {seen[record.request_id]} "
+            f"and {record.version}"
+        )
+        seen[record.request_id] = record.version
+    return seen
