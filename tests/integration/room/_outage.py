@@ -1,5 +1,5 @@
 """A room with a nats-server of its own, for tests that kill -9, freeze and restart it (same
-port, same store): the dealer, table and lobby as processes, plus what the outage tests
+port, same store): the dealer, table, settlement and lobby as processes, plus what the outage tests
 observe from outside (health over gRPC, the raw log over a NATS client of their own)."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from riverboat.services.common.errors import REASON_METADATA_KEY
 from riverboat.services.launcher import ServiceProcess
 from riverboat.table.events import HandVoided, PlayerLeft, PlayerSeated
 from tests.conftest import TEST_TOKEN_KEY
+from tests.integration.room._settled import settlement_process
 from tests.integration.room.conftest import Room, _dealer, _lobby, _table
 
 TAG = "OUT"
@@ -33,10 +34,11 @@ TAG = "OUT"
 
 @dataclass
 class OutageRoom:
-    """The room, its own nats-server and its lobby."""
+    """The room, its own nats-server, its settlement service and its lobby."""
 
     nats: NatsServer
     room: Room
+    settlement: ServiceProcess
     lobby: ServiceProcess
 
     @property
@@ -45,6 +47,7 @@ class OutageRoom:
         return {
             "dealer": self.room.dealer.address,
             "table": self.room.table.address,
+            "settlement": self.settlement.address,
             "lobby": self.lobby.address,
         }
 
@@ -75,11 +78,14 @@ def outage_room(tmp_path: Path) -> Iterator[OutageRoom]:
         table = _table(server.url, tmp_path, dealer.address, TAG)
         table.start()
         started.append(table)
-        lobby = _lobby(server.url, tmp_path, table.address, "127.0.0.1:1", TAG)
+        room = Room(server.url, dealer, table, tmp_path, TokenIssuer(TEST_TOKEN_KEY))
+        settlement = settlement_process(room)
+        settlement.start()
+        started.append(settlement)
+        lobby = _lobby(server.url, tmp_path, table.address, settlement.address, TAG)
         lobby.start()
         started.append(lobby)
-        room = Room(server.url, dealer, table, tmp_path, TokenIssuer(TEST_TOKEN_KEY))
-        yield OutageRoom(server, room, lobby)
+        yield OutageRoom(server, room, settlement, lobby)
     finally:
         if server.pid is not None:
             os.kill(server.pid, signal.SIGCONT)

@@ -1,7 +1,7 @@
 """NATS outages seen from outside, by clients that know only the protos:
 
-* the health of the dealer, table and lobby follows the NATS connection (NOT_SERVING while it
-  is gone, SERVING again after the reconnect);
+* the health of the dealer, table, settlement and lobby follows the NATS connection
+  (NOT_SERVING while it is gone, SERVING again after the reconnect);
 * an ``Act`` whose append got no answer (the server frozen) answers UNAVAILABLE with
   "retry with the same request id" and reason OUTCOME_UNKNOWN, never INTERNAL; the retry
   returns the original result, which the raw log holds exactly once;
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
@@ -34,9 +33,11 @@ from tests.integration.room._play import setup_table
 pytestmark = pytest.mark.timeout(180)
 
 
-@pytest.fixture
-def outage(tmp_path: Path) -> Iterator[OutageRoom]:
-    yield from outage_room(tmp_path)
+@pytest.fixture(scope="module")
+def outage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OutageRoom]:
+    """One room for this module's tests (starting one costs most of a test's time); each test
+    leaves NATS running and uses tables and accounts of its own."""
+    yield from outage_room(tmp_path_factory.mktemp("outage"))
 
 
 async def _turn(room: OutageRoom, channel: grpc.aio.Channel, table_id: str) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ and for varied lengths, and restart it on the same port and store. Throughout:
 * every ``Act`` either succeeds or answers UNAVAILABLE with "retry with the same request id"
   (and a machine-readable reason); the bots retry with the same request id, and the retry
   returns the original result: the version the raw log holds that request id at, exactly once;
-* health of the dealer, table and lobby follows the connection (NOT_SERVING during each
+* health of the dealer, table, settlement and lobby follows the connection (NOT_SERVING during each
   outage, SERVING after it);
 * no table stalls: after each restart every table's log grows again within a bounded wait,
   and no gap in any table's log is longer than the longest outage plus that bound;
