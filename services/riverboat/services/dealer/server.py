@@ -25,6 +25,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
+from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
 from riverboat.services.dealer.service import SERVICE_NAME, DealerService
@@ -75,7 +76,8 @@ class DealerServer:
             self._service, self._grpc.server
         )
         self._nc: NATS | None = None
-        self._ready = False
+        # Health follows NATS: NOT_SERVING while disconnected, SERVING again once back.
+        self._health = ConnectionHealth(self._grpc, service="dealer")
 
     @property
     def address(self) -> str:
@@ -105,8 +107,7 @@ class DealerServer:
             await self.stop(grace=0)
             raise
         self._service.attach(store)
-        self._ready = True
-        await self._grpc.set_serving(True)
+        await self._health.ready()
         _log.info(
             "dealer ready",
             address=self.address,
@@ -120,7 +121,6 @@ class DealerServer:
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop serving (health first), then drain NATS; idempotent."""
-        self._ready = False
         await self._grpc.stop(grace)
         nc, self._nc = self._nc, None
         if nc is not None and not nc.is_closed:
@@ -142,10 +142,8 @@ class DealerServer:
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
                     reconnect_time_wait=1,
-                    error_cb=self._on_error,
-                    disconnected_cb=self._on_disconnected,
-                    reconnected_cb=self._on_reconnected,
                     **self.config.nats_login.connect_options(),
+                    **self._health.callbacks(),
                 ),
                 timeout=self.config.connect_timeout,
             )
@@ -157,22 +155,6 @@ class DealerServer:
                 f"{self.config.connect_timeout:g}s{detail}"
             ) from None
         return nc
-
-    # NATS callbacks: health follows the connection.
-
-    async def _on_error(self, exc: Exception) -> None:
-        # Also called for each failed (re)connection attempt, start-up included.
-        _log.warning("NATS error", nats=self.config.nats_url, error=str(exc) or type(exc).__name__)
-
-    async def _on_disconnected(self) -> None:
-        if self._ready:
-            _log.warning("NATS disconnected; reporting NOT_SERVING")
-            await self._grpc.set_serving(False)
-
-    async def _on_reconnected(self) -> None:
-        if self._ready:
-            _log.info("NATS reconnected; reporting SERVING")
-            await self._grpc.set_serving(True)
 
 
 async def serve(config: DealerConfig, key: SealingKey) -> int:

@@ -28,6 +28,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
+from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
 from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
 from riverboat.services.settlement.database import Database
@@ -97,6 +98,8 @@ class SettlementServer:
         self.projector: Projector | None = None
         self.consumers: list[DurableConsumer] = []
         self._sweeper: asyncio.Task[None] | None = None
+        # Health follows NATS: NOT_SERVING while disconnected, SERVING again once back.
+        self._health = ConnectionHealth(self._grpc, service="settlement")
 
     @property
     def address(self) -> str:
@@ -149,7 +152,7 @@ class SettlementServer:
             await self.stop(grace=0)
             raise
         self._sweeper = asyncio.create_task(self._sweep(), name="cash-out-sweeper")
-        await self._grpc.set_serving(True)
+        await self._health.ready()
         _log.info(
             "settlement_ready",
             address=self.address,
@@ -214,10 +217,8 @@ class SettlementServer:
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,
                     reconnect_time_wait=1,
-                    error_cb=self._on_error,
-                    disconnected_cb=self._on_disconnected,
-                    reconnected_cb=self._on_reconnected,
                     **self.config.nats_login.connect_options(),
+                    **self._health.callbacks(),
                 ),
                 timeout=self.config.connect_timeout,
             )
@@ -228,19 +229,6 @@ class SettlementServer:
                 f"{self.config.connect_timeout:g}s"
             ) from exc
         return nc
-
-    async def _on_error(self, exc: Exception) -> None:
-        _log.warning("nats_error", error=str(exc) or type(exc).__name__)
-
-    async def _on_disconnected(self) -> None:
-        if self.consumers:
-            _log.warning("nats_disconnected; reporting NOT_SERVING")
-            await self._grpc.set_serving(False)
-
-    async def _on_reconnected(self) -> None:
-        if self.consumers:
-            _log.info("nats_reconnected; reporting SERVING")
-            await self._grpc.set_serving(True)
 
 
 async def serve(config: SettlementConfig) -> int:
