@@ -111,6 +111,11 @@ class GrpcServer:
         """``host:port`` actually bound (valid after :meth:`start`)."""
         return f"{self._host}:{self.port}"
 
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`stop` has been called (health then says ``NOT_SERVING`` for good)."""
+        return self._stopped
+
     async def start(self) -> None:
         """Bind and start serving; health reports ``NOT_SERVING`` until :meth:`set_serving`.
 

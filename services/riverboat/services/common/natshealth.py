@@ -72,13 +72,13 @@ class ConnectionHealth:
 
     async def _on_disconnected(self) -> None:
         self._connected = False
-        if self._ready:
+        if self._ready and not self._server.stopping:  # not the drain of an orderly stop
             _log.warning("nats_disconnected; reporting NOT_SERVING", service=self._service)
             await self._server.set_serving(False)
 
     async def _on_reconnected(self) -> None:
         self._connected = True
-        if not self._ready:
+        if not self._ready or self._server.stopping:
             return
         if self._hook is not None:
             try:

@@ -38,6 +38,7 @@ from riverboat.services.common.errors import (
     PermissionDenied,
     ServiceError,
     Unavailable,
+    log_error,
 )
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.projector import CatchUpTimeout, Projector
@@ -106,7 +107,8 @@ def _wallet_errors(exc: Exception) -> ServiceError:
     if isinstance(exc, TooMuchContention):
         return Aborted(str(exc), reason="WALLET_BUSY")
     if isinstance(exc, EventStoreError):
-        return Unavailable("the wallet log is unavailable; retry shortly", reason="LOG_UNAVAILABLE")
+        # Not reachable, or no answer: UNAVAILABLE, "retry with the same request id".
+        return log_error(exc, "the wallet change")
     raise exc
 
 
