@@ -21,6 +21,7 @@ from riverboat.auth import TokenIssuer
 from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StoredRecord, StreamSettings
+from riverboat.idempotency import RequestKey
 from riverboat.natsserver import NatsServer
 from riverboat.services.common.errors import REASON_METADATA_KEY
 from riverboat.services.launcher import ServiceProcess
@@ -185,6 +186,13 @@ def longest_gaps(records: list[StoredRecord]) -> list[float]:
     """Seconds between consecutive records, longest first (the stream's own timestamps)."""
     times = [record.recorded_at.timestamp() for record in records]
     return sorted((b - a for a, b in pairwise(times)), reverse=True)
+
+
+def is_request(stored: str, request_id: str) -> bool:
+    """The stored request id is the client's ``request_id`` (the table stores it scoped to its
+    caller and command, ``kind/caller/request_id#fingerprint``)."""
+    parsed = RequestKey.parse(stored)
+    return (parsed[0].request_id if parsed is not None else stored) == request_id
 
 
 def request_ids_once(records: list[StoredRecord]) -> dict[str, int]:

@@ -23,6 +23,7 @@ from riverboat.client import LobbyClient, TableClient
 from riverboat.services.common.errors import RETRY_SAME_REQUEST
 from tests.integration.room._outage import (
     OutageRoom,
+    is_request,
     outage_room,
     read_records,
     reason,
@@ -63,11 +64,6 @@ async def _act(client: TableClient, table_id: str, turn: tuple[str, ...], rid: s
     return int(reply.version)
 
 
-def _is(stored: str, request_id: str) -> bool:
-    """The stored request id is ours (the service may scope it to its caller)."""
-    return stored == request_id or stored.endswith(f":{request_id}")
-
-
 async def test_health_of_every_service_follows_the_nats_connection(outage: OutageRoom) -> None:
     await wait_health(outage.services, "SERVING")
     outage.kill_nats()
@@ -98,7 +94,7 @@ async def test_an_unanswered_act_is_unavailable_and_its_retry_returns_the_origin
     records = [
         r
         for r in await read_records(outage.nats.url, table_id)
-        if _is(r.request_id, "act-while-frozen")
+        if is_request(r.request_id, "act-while-frozen")
     ]
     assert [r.version for r in records] == [version], "stored once, and the retry reports it"
 
@@ -125,7 +121,7 @@ async def test_an_act_while_nats_is_down_is_unavailable_and_its_retry_is_stored_
         version = await _act(player, table_id, turn, "act-while-down")
     records = await read_records(outage.nats.url, table_id)
     assert len(records) > before
-    assert [r.version for r in records if _is(r.request_id, "act-while-down")] == [version]
+    assert [r.version for r in records if is_request(r.request_id, "act-while-down")] == [version]
 
 
 async def test_the_lobby_is_unavailable_while_nats_is_down_and_a_repeat_finds_the_first(

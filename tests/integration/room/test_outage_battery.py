@@ -38,6 +38,7 @@ from tests.battery import size
 from tests.integration.room._outage import (
     OutageRoom,
     chips_on_the_books,
+    is_request,
     longest_gaps,
     outage_room,
     read_records,
@@ -167,10 +168,6 @@ async def _progress_resumes(outage: OutageRoom, since: dict[str, int]) -> None:
     raise AssertionError(f"tables {stalled} stalled: no record {RESUME:g} s after NATS came back")
 
 
-def _is(stored: str, request_id: str) -> bool:
-    return stored == request_id or stored.endswith(f":{request_id}")
-
-
 @pytest.mark.battery
 @pytest.mark.timeout(size(300, 3600))
 async def test_nats_outage_battery(
@@ -218,7 +215,7 @@ async def test_nats_outage_battery(
     logs = {t: await read_records(outage.nats.url, t) for t in TABLES}
     # A retried act's answer is the original: the one version the log holds its request id at.
     for table_id, rid, version in acts.retried:
-        stored = [r.version for r in logs[table_id] if _is(r.request_id, rid)]
+        stored = [r.version for r in logs[table_id] if is_request(r.request_id, rid)]
         assert stored == [version], (rid, stored, version)
     for table_id, records in logs.items():
         request_ids_once(records)
