@@ -72,11 +72,14 @@ def options_to_pb(options: TableOptions) -> pb.TableOptions:
         min_players=options.min_players,
         max_players=options.max_players,
         final_bet_rule=options.final_bet_rule,
+        no_bring_in=options.no_bring_in,
+        all_in_reopen=options.all_in_reopen,
     )
 
 
-def options_from_pb(msg: pb.TableOptions) -> TableOptions:
-    """Table options from protobuf (validated)."""
+def options_from_pb(msg: pb.TableOptions, *, new_table: bool = False) -> TableOptions:
+    """Table options from protobuf (validated). An unset ``all_in_reopen`` is the rule of the
+    records made before it existed, unless this is a ``new_table``'s request."""
     return TableOptions.from_dict(
         {
             "small_bet": msg.small_bet,
@@ -95,6 +98,9 @@ def options_from_pb(msg: pb.TableOptions) -> TableOptions:
             "min_players": msg.min_players,
             "max_players": msg.max_players,
             "final_bet_rule": msg.final_bet_rule,
+            "no_bring_in": msg.no_bring_in,
+            # Unset on tables and hands recorded before the rule existed: their rule.
+            "all_in_reopen": msg.all_in_reopen or ("faced" if new_table else "last_full"),
         }
     )
 
@@ -106,16 +112,26 @@ def rules_to_pb(rules: DealersChoiceRules) -> pb.DealersChoiceRules:
         games=data["games"],
         default_game=data["default_game"],
         game_defaults_json=_json(data["game_defaults"]),
+        edition=rules.edition,
+        min_small_bet=rules.min_small_bet,
+        max_small_bet=rules.max_small_bet,
+        min_big_bet=rules.min_big_bet,
+        max_big_bet=rules.max_big_bet,
     )
 
 
-def rules_from_pb(msg: pb.DealersChoiceRules) -> DealersChoiceRules:
-    """A dealer's choice table's rules from protobuf (validated; unset fields: defaults)."""
+def rules_from_pb(msg: pb.DealersChoiceRules, *, edition: int = 1) -> DealersChoiceRules:
+    """A dealer's choice table's rules from protobuf (validated; unset fields: defaults). An
+    unset ``edition`` is ``edition``: 1 for a stored table (recorded before editions existed),
+    today's for a new table's request."""
     data: dict[str, Any] = {"game_defaults": _unjson(msg.game_defaults_json)}
     if msg.games:
         data["games"] = list(msg.games)
     if msg.default_game:
         data["default_game"] = msg.default_game
+    data["edition"] = msg.edition or edition
+    for name in ("min_small_bet", "max_small_bet", "min_big_bet", "max_big_bet"):
+        data[name] = getattr(msg, name)
     return DealersChoiceRules.from_dict(data)
 
 
@@ -360,6 +376,8 @@ def _game_event_to_pb(event: AnyEvent, env: pb.EventEnvelope) -> None:
                     game=event.game,
                     options_json=_json(event.options),
                     by_clock=event.by_clock,
+                    small_bet=event.small_bet,
+                    big_bet=event.big_bet,
                 )
             )
         case ev.DealerUp():
@@ -441,7 +459,9 @@ def _game_event_from_pb(kind: str | None, m: Any) -> AnyEvent:
         case "pot_carried_over":
             return ev.PotCarriedOver(m.amount)
         case "game_chosen":
-            return ev.GameChosen(m.seat, m.game, _unjson(m.options_json), m.by_clock)
+            return ev.GameChosen(
+                m.seat, m.game, _unjson(m.options_json), m.by_clock, m.small_bet, m.big_bet
+            )
         case "dealer_up":
             return ev.DealerUp(m.seat, m.redeal, m.game, _unjson(m.options_json))
         case _:

@@ -285,7 +285,12 @@ class Replayer:
                 expected = choice.time_out_choice(table, seat=first.seat)
             case ev.GameChosen():
                 expected = choice.choose_game(
-                    table, seat=first.seat, game=first.game, options=first.options
+                    table,
+                    seat=first.seat,
+                    game=first.game,
+                    options=first.options,
+                    small_bet=first.small_bet,
+                    big_bet=first.big_bet,
                 )
             case HandCommitted():
                 expected = aggregate.commit_hand(

@@ -54,7 +54,7 @@ def legal_actions(state: HandState) -> list[LegalAction]:
     else:
         out.append(LegalAction("call", (min(state.level, most),)))
     if stack > to_call and _may_wager(state, i):
-        if state.street == 3 and state.bets_made == 0:
+        if state.street == 3 and state.bets_made == 0 and not opts.no_bring_in:
             kind = "complete"
         elif state.level == 0:
             kind = "bet"

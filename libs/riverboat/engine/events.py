@@ -11,7 +11,7 @@ Seats are the table's seat numbers, cards are ints (see :mod:`riverboat.engine.c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Final
 
 from riverboat.engine.cards import RANK_CHARS, card_str, parse_card
@@ -364,12 +364,15 @@ class DealerUp:
 @dataclass(frozen=True, slots=True)
 class GameChosen:
     """The dealer chose the next deal's game and its options (every key resolved);
-    ``by_clock``: the dealer's clock ran out and the table's default was taken."""
+    ``by_clock``: the dealer's clock ran out and the table's default was taken.
+    ``small_bet``/``big_bet``: the limits the dealer declared for the deal (0: the table's)."""
 
     seat: int
     game: str
     options: dict[str, Any]
     by_clock: bool
+    small_bet: int = 0
+    big_bet: int = 0
 
 
 SessionEvent = SessionOpened | DealerUp | GameChosen
@@ -494,6 +497,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         cls = EVENT_TYPES[data["type"]]
         kwargs: dict[str, Any] = {}
         for f in fields(cls):
+            if f.name not in data and f.default is not MISSING:
+                continue  # a field added later: records from before it take its default
             value = data[f.name]
             if f.name in _CARD_FIELDS:
                 value = parse_card(value)

@@ -37,7 +37,14 @@ from riverboat.engine.events import (
     RakeTaken,
     UncalledBetReturned,
 )
-from riverboat.engine.game_options import GameOptions, OptionSpec, resolve_options
+from riverboat.engine.game_options import (
+    RULE_BOOK,
+    RULE_BOOK_SPEC,
+    GameOptions,
+    OptionSpec,
+    edition_of,
+    resolve_options,
+)
 from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
 from riverboat.engine.recording import Recorder as BaseRecorder
@@ -76,9 +83,10 @@ class Game:
         """Cards the deck must hold for the first deal."""
         return self.first_cards * players
 
-    def resolve(self, *layers: Mapping[str, Any] | None) -> GameOptions:
-        """The game's options: defaults, then each layer of overrides."""
-        return resolve_options(self.name, self.specs, *layers)
+    def resolve(self, *layers: Mapping[str, Any] | None, edition: int = RULE_BOOK) -> GameOptions:
+        """The game's options: the defaults of rule-book ``edition``, then each layer of
+        overrides."""
+        return resolve_options(self.name, (*self.specs, RULE_BOOK_SPEC), *layers, edition=edition)
 
     def step(self, rec: Recorder) -> None:
         """Begin the next stage of the hand (called when nobody has anything to do)."""
@@ -126,7 +134,9 @@ class Game:
 def start(game: Game, command: StartHand) -> tuple[list[Event], HandState]:
     """Validate ``StartHand`` for ``game``, post antes, and play on to the first decision."""
     _validate_start(game, command)
-    options = game.resolve(command.game_options)
+    # A table created before today's rule book hands its recorded edition-1 choice on.
+    edition = edition_of(game.specs, command.game_options)
+    options = game.resolve(command.game_options, edition=edition)
     rec = Recorder(None, command.deck)
     rec.emit(
         HandStarted(

@@ -12,16 +12,34 @@ three layers: the defaults below, the table's overrides, then the dealer's choic
 Traceback (most recent call last):
 ...
 riverboat.engine.errors.InvalidOptions: draw: draws must be one of 1, 2; got 3
+
+Rule-book editions keep recorded tables playing as they were recorded. Edition 1 is the rule
+book before issue #14 (2026-12-01); edition 2 (:data:`RULE_BOOK`) is today's. An option names
+the edition it appeared in (``since``) and any earlier default (``earlier``); options resolved
+for an older edition leave out the newer options and take the older defaults, and every game
+resolved for edition 2 or later records ``rule_book`` so its hands know which rules they follow.
+
+>>> pig = OptionSpec("pig_failure", "losers_never_share", ("reassign", "losers_never_share"),
+...                  "A-9", "", earlier=((1, "reassign"),))
+>>> dict(resolve_options("x", (pig, RULE_BOOK_SPEC)))
+{'pig_failure': 'losers_never_share', 'rule_book': 2}
+>>> dict(resolve_options("x", (pig, RULE_BOOK_SPEC), edition=1))
+{'pig_failure': 'reassign'}
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from riverboat.engine.cards import RANK_CHARS as RANKS
 from riverboat.engine.errors import InvalidOptions
+
+#: Today's rule-book edition (see the module docstring); 1 is the rule book before 2026-12-01.
+RULE_BOOK: Final = 2
+#: Every rule-book edition a table may record.
+EDITIONS: Final = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +56,17 @@ class OptionSpec:
     allowed: tuple[Any, ...] | str
     source: str
     doc: str
+    #: The rule-book edition the option appeared in (older editions do not have it).
+    since: int = 1
+    #: ``(edition, default)`` pairs: up to that edition the default was that value.
+    earlier: tuple[tuple[int, Any], ...] = ()
+
+    def default_for(self, edition: int) -> Any:
+        """The default in rule-book ``edition``."""
+        for last, value in self.earlier:
+            if edition <= last:
+                return value
+        return self.default
 
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed, or None."""
@@ -125,15 +154,50 @@ class GameOptions(Mapping[str, Any]):
 NO_OPTIONS = GameOptions()
 
 
-def resolve_options(
-    game: str, specs: tuple[OptionSpec, ...], *layers: Mapping[str, Any] | None
-) -> GameOptions:
-    """``specs``' defaults overridden by each of ``layers`` in turn, validated.
+#: Recorded in every game's options from edition 2 on: the rule book the hand follows.
+RULE_BOOK_SPEC: Final = OptionSpec(
+    "rule_book",
+    RULE_BOOK,
+    (RULE_BOOK,),
+    "issue #14",
+    "The rule-book edition the deal follows (set by the table, not chosen): options recorded "
+    "without it are edition 1's.",
+    since=2,
+)
 
-    Unknown keys and disallowed values raise :class:`InvalidOptions` naming the game.
+
+def rule_book(options: Mapping[str, Any]) -> int:
+    """The rule-book edition of a hand's resolved (recorded) ``options``."""
+    value = options.get("rule_book", 1)
+    assert isinstance(value, int)
+    return value
+
+
+def edition_of(specs: tuple[OptionSpec, ...], chosen: Mapping[str, Any] | None) -> int:
+    """The edition of options handed to a new hand: a full edition-1 set without ``rule_book``
+    is a recorded edition-1 choice (a table created before edition 2); anything else is
+    today's rule book."""
+    if not chosen or "rule_book" in chosen:
+        return RULE_BOOK
+    old = {spec.name for spec in specs if spec.since <= 1}
+    return 1 if old <= set(chosen) else RULE_BOOK
+
+
+def resolve_options(
+    game: str,
+    specs: tuple[OptionSpec, ...],
+    *layers: Mapping[str, Any] | None,
+    edition: int = RULE_BOOK,
+) -> GameOptions:
+    """``specs``' defaults (those of rule-book ``edition``) overridden by each of ``layers`` in
+    turn, validated.
+
+    Unknown keys (options newer than ``edition`` included) and disallowed values raise
+    :class:`InvalidOptions` naming the game.
     """
+    specs = tuple(spec for spec in specs if spec.since <= edition)
     by_name = {spec.name: spec for spec in specs}
-    values = {spec.name: spec.default for spec in specs}
+    values = {spec.name: spec.default_for(edition) for spec in specs}
     for layer in layers:
         if not layer:
             continue

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 from riverboat.engine.errors import InvalidOptions
 
 OddChipOrder = Literal["card_by_suit", "seat"]
+AllInReopen = Literal["faced", "last_full"]
 AnteMode = Literal["per_player", "dealer"]
 
 #: Rake caps by number of players dealt in, as ``(minimum players, cap)`` pairs (house rules:
@@ -67,6 +68,15 @@ class TableOptions:
     #: (7th), the big bet on 7th only (Buderick's "Final Bet Rule"). Off: Pacific's limits
     #: (small on 3rd and 4th, big from 5th). The other dealer's choice games always bet this way.
     final_bet_rule: bool = False
+    #: Stud at a dealer's choice table (Buderick's general rules, house rules 2026-12-01): no
+    #: bring-in; the dealer's ante is the only forced bet and the high door card opens 3rd
+    #: street (ties: first clockwise from the dealer), with a free check. Off: Pacific's bring-in.
+    no_bring_in: bool = False
+    #: Who may raise after short all-ins. ``faced`` (house rules 2026-12-01): a player who has
+    #: acted may raise again when the bets since their own action raise what they face by half
+    #: a bet or more (several short all-ins together). ``last_full``: the rule of tables
+    #: recorded before: any raise of half a bet over the last full bet reopened for everyone.
+    all_in_reopen: AllInReopen = "faced"
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -110,6 +120,10 @@ class TableOptions:
             previous = entry[0]
         if not isinstance(self.final_bet_rule, bool):
             out.append(f"final_bet_rule must be true or false, got {self.final_bet_rule!r}")
+        if not isinstance(self.no_bring_in, bool):
+            out.append(f"no_bring_in must be true or false, got {self.no_bring_in!r}")
+        if self.all_in_reopen not in ("faced", "last_full"):
+            out.append(f"all_in_reopen must be 'faced' or 'last_full', not {self.all_in_reopen!r}")
         if self.odd_chip_order not in ("card_by_suit", "seat"):
             out.append(
                 f"odd_chip_order must be 'card_by_suit' or 'seat', not {self.odd_chip_order!r}"
@@ -204,13 +218,15 @@ DEALERS_CHOICE_TEMPLATE: Final[dict[str, Any]] = {
     "uncap_heads_up": False,
     "open_pair_double_bet": False,
     "final_bet_rule": True,
+    "no_bring_in": True,
 }
 
 
 def dealers_choice_options(**overrides: Any) -> TableOptions:
     """The "Dealer's choice" template: the dealer alone antes $1, fixed $2 bets and raises with
-    $5 in the last round (Final Bet Rule), a bet plus three raises even heads-up; the Pacific
-    rake schedule. ``overrides`` change any option."""
+    $5 in the last round (Final Bet Rule), a bet plus three raises even heads-up, stud dealt
+    without a bring-in (the high hand showing bets first); the Pacific rake schedule.
+    ``overrides`` change any option."""
     return TableOptions.from_dict({**DEALERS_CHOICE_TEMPLATE, **overrides})
 
 

@@ -45,6 +45,7 @@ from riverboat.engine.events import (
     event_to_dict,
 )
 from riverboat.engine.game import VARIANTS, step
+from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.games import waiting_for
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.options import DEALERS_CHOICE_TEMPLATE, TableOptions
@@ -259,7 +260,10 @@ def _parse_action(raw: Any) -> Act | TimeOut | Reshuffle | ChooseGame:
             raise ScenarioError("choose_game needs a game name")
         if options is not None and not isinstance(options, Mapping):
             raise ScenarioError("options must be an object")
-        return ChooseGame(seat, game, options)
+        limits = raw.get("small_bet", 0), raw.get("big_bet", 0)
+        if any(not isinstance(x, int) or isinstance(x, bool) for x in limits):
+            raise ScenarioError("small_bet and big_bet must be whole numbers of cents")
+        return ChooseGame(seat, game, options, *limits)
     if action == "timeout":
         return TimeOut(seat)
     return Act(seat, action, amount, cards, choice)
@@ -317,7 +321,10 @@ def _open_table(
     if not isinstance(hands, list) or len(hands) > MAX_HANDS:
         raise ScenarioError(f"hands must be a list of at most {MAX_HANDS} hands")
     command = OpenSession(
-        _seats(scenario), _button(scenario), options, DealersChoiceRules.from_dict(choice)
+        _seats(scenario),
+        _button(scenario),
+        options,
+        DealersChoiceRules.from_dict(choice, edition=RULE_BOOK),
     )
     events, table = step_session(None, command)
     return table, hands, events

@@ -48,6 +48,7 @@ from riverboat.engine.events import (
     SessionOpened,
 )
 from riverboat.engine.game import step
+from riverboat.engine.game_options import EDITIONS, RULE_BOOK
 from riverboat.engine.games import DEALERS_CHOICE, GAMES, game_options
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.options import TableOptions, dealers_choice_options
@@ -59,14 +60,37 @@ DEFAULT_GAME = "draw"
 
 @dataclass(frozen=True, slots=True)
 class DealersChoiceRules:
-    """A dealer's choice table's settings: the games offered, the clock's default game, and
-    the table's own defaults for each game's options (overriding the house defaults)."""
+    """A dealer's choice table's settings: the games offered, the clock's default game, the
+    table's own defaults for each game's options (overriding the house defaults), and the
+    rule-book edition the table was created under (``edition``: a table keeps the defaults of
+    its edition; a stored table without one is edition 1, the rule book before 2026-12-01)."""
 
     games: tuple[str, ...] = DEALERS_CHOICE
     default_game: str = DEFAULT_GAME
     game_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    edition: int = RULE_BOOK
+    #: The limits a dealer may declare for one deal (Buderick: "unless otherwise declared by
+    #: the dealer & agreed upon by the players"), in cents: 0 is the table's own small (or
+    #: big) bet, so by default the dealer may declare only the table's limits.
+    min_small_bet: int = 0
+    max_small_bet: int = 0
+    min_big_bet: int = 0
+    max_big_bet: int = 0
 
     def __post_init__(self) -> None:
+        if self.edition not in EDITIONS or isinstance(self.edition, bool):
+            raise InvalidOptions(f"edition must be one of {EDITIONS}, got {self.edition!r}")
+        for name in _BOUNDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidOptions(f"{name} must be a whole number of cents, got {value!r}")
+        for low, high in (("min_small_bet", "max_small_bet"), ("min_big_bet", "max_big_bet")):
+            if (
+                getattr(self, low)
+                and getattr(self, high)
+                and getattr(self, low) > getattr(self, high)
+            ):
+                raise InvalidOptions(f"{low} may not exceed {high}")
         if not self.games or any(g not in DEALERS_CHOICE for g in self.games):
             raise InvalidOptions(f"games must be some of {', '.join(DEALERS_CHOICE)}")
         if self.default_game not in self.games:
@@ -74,32 +98,85 @@ class DealersChoiceRules:
         for game, overrides in self.game_defaults.items():
             if game not in self.games:
                 raise InvalidOptions(f"game_defaults names a game not offered: {game!r}")
-            game_options(game, overrides)  # validates
+            game_options(game, overrides, edition=self.edition)  # validates
 
     def options_for(self, game: str, chosen: Mapping[str, Any] | None) -> dict[str, Any]:
-        """``game``'s options: house defaults, the table's defaults, then the dealer's."""
-        return game_options(game, self.game_defaults.get(game), chosen).to_dict()
+        """``game``'s options: the edition's house defaults, the table's defaults, then the
+        dealer's."""
+        return game_options(
+            game, self.game_defaults.get(game), chosen, edition=self.edition
+        ).to_dict()
+
+    def limit_bounds(self, options: TableOptions) -> tuple[int, int, int, int]:
+        """The declarable small bet and big bet ranges at a table with ``options``:
+        ``(min small, max small, min big, max big)``, the table's own limits for unset bounds."""
+        return (
+            self.min_small_bet or options.small_bet,
+            self.max_small_bet or options.small_bet,
+            self.min_big_bet or options.big_bet,
+            self.max_big_bet or options.big_bet,
+        )
+
+    def declared_options(self, options: TableOptions, small_bet: int, big_bet: int) -> TableOptions:
+        """The table's ``options`` with the limits a dealer declared for one deal (0 keeps the
+        table's small or big bet), or :class:`IllegalAction` (``limits_out_of_bounds``) when
+        they are outside the table's bounds."""
+        if not small_bet and not big_bet:
+            return options
+        small = small_bet or options.small_bet
+        big = big_bet or options.big_bet
+        lo_s, hi_s, lo_b, hi_b = self.limit_bounds(options)
+        if not (lo_s <= small <= hi_s and lo_b <= big <= hi_b) or big < small:
+            raise IllegalAction(
+                f"this table lets the dealer declare a small bet of {_money(lo_s)} to "
+                f"{_money(hi_s)} and a big bet of {_money(lo_b)} to {_money(hi_b)} (at least "
+                f"the small bet); not {_money(small)}/{_money(big)}",
+                rule="limits_out_of_bounds",
+            )
+        # The bring-in stays within the small bet (Pacific stud: half of it).
+        bring_in = min(options.bring_in, small) if options.no_bring_in else max(1, small // 2)
+        return options.with_changes(small_bet=small, big_bet=big, bring_in=bring_in)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
-        return {
+        out: dict[str, Any] = {
             "games": list(self.games),
             "default_game": self.default_game,
             "game_defaults": {g: dict(o) for g, o in self.game_defaults.items()},
+            "edition": self.edition,
         }
+        out.update({name: getattr(self, name) for name in _BOUNDS if getattr(self, name)})
+        return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> DealersChoiceRules:
-        """Rules from a mapping; missing keys take the defaults (every game, draw)."""
+    def from_dict(cls, data: Mapping[str, Any] | None, *, edition: int = 1) -> DealersChoiceRules:
+        """Rules from a mapping; missing keys take the defaults (every game, draw). A missing
+        ``edition`` is ``edition`` (1: a record from before editions; a new table's request
+        passes today's)."""
         data = dict(data or {})
-        unknown = sorted(set(data) - {"games", "default_game", "game_defaults"})
+        unknown = sorted(
+            set(data) - {"games", "default_game", "game_defaults", "edition", *_BOUNDS}
+        )
         if unknown:
             raise InvalidOptions(f"unknown dealer's choice setting(s): {', '.join(unknown)}")
         games = data.get("games", DEALERS_CHOICE)
         defaults = data.get("game_defaults", {})
         if not isinstance(games, list | tuple) or not isinstance(defaults, Mapping):
             raise InvalidOptions("games is a list of game names; game_defaults an object")
-        return cls(tuple(games), data.get("default_game", DEFAULT_GAME), dict(defaults))
+        return cls(
+            tuple(games),
+            data.get("default_game", DEFAULT_GAME),
+            dict(defaults),
+            data.get("edition", edition),
+            *(data.get(name, 0) for name in _BOUNDS),
+        )
+
+
+_BOUNDS: tuple[str, ...] = ("min_small_bet", "max_small_bet", "min_big_bet", "max_big_bet")
+
+
+def _money(cents: int) -> str:
+    return f"${cents // 100}" if cents % 100 == 0 else f"${cents / 100:.2f}"
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -117,11 +194,14 @@ class OpenSession:
 
 @dataclass(frozen=True, slots=True)
 class ChooseGame:
-    """The dealer (``seat``) chooses the next game and any of its options."""
+    """The dealer (``seat``) chooses the next game and any of its options, and may declare the
+    deal's limits (``small_bet``, ``big_bet``; 0 keeps the table's) within the table's bounds."""
 
     seat: int
     game: str
     options: Mapping[str, Any] | None = None
+    small_bet: int = 0
+    big_bet: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +237,8 @@ class SessionState:
     carried: int = 0
     hand: HandState | None = None
     hands_played: int = 0
+    #: The limits the dealer declared for the deal, (small, big); 0: the table's.
+    limits: tuple[int, int] = (0, 0)
     #: Rake taken in all hands so far.
     rake: int = 0
 
@@ -209,9 +291,16 @@ def apply_session(state: SessionState | None, event: Event | SessionEvent) -> Se
             choosing=not event.redeal,
             game=event.game if event.redeal else "",
             game_options=dict(event.options) if event.redeal else {},
+            limits=s.limits if event.redeal else (0, 0),
         )
     if isinstance(event, GameChosen):
-        return _replace(s, choosing=False, game=event.game, game_options=dict(event.options))
+        return _replace(
+            s,
+            choosing=False,
+            game=event.game,
+            game_options=dict(event.options),
+            limits=(event.small_bet, event.big_bet),
+        )
     if isinstance(event, HandStarted):
         return _replace(s, hand=initial_state(event), hands_played=s.hands_played + 1, carried=0)
     assert s.hand is not None, f"{type(event).__name__} with no hand in progress"
@@ -309,7 +398,10 @@ def _choose(state: SessionState, command: ChooseGame) -> list[Event | SessionEve
             f"{game.title} deals to at most {game.max_players} players", rule="player_count"
         )
     options = state.rules.options_for(command.game, command.options)
-    return [GameChosen(command.seat, command.game, options, False)]
+    state.rules.declared_options(state.options, command.small_bet, command.big_bet)  # validates
+    return [
+        GameChosen(command.seat, command.game, options, False, command.small_bet, command.big_bet)
+    ]
 
 
 def _deal(
@@ -323,7 +415,7 @@ def _deal(
     start = StartHand(
         command.hand_id,
         state.game,
-        state.options,
+        state.rules.declared_options(state.options, *state.limits),
         state.dealer,
         seats,
         command.deck,

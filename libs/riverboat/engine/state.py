@@ -277,6 +277,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     i = state.seats.index(event.seat)
     n = state.player_count
     stacks = _set(state.stacks, i, state.stacks[i] - event.amount)
+    street_bets_before = state.street_bets
     street_bets = _set(state.street_bets, i, event.to)
     committed = _set(state.committed, i, state.committed[i] + event.amount)
     folded = _set_flag(state.folded, i, True) if event.action == "fold" else state.folded
@@ -294,7 +295,8 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             full = False
         elif state.__class__ is not HandState:
             # Dealer's choice games: the round's own bet size is the full bet.
-            full = 2 * (event.to - last_full) >= state.bet_size
+            increment = state.bet_size
+            full = 2 * (event.to - last_full) >= increment
         else:
             if (
                 state.street == 4
@@ -312,9 +314,19 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             full = 2 * (event.to - last_full) >= increment
         level = event.to
         if full:
+            if state.options.all_in_reopen == "faced" and bets_made > 0:
+                # House rules: the betting reopens for a player who has acted when what they
+                # face now (the bets since their own action, several short all-ins together)
+                # is half a bet or more; a player who called a short all-in may face less.
+                # (The round's first full bet, a completion over a bring-in, reopens for all.)
+                acted = [
+                    acted[j] and 2 * (event.to - street_bets_before[j]) < increment
+                    for j in range(n)
+                ]
+            else:
+                acted = [False] * n
             last_full = event.to
             bets_made += 1
-            acted = [False] * n
             aggressor = i
             live = sum(1 for f in folded if not f)
             if bets_made >= 1 + state.options.max_raises and live > 2:

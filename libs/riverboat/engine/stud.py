@@ -83,15 +83,21 @@ def start_with_state(command: StartHand) -> tuple[list[Event], HandState]:
         for seat in s.seats:
             _deal(rec, seat, face_up)
     s = rec.s
-    # The lowest door card by suit brings in; ace high, so the card's integer order is the rule.
-    lowest = min(range(s.player_count), key=lambda i: s.up_cards(i)[0])
-    first = _first_able(s, lowest)
+    if opts.no_bring_in:
+        # Dealer's choice stud (Buderick): no bring-in; the high hand showing (the door card,
+        # by rank; ties first clockwise from the dealer) bets first, and may check.
+        opener = _best_board(s)
+    else:
+        # The lowest door card by suit brings in; ace high, so the card's integer order is
+        # the rule.
+        opener = min(range(s.player_count), key=lambda i: s.up_cards(i)[0])
+    first = _first_able(s, opener)
     rec.emit(
         BettingRoundStarted(
             street=3,
             bet_size=opts.small_bet,
             first_to_act=None if first is None else s.seats[first],
-            forced_bring_in=True,
+            forced_bring_in=not opts.no_bring_in,
         )
     )
     if first is None:

@@ -85,6 +85,9 @@ class TableState:
     game: str = ""
     game_options: Mapping[str, Any] = field(default_factory=dict)
     carried: int = 0
+    #: The limits the dealer declared for the next (or current) deal, (small, big); 0: the
+    #: table's. A riding pot's redeal keeps them.
+    limits: tuple[int, int] = (0, 0)
 
     @property
     def dealers_choice(self) -> bool:
@@ -192,10 +195,16 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 chosen=event.redeal,
                 game=event.game if event.redeal else state.game,
                 game_options=dict(event.options) if event.redeal else state.game_options,
+                limits=state.limits if event.redeal else (0, 0),
             )
         case GameChosen():
             return replace(
-                state, choosing=False, chosen=True, game=event.game, game_options=event.options
+                state,
+                choosing=False,
+                chosen=True,
+                game=event.game,
+                game_options=event.options,
+                limits=(event.small_bet, event.big_bet),
             )
         case HandCommitted():
             return replace(state, pending=event)
@@ -396,10 +405,13 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
     if state.dealers_choice and pending.button not in {s.seat for s in ready}:
         # The dealer left after the commitment: call a dealer again, with a fresh deck.
         return [HandVoided(pending.hand_id, "the dealer left before the deal", ())]
+    options = state.options
+    if state.rules is not None and state.limits != (0, 0):
+        options = state.rules.declared_options(options, *state.limits)  # the dealer's limits
     command = StartHand(
         pending.hand_id,
         state.game if state.dealers_choice else state.variant,
-        state.options,
+        options,
         pending.button,
         seats,
         tuple(deck),

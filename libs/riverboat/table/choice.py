@@ -45,9 +45,17 @@ def offered_games(state: TableState) -> tuple[str, ...]:
 
 
 def choose_game(
-    state: TableState, *, seat: int, game: str, options: Mapping[str, Any] | None
+    state: TableState,
+    *,
+    seat: int,
+    game: str,
+    options: Mapping[str, Any] | None,
+    small_bet: int = 0,
+    big_bet: int = 0,
 ) -> list[AnyEvent]:
-    """The dealer at ``seat`` chooses the next game and any of its options."""
+    """The dealer at ``seat`` chooses the next game and any of its options, and may declare
+    the deal's limits (``small_bet``, ``big_bet`` for the last round; 0 keeps the table's)
+    within the table's bounds (``limits_out_of_bounds`` otherwise)."""
     _check_chooser(state, seat)
     assert state.rules is not None
     if game not in state.rules.games:
@@ -62,7 +70,9 @@ def choose_game(
         )
     # Raises InvalidOptions (a bad request) for an unknown option or a bad value.
     resolved = state.rules.options_for(game, options)
-    return [GameChosen(seat, game, resolved, False)]
+    assert state.options is not None
+    state.rules.declared_options(state.options, small_bet, big_bet)  # validates the limits
+    return [GameChosen(seat, game, resolved, False, small_bet, big_bet)]
 
 
 def time_out_choice(state: TableState, *, seat: int) -> list[AnyEvent]:

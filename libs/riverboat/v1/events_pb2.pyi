@@ -120,7 +120,7 @@ class EventBatch(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[EventEnvelope, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players", "final_bet_rule")
+    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players", "final_bet_rule", "no_bring_in", "all_in_reopen")
     SMALL_BET_FIELD_NUMBER: _ClassVar[int]
     BIG_BET_FIELD_NUMBER: _ClassVar[int]
     ANTE_FIELD_NUMBER: _ClassVar[int]
@@ -137,6 +137,8 @@ class TableOptions(_message.Message):
     MIN_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     FINAL_BET_RULE_FIELD_NUMBER: _ClassVar[int]
+    NO_BRING_IN_FIELD_NUMBER: _ClassVar[int]
+    ALL_IN_REOPEN_FIELD_NUMBER: _ClassVar[int]
     small_bet: int
     big_bet: int
     ante: int
@@ -153,7 +155,9 @@ class TableOptions(_message.Message):
     min_players: int
     max_players: int
     final_bet_rule: bool
-    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., final_bet_rule: _Optional[bool] = ...) -> None: ...
+    no_bring_in: bool
+    all_in_reopen: str
+    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., final_bet_rule: _Optional[bool] = ..., no_bring_in: _Optional[bool] = ..., all_in_reopen: _Optional[str] = ...) -> None: ...
 
 class RakeCap(_message.Message):
     __slots__ = ("min_players", "cap")
@@ -180,14 +184,24 @@ class TableCreated(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., dealers_choice: _Optional[_Union[DealersChoiceRules, _Mapping]] = ...) -> None: ...
 
 class DealersChoiceRules(_message.Message):
-    __slots__ = ("games", "default_game", "game_defaults_json")
+    __slots__ = ("games", "default_game", "game_defaults_json", "edition", "min_small_bet", "max_small_bet", "min_big_bet", "max_big_bet")
     GAMES_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_GAME_FIELD_NUMBER: _ClassVar[int]
     GAME_DEFAULTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    EDITION_FIELD_NUMBER: _ClassVar[int]
+    MIN_SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    MAX_SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    MIN_BIG_BET_FIELD_NUMBER: _ClassVar[int]
+    MAX_BIG_BET_FIELD_NUMBER: _ClassVar[int]
     games: _containers.RepeatedScalarFieldContainer[str]
     default_game: str
     game_defaults_json: str
-    def __init__(self, games: _Optional[_Iterable[str]] = ..., default_game: _Optional[str] = ..., game_defaults_json: _Optional[str] = ...) -> None: ...
+    edition: int
+    min_small_bet: int
+    max_small_bet: int
+    min_big_bet: int
+    max_big_bet: int
+    def __init__(self, games: _Optional[_Iterable[str]] = ..., default_game: _Optional[str] = ..., game_defaults_json: _Optional[str] = ..., edition: _Optional[int] = ..., min_small_bet: _Optional[int] = ..., max_small_bet: _Optional[int] = ..., min_big_bet: _Optional[int] = ..., max_big_bet: _Optional[int] = ...) -> None: ...
 
 class PlayerSeated(_message.Message):
     __slots__ = ("seat", "player", "stack", "buy_in_reference")
@@ -570,16 +584,20 @@ class PotCarriedOver(_message.Message):
     def __init__(self, amount: _Optional[int] = ...) -> None: ...
 
 class GameChosen(_message.Message):
-    __slots__ = ("seat", "game", "options_json", "by_clock")
+    __slots__ = ("seat", "game", "options_json", "by_clock", "small_bet", "big_bet")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     BY_CLOCK_FIELD_NUMBER: _ClassVar[int]
+    SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    BIG_BET_FIELD_NUMBER: _ClassVar[int]
     seat: int
     game: str
     options_json: str
     by_clock: bool
-    def __init__(self, seat: _Optional[int] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ..., by_clock: _Optional[bool] = ...) -> None: ...
+    small_bet: int
+    big_bet: int
+    def __init__(self, seat: _Optional[int] = ..., game: _Optional[str] = ..., options_json: _Optional[str] = ..., by_clock: _Optional[bool] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ...) -> None: ...
 
 class DealerUp(_message.Message):
     __slots__ = ("seat", "redeal", "game", "options_json")

@@ -79,7 +79,7 @@ class UnseatPlayerResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id", "choice", "options", "cards")
+    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id", "choice", "options", "cards", "small_bet", "big_bet")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +89,8 @@ class ActRequest(_message.Message):
     CHOICE_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    SMALL_BET_FIELD_NUMBER: _ClassVar[int]
+    BIG_BET_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
     seat: int
@@ -98,7 +100,9 @@ class ActRequest(_message.Message):
     choice: str
     options: _struct_pb2.Struct
     cards: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ..., choice: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+    small_bet: int
+    big_bet: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ..., choice: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., cards: _Optional[_Iterable[str]] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "view")

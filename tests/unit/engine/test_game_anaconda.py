@@ -123,25 +123,34 @@ def test_declarations_are_sealed_until_everyone_has_declared() -> None:
 
 
 def test_a_pig_who_wins_both_ways_outright_scoops() -> None:
-    result = hand_a([(1, "declare", "low"), (2, "declare", "high"), (3, "declare", "both")])
-    # p3's tens full win high, but its paired low loses to p1's 6-4-3-2-A: the PIG fails and
-    # the high half goes to the best remaining high declarer, p2.
-    assert result["pots"][0]["shares"] == {"p1": 350, "p2": 350}
+    steps = [(1, "declare", "low"), (2, "declare", "high"), (3, "declare", "both")]
+    result = hand_a(steps)
+    # p3's tens full win high, but its paired low loses to p1's 6-4-3-2-A: the PIG fails.
+    # The seed (the default): p2 lost high to the PIG and "a loser can never share", so p1,
+    # who won low, takes the whole pot.
+    assert result["pots"][0]["shares"] == {"p1": 700}
+    # reassign (the default of tables created before 2026-12-01): the high half goes to the
+    # best remaining high declarer, p2.
+    old = hand_a(steps, options={"pig_failure": "reassign"})
+    assert old["pots"][0]["shares"] == {"p1": 350, "p2": 350}
     scoop = hand_a([(1, "declare", "high"), (2, "declare", "high"), (3, "declare", "both")])
     assert scoop["pots"][0]["shares"] == {"p3": 700}
 
 
 def test_a_pig_failing_by_a_tie_gets_nothing() -> None:
     steps = [(1, "declare", "both"), (2, "declare", "low"), (3, "declare", "high")]
-    result = hand_b(steps)
-    # p1's wheel wins high against p3 but ties p2's low: the PIG fails. House rules: each
-    # half to the best remaining declarer that way.
+    # p1's wheel wins high against p3 but ties p2's low: the PIG fails. The seed's own case
+    # (the default): "the person who tied for low gets the entire pot, the high hand loser
+    # gets nothing": p3 lost high to the PIG; p2 takes it all.
+    seed = hand_b(steps)
+    pot = seed["pots"][0]
+    assert (pot["high_winners"], pot["low_winners"]) == ([], ["p2"])
+    assert net(seed) == {"p1": -200, "p2": 500, "p3": -300}
+    # reassign (tables created before 2026-12-01): each half to the best remaining declarer.
+    result = hand_b(steps, options={"pig_failure": "reassign"})
     pot = result["pots"][0]
     assert (pot["high_winners"], pot["low_winners"]) == (["p3"], ["p2"])
     assert net(result) == {"p1": -200, "p2": 150, "p3": 50}
-    # Buderick's "a loser can never share": p3 lost high to the PIG; p2 takes it all.
-    seed = hand_b(steps, options={"pig_failure": "losers_never_share"})
-    assert net(seed) == {"p1": -200, "p2": 500, "p3": -300}
 
 
 def test_two_pigs_splitting_the_ways_make_the_pot_ride() -> None:

@@ -87,10 +87,17 @@ def test_face_up_spades_do_not_count_for_the_spade_half() -> None:
 
 
 def test_a_pig_must_win_spade_and_high() -> None:
-    # p2 (5s in the hole, trip queens) goes both but p1's As wins the spade: p2 fails;
-    # the spade half to p1, the high half to the best remaining high declarer (p3).
-    result = chicago([(1, "declare", "spade"), (2, "declare", "both"), (3, "declare", "high")])
+    # p2 (5s in the hole, trip queens) goes both but p1's As wins the spade: p2 fails.
+    # The seed (the default): p3 lost high to p2's queens and "a loser can never share", so
+    # p1, the spade winner, takes the whole pot.
+    steps: list[Step] = [(1, "declare", "spade"), (2, "declare", "both"), (3, "declare", "high")]
+    result = chicago(steps)
     pot = result["pots"][0]
+    assert (pot["low_winners"], pot["high_winners"], pot["shares"]) == (["p1"], [], {"p1": 700})
+    # reassign (tables created before 2026-12-01): the high half to the best remaining high
+    # declarer (p3).
+    old = chicago(steps, options={"pig_failure": "reassign"})
+    pot = old["pots"][0]
     assert (pot["low_winners"], pot["high_winners"]) == (["p1"], ["p3"])
     scoop = chicago([(1, "declare", "high"), (2, "declare", "both"), (3, "declare", "high")])
     assert scoop["pots"][0]["shares"] == {"p2": 700}

@@ -66,9 +66,15 @@ def test_the_natural_wins_even_when_someone_ties_fifteen() -> None:
     ]  # fmt: skip
     result = hand(plan, *hands)
     assert result["pots"][0]["shares"] == {"p1": 100}
-    # Without the natural rule the PIG ties low and fails: high to p2, low to p3.
+    # Without the natural rule this is the seed's own case: the PIG (p1) wins high (35 over
+    # p2's 33) but ties p3 for low (15): "the person who tied for low gets the entire pot, the
+    # high hand loser gets nothing" (the default, losers_never_share).
     plain = hand(plan, *hands, options={"natural_sweeps": False})
     pot = plain["pots"][0]
+    assert (pot["high_winners"], pot["low_winners"], pot["shares"]) == ([], ["p3"], {"p3": 100})
+    # reassign (tables created before 2026-12-01): high to p2, low to p3.
+    old = hand(plan, *hands, options={"natural_sweeps": False, "pig_failure": "reassign"})
+    pot = old["pots"][0]
     assert (pot["high_winners"], pot["low_winners"]) == (["p2"], ["p3"])
 
 
@@ -155,3 +161,39 @@ def test_taking_a_card_in_a_betting_round_is_refused() -> None:
     assert error["rule"] == "wrong_phase"
     played = play(GAME, deck, EXPOSE, rules=NO_RAKE)
     assert played["to_act"] == 2
+
+
+# Later rounds (docs/games.md; Buderick via pagat: "the highest exposed card (A > K > Q > J >
+# 10 ...; ties first in rotation)"). p1 shows the Ah alone; p2 shows 4c and takes the 2s face
+# up, so p2 shows more cards but p1 still shows the highest card: p1 opens round 2.
+ACE_HANDS = ("Ah 9c 2d", "4c 6d 7d", "3d 8c 5s")
+ACE_EXPOSE: list[Step] = [(1, "expose", "Ah"), (2, "expose", "4c"), (3, "expose", "3d")]
+ACE_PLAN: list[Step] = [*ACE_EXPOSE, CHECKS, (1, "stand"), (2, "take"), (3, "stand")]
+
+
+def test_a_later_round_opens_with_the_highest_exposed_card_not_the_most_cards() -> None:
+    result = hand(ACE_PLAN, *ACE_HANDS, offers="2s")
+    ups = {e["seat"]: e["card"] for e in events_of(result, "CardDealt") if e["face_up"]}
+    assert ups == {2: "2s"}  # p2 now shows 4c 2s, p1 the Ah alone
+    rounds = events_of(result, "BettingRoundStarted")
+    assert [r["first_to_act"] for r in rounds] == [1, 1]
+
+
+def test_equal_highest_exposed_cards_the_first_in_rotation_opens() -> None:
+    # p1 shows the Ah; p3 shows the Ad and takes the Kd: both show an ace, p1 is first.
+    hands = ("Ah 9c 2d", "4c 6d 7d", "Ad 8c 5s")
+    expose: list[Step] = [(1, "expose", "Ah"), (2, "expose", "4c"), (3, "expose", "Ad")]
+    plan: list[Step] = [*expose, CHECKS, (1, "stand"), (2, "stand"), (3, "take")]
+    rounds = events_of(hand(plan, *hands, offers="Kd"), "BettingRoundStarted")
+    assert [r["first_to_act"] for r in rounds] == [1, 1]
+
+
+def test_a_table_recorded_before_the_fix_keeps_its_opener() -> None:
+    # A deal chosen at a table created before 2026-12-01 records edition 1's options (no
+    # rule_book): its hands replay as they were played, the player showing more cards first.
+    from riverboat.engine.games import game_options
+
+    old = game_options(GAME, edition=1).to_dict()
+    assert "rule_book" not in old
+    result = hand(ACE_PLAN, *ACE_HANDS, offers="2s", options=old)
+    assert [r["first_to_act"] for r in events_of(result, "BettingRoundStarted")] == [1, 2]

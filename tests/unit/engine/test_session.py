@@ -104,7 +104,8 @@ def test_the_button_moves_left_and_the_clock_chooses_the_default() -> None:
     result = table([RIDE, REDEAL, CLOCK])
     third = result["hands"][2]
     assert (third["dealer"], third["game"], third["chosen_by_clock"]) == (1, "draw", True)
-    assert third["options"] == {"draws": 2, "opener": "rotate"}  # the table's draw default
+    # The table's draw default, and the rule-book edition the table was created under.
+    assert third["options"] == {"draws": 2, "opener": "rotate", "rule_book": 2}
     assert third["final_stacks"] == {"p1": 10_200, "p2": 9_700, "p3": 10_100}
     assert result["next_dealer"] == "p2"
     dealers = [e["seat"] for e in result["events"] if e["type"] == "DealerUp"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from riverboat.engine.commands import Act, TimeOut
@@ -223,3 +225,61 @@ def test_all_in_best_board_passes_first_action_clockwise() -> None:
     state, _ = start(hands, stacks=[100, 1000, 1000])
     state = play(state, (1, "complete"), (2, "call"), (3, "call"))  # seat 1 is all in
     assert state.street == 4 and actor(state) == 2
+
+
+# Several short all-ins (house rules 2026-12-01; Robert's Rules: multiple all-ins reopen "if
+# the resulting wager size to a player qualifies as a raise"): they reopen the betting for a
+# player who has acted when together they raise what that player faces by half a bet or more.
+# Four players on 5th street (big bet 200); seat 1 shows aces and opens; each has paid 50.
+FOUR = ["Kh Kd Ac Ad 9c", "2s 3s 2c 4d 8d", "6c 6d 5s 9h Th", "7c 7d 6s Jh Qh"]
+
+
+def _four_on_fifth(stacks: list[int], **rules: Any) -> HandState:
+    state, _ = start(FOUR, stacks=stacks, open_pair_double_bet=False, **rules)
+    state = play(state, (2, "bring_in"), (3, "call"), (4, "call"), (1, "call"))
+    state = auto(state, "check", "check", "check", "check")
+    assert state.street == 5 and actor(state) == 1
+    return state
+
+
+def test_two_short_all_ins_making_half_a_bet_together_reopen() -> None:
+    # 200 bet; seat 2 all in to 260 (60 over: short), seat 3 all in to 320: seat 1 now faces
+    # 120 more than the 200 it bet, at least half of 200, so it may raise again (to 520).
+    state = _four_on_fifth([2000, 310, 370, 2000])
+    state = play(state, (1, "bet"), (2, "raise"), (3, "raise"))
+    assert state.level == 320
+    state = play(state, (4, "call"))
+    assert legal(state) == {"fold": (200,), "call": (320,), "raise": (520,)}
+    state = play(state, (1, "raise"))
+    assert state.level == 520
+
+
+def test_two_short_all_ins_short_of_half_a_bet_together_do_not_reopen() -> None:
+    # 200 bet; all in to 240, then to 280: seat 1 faces 80 more, under half of 200.
+    state = _four_on_fifth([2000, 290, 330, 2000])
+    state = play(state, (1, "bet"), (2, "raise"), (3, "raise"), (4, "call"))
+    assert legal(state) == {"fold": (200,), "call": (280,)}
+    with pytest.raises(IllegalAction) as err:
+        decide(state, Act(1, "raise"), deck_of(state))
+    assert err.value.rule == "short_all_in_does_not_reopen"
+
+
+def test_a_player_who_called_the_first_short_all_in_faces_only_the_second() -> None:
+    # 200 bet; seat 2 all in to 260; seat 3 calls 260; seat 4 all in to 320. Seat 1 faces 120
+    # more (reopened: it may raise); seat 3 faces only 60 more (not reopened: call or fold).
+    state = _four_on_fifth([2000, 310, 2000, 370])
+    state = play(state, (1, "bet"), (2, "raise"), (3, "call"), (4, "raise"))
+    assert legal(state) == {"fold": (200,), "call": (320,), "raise": (520,)}
+    state = play(state, (1, "call"))
+    assert legal(state) == {"fold": (260,), "call": (320,)}
+    with pytest.raises(IllegalAction) as err:
+        decide(state, Act(3, "raise"), deck_of(state))
+    assert err.value.rule == "short_all_in_does_not_reopen"
+
+
+def test_tables_recorded_before_the_rule_keep_reopening_for_everyone() -> None:
+    # all_in_reopen "last_full" (tables created before 2026-12-01, whose options do not say):
+    # a raise of half a bet over the last full bet reopened for every player who had acted.
+    state = _four_on_fifth([2000, 310, 2000, 370], all_in_reopen="last_full")
+    state = play(state, (1, "bet"), (2, "raise"), (3, "call"), (4, "raise"), (1, "call"))
+    assert legal(state) == {"fold": (260,), "call": (320,), "raise": (520,)}

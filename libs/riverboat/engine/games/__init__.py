@@ -14,7 +14,7 @@ from typing import Any, Final
 from riverboat.engine.betting import LegalAction
 from riverboat.engine.errors import InvalidCommand, InvalidOptions
 from riverboat.engine.flow import Game
-from riverboat.engine.game_options import NO_OPTIONS, GameOptions
+from riverboat.engine.game_options import NO_OPTIONS, RULE_BOOK, GameOptions
 from riverboat.engine.games.anaconda import Anaconda
 from riverboat.engine.games.chicago import Chicago
 from riverboat.engine.games.deuces_jacks_axe import DeucesJacksAxe
@@ -66,14 +66,16 @@ def game_for(variant: str) -> Game:
     return game
 
 
-def game_options(variant: str, *layers: Mapping[str, Any] | None) -> GameOptions:
-    """A game's options resolved from its defaults and ``layers`` of overrides. Pacific stud
-    takes no game options (its rules are table options)."""
+def game_options(
+    variant: str, *layers: Mapping[str, Any] | None, edition: int = RULE_BOOK
+) -> GameOptions:
+    """A game's options resolved from its defaults (those of rule-book ``edition``) and
+    ``layers`` of overrides. Pacific stud takes no game options (its rules are table options)."""
     if variant == STUD_VARIANT:
         if any(layers):
             raise InvalidOptions("seven_card_stud_hi_lo takes no game options (table options only)")
         return NO_OPTIONS
-    return game_for(variant).resolve(*layers)
+    return game_for(variant).resolve(*layers, edition=edition)
 
 
 def legal_actions(state: GameHandState) -> list[LegalAction]:

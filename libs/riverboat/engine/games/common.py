@@ -18,13 +18,15 @@ DECLARE_SPECS: Final = (
     ),
     OptionSpec(
         "pig_failure",
-        "reassign",
+        "losers_never_share",
         PIG_FAILURE,
-        "A-9, A-11",
-        "A PIG who ties or loses either way gets nothing. reassign: failing PIGs are removed "
-        "and each half goes to the best remaining declarer that way (house rules); "
-        "losers_never_share: a way a failing PIG won pays nobody, everyone else having lost it "
-        "(Buderick's 'a loser can never share in a pot').",
+        "seed (Buderick); A-9, A-11",
+        "A PIG who ties or loses either way gets nothing. losers_never_share (the seed, "
+        "Buderick's 'a loser can never share in a pot'; house rules 2026-12-01): a way a "
+        "failing PIG won pays nobody, everyone else having lost it, so the other way's winner "
+        "takes the whole pot; reassign: failing PIGs are removed and each half goes to the "
+        "best remaining declarer that way (the default of tables created before 2026-12-01).",
+        earlier=((1, "reassign"),),
     ),
     OptionSpec(
         "pig_ride",

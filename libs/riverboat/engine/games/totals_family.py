@@ -25,7 +25,7 @@ from riverboat.engine.flow import (
     rotate_opener,
     stub_left,
 )
-from riverboat.engine.game_options import OptionSpec
+from riverboat.engine.game_options import OptionSpec, rule_book
 from riverboat.engine.games.common import DECLARE_SPECS
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.totals import NEAREST_RULES, PICTURES, is_natural, nearest, show, totals
@@ -125,7 +125,9 @@ class TotalsGame(Game):
     def opener(self, s: GameHandState) -> int:
         how = s.game_options.text("opener")
         if how == "highest_card":
-            return best_showing(s, lambda i: _exposed(s, i))
+            if rule_book(s.game_options) < 2:
+                return best_showing(s, lambda i: _exposed_edition_1(s, i))
+            return best_showing(s, lambda i: _highest_exposed(s, i))
         if how == "dealer_left":
             return left_opener(s)
         return rotate_opener(s)
@@ -157,8 +159,16 @@ class TotalsGame(Game):
         return [i for i in live if is_natural(self._totals(s, i), low, high)]
 
 
-def _exposed(s: GameHandState, i: int) -> int:
-    """Exposed cards compared highest first, ace high (A > K > Q > J > 10 ...)."""
+def _highest_exposed(s: GameHandState, i: int) -> int:
+    """The rank of the highest exposed card, ace high (A > K > Q > J > 10 ...); equal highest
+    cards tie (the first clockwise opens), however many cards each player shows."""
+    ups = [rank_of(c) for c in s.up_cards(i)]
+    return max(ups) if ups else -1
+
+
+def _exposed_edition_1(s: GameHandState, i: int) -> int:
+    """Edition 1's key (tables created before 2026-12-01 replay with it): every exposed card
+    highest first as digits, so more cards outranked a higher card (an ace lost to 4-3)."""
     key = 0
     for rank in sorted((rank_of(c) for c in s.up_cards(i)), reverse=True):
         key = key * 16 + rank + 1

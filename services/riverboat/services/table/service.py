@@ -21,6 +21,7 @@ import structlog
 from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
+from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import options_from_pb, rules_from_pb
 from riverboat.eventstore import ConcurrencyError, EventStoreError
@@ -176,13 +177,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         variant = request.variant or "seven_card_stud_hi_lo"
         try:
             if request.HasField("options"):
-                options = options_from_pb(request.options)
+                options = options_from_pb(request.options, new_table=True)
             else:
                 options = (
                     dealers_choice_options() if variant == DEALERS_CHOICE else pacific_options()
                 )
             rules = (
-                rules_from_pb(request.dealers_choice)
+                rules_from_pb(request.dealers_choice, edition=RULE_BOOK)
                 if request.HasField("dealers_choice")
                 else None
             )
@@ -323,7 +324,12 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "choose_game needs a choice")
             options = struct_to_dict(request.options) if request.HasField("options") else None
             return lambda s: choice.choose_game(
-                s, seat=request.seat, game=request.choice, options=options
+                s,
+                seat=request.seat,
+                game=request.choice,
+                options=options,
+                small_bet=request.small_bet,
+                big_bet=request.big_bet,
             )
         command = Act(
             request.seat, request.action, request.amount or None, cards, request.choice or None
