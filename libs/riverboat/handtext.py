@@ -22,6 +22,7 @@ from riverboat.engine.events import (
     RakeTaken,
     UncalledBetReturned,
 )
+from riverboat.engine.games import shown_hand
 
 _STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
 
@@ -58,6 +59,7 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
         return names.get(seat, f"seat {seat}")
 
     dealt: dict[int, list[str]] = {}
+    variant = "seven_card_stud_hi_lo"  # a hand joined midway: Pacific's texts
 
     def flush_deal() -> None:
         for seat, cards in dealt.items():
@@ -69,6 +71,7 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
             flush_deal()
         match e:
             case HandStarted():
+                variant = e.variant
                 names.clear()
                 names.update({s.seat: s.player for s in e.seats})
                 stacks = ", ".join(f"{s.player} {money(s.stack)}" for s in e.seats)
@@ -103,8 +106,8 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
             case UncalledBetReturned():
                 lines.append(f"  uncalled {money(e.amount)} returned to {who(e.seat)}")
             case HandShown():
-                low = f"; low {e.low_text}" if e.low_text else "; no low"
-                lines.append(f"  {who(e.seat)} shows {cards_str(e.cards)}: {e.high_text}{low}")
+                shown = shown_hand(variant, e.high_text, e.low_text)
+                lines.append(f"  {who(e.seat)} shows {cards_str(e.cards)}: {shown}")
             case RakeTaken():
                 if e.amount:
                     lines.append(f"  rake {money(e.amount)}")

@@ -3,12 +3,31 @@ choice games' passes, rolls, declarations, payments...). Hidden cards read ``??`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from riverboat.engine import events as ev
 from riverboat.engine.cards import RANK_CHARS, card_str
+from riverboat.engine.games import half_names
 
-__all__ = ["cards_text", "describe"]
+__all__ = ["cards_text", "describe", "halves_of"]
+
+
+def halves_of(events: Iterable[object]) -> tuple[str, str]:
+    """What the hand's two halves are called (Chicago's spade half, 15-35's 15...), from its
+    ``HandStarted`` and ``GameOptionsSet``."""
+    variant, options = "", {}
+    for event in events:
+        if isinstance(event, ev.HandStarted):
+            variant = event.variant
+        elif isinstance(event, ev.GameOptionsSet):
+            options = event.options
+            break
+    return half_names(variant, options)
+
+
+def _way(choice: str, halves: tuple[str, str]) -> str:
+    """A declaration as the half it claims: Chicago's ``spade`` is the high (or low) spade."""
+    return {"high": halves[0], "low": halves[1], "spade": halves[1]}.get(choice, choice)
 
 
 def card_text(card: int) -> str:
@@ -21,9 +40,15 @@ def cards_text(cards: tuple[int, ...], sep: str = " ") -> str:
     return sep.join(card_text(c) for c in cards)
 
 
-def describe(event: object, name: Callable[[int], str], money: Callable[[int], str]) -> str | None:
+def describe(
+    event: object,
+    name: Callable[[int], str],
+    money: Callable[[int], str],
+    halves: tuple[str, str] = ("high", "low"),
+) -> str | None:
     """A sentence for ``event`` (``name`` maps a seat to how the format names its player,
-    ``money`` formats cents), or None for events that need none."""
+    ``money`` formats cents, ``halves`` names the pot's halves: :func:`halves_of`), or None
+    for events that need none."""
     match event:
         case ev.PhaseStarted():
             return f"{event.phase} phase"
@@ -38,9 +63,10 @@ def describe(event: object, name: Callable[[int], str], money: Callable[[int], s
         case ev.OfferAnswered():
             return f"{name(event.seat)} {'takes the card' if event.took else 'stands'}"
         case ev.DeclarationSealed():
-            return f"{name(event.seat)} declares" + (f" {event.choice}" if event.choice else "")
+            way = f" {_way(event.choice, halves)}" if event.choice else ""
+            return f"{name(event.seat)} declares{way}"
         case ev.DeclarationsRevealed():
-            said = ", ".join(f"{name(s)} {c}" for s, c in event.declarations)
+            said = ", ".join(f"{name(s)} {_way(c, halves)}" for s, c in event.declarations)
             return f"declarations revealed: {said}"
         case ev.CardPaymentPosted():
             return f"{name(event.seat)} pays {money(event.amount)} for {card_text(event.card)}"

@@ -19,7 +19,7 @@ from riverboat.engine import events as ev
 from riverboat.engine.state import dealing_order
 from riverboat.handtext import money
 from riverboat.history.hands import HandLog
-from riverboat.history.narrate import cards_text, describe
+from riverboat.history.narrate import cards_text, describe, halves_of
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
 from riverboat.history.toml import Comment, key, value
 from riverboat.history.variants import phh_code
@@ -40,6 +40,7 @@ class _Writer:
         self.order = dealing_order(started.button, [s.seat for s in started.seats])
         self.label = {seat: f"p{i + 1}" for i, seat in enumerate(self.order)}
         self.stud = started.variant == "seven_card_stud_hi_lo"
+        self.halves = halves_of(hand.events)
 
     def who(self, seat: int) -> str:
         return self.label.get(seat, f"seat{seat}")
@@ -89,7 +90,7 @@ class _Writer:
             case ev.BettingRoundStarted():
                 name = _STREET_NAMES.get(e.street) if self.stud else None
                 return Comment(name or ("7th street" if self.stud else f"betting round {e.street}"))
-        text = describe(e, self.who, money)
+        text = describe(e, self.who, money, self.halves)
         return None if text is None else f"# {text}"
 
     def fields(self) -> dict[str, Any]:

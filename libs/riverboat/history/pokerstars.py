@@ -25,7 +25,7 @@ from datetime import datetime
 from riverboat.engine import events as ev
 from riverboat.handtext import money
 from riverboat.history.hands import HandLog
-from riverboat.history.narrate import cards_text, describe
+from riverboat.history.narrate import cards_text, describe, halves_of
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
 from riverboat.history.variants import display_name
 
@@ -73,6 +73,7 @@ class _Text:
         self.draws_done = 0
         self.draws_total = 1
         self.discarded = False  # cards just discarded: the next deal replaces them
+        self.halves = halves_of(hand.events)
         self.lines: list[str] = []
         self.known: dict[int, list[str]] = {s.seat: [] for s in started.seats}
         self.level = 0
@@ -222,7 +223,7 @@ class _Text:
                     self.discard(e)
                 case ev.CardsPassed():
                     self.passed(e)
-                    self.lines.append(describe(e, self.who, money) or "")
+                    self.lines.append(describe(e, self.who, money, self.halves) or "")
                 case ev.UncalledBetReturned():
                     self.lines.append(
                         f"Uncalled bet ({money(e.amount)}) returned to {self.who(e.seat)}"
@@ -245,7 +246,7 @@ class _Text:
                             f"{self.who(seat)} collected {money(amount)} from {where}"
                         )
                 case _:
-                    text = describe(e, self.who, money)
+                    text = describe(e, self.who, money, self.halves)
                     if text is not None:
                         self.lines.append(text)
         if batch:

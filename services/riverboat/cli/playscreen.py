@@ -29,7 +29,7 @@ from rich.text import Text
 
 from riverboat.cli.clientkit import AmountError, money, parse_amount
 from riverboat.client import Move
-from riverboat.engine.games import GAMES
+from riverboat.engine.games import GAMES, half_names, shown_hand
 from riverboat.v1 import events_pb2, lobby_pb2, table_pb2
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
@@ -795,6 +795,8 @@ class Narrator:
         self.start: dict[int, int] = {}
         self.variant = ""
         self.phase = ""  # the hand's phase: a draw's discards are told as draws
+        #: The hand's game options (Chicago's high or low spade half names its half).
+        self.game_options: dict[str, Any] = {}
 
     def _me(self, seat: int) -> bool:
         return seat != 0 and seat == self.seat
@@ -816,6 +818,8 @@ class Narrator:
         """Narrate one update's events; ``view`` (the view after them) fills in names."""
         if view is not None:
             self.variant = self.variant or view.variant  # joined mid-hand: no HandStarted seen
+            if not self.game_options and view.HasField("game_options"):
+                self.game_options = dict(view.game_options.items())
             for s in view.seats:
                 self.names[s.seat] = s.player
             # By name: a view's viewer_seat can still name the seat of a hand just left.
@@ -892,6 +896,7 @@ class Narrator:
                 self.names.update({s.seat: s.player for s in m.seats})
                 self.start = {s.seat: s.stack for s in m.seats}
                 self.variant = m.variant
+                self.game_options = {}
                 for s in m.seats:
                     if s.player == self.player:
                         self.seat = s.seat
@@ -929,11 +934,8 @@ class Narrator:
                 digest.showdown = True
                 line = Text(f"{self._verb(m.seat, 'show', 'shows')} ")
                 line.append_text(Text(" ").join(card_text(c) for c in m.cards))
-                line.append(f": {m.high_text}")
-                if m.low_text:
-                    line.append(f"; low {m.low_text}")
-                elif "hi_lo" in self.variant:
-                    line.append("; no low")
+                # Each half by its name: Chicago's spade half is no "low" (shown_hand).
+                line.append(f": {shown_hand(self.variant, m.high_text, m.low_text or None)}")
                 add(line)
             case "rake_taken":
                 assert isinstance(m, events_pb2.RakeTaken)
@@ -950,9 +952,12 @@ class Narrator:
                 assert isinstance(m, events_pb2.HandVoided)
                 digest.hand_ended = True
                 add(Text(f"Hand {m.hand_id} was voided ({m.reason}); every bet went back."))
+            case "game_options_set":
+                assert isinstance(m, events_pb2.GameOptionsSet)
+                self.game_options = json.loads(m.options_json or "{}")
             case _:
-                # table_created, hand_committed, card_dealt, game_options_set: the table
-                # shows them; the dealer's choice events are told by _dealers_choice.
+                # table_created, hand_committed, card_dealt: the table shows them; the dealer's
+                # choice events are told by _dealers_choice.
                 self._dealers_choice(kind, m, digest)
 
     def _cards(self, cards: Sequence[str]) -> Text:
@@ -1123,20 +1128,24 @@ class Narrator:
             line.append(self._count(cards))
         return line.append(f"{tail}{end}.")
 
+    def _halves(self) -> tuple[str, str]:
+        """The pot's halves by name: high and low, Chicago's high hand and spade, 15-35's..."""
+        return half_names(self.variant, self.game_options)
+
     def _pot(self, m: events_pb2.PotAwarded) -> Text:
         label = "main pot" if m.pot == 0 else f"side pot {m.pot}"
         if len(m.shares) == 1:
             seat = m.shares[0].seat
             how = ""
             if m.high_winners and m.low_winners and seat in m.low_winners:
-                how = " (high and low)"
+                how = f" ({' and '.join(self._halves())})"
             text = f"{self._verb(seat, 'win', 'wins')} the {label} of {money(m.amount)}{how}."
             return Text(text, style="bold green" if self._me(seat) else "bold")
         parts = []
         for share in m.shares:
             halves = [
                 h
-                for h, winners in (("high", m.high_winners), ("low", m.low_winners))
+                for h, winners in zip(self._halves(), (m.high_winners, m.low_winners), strict=True)
                 if share.seat in winners
             ]
             parts.append(f"{self._name(share.seat)} {money(share.amount)} ({' and '.join(halves)})")

@@ -323,3 +323,58 @@ def test_the_narrator_tells_a_dealers_choice_hand() -> None:
         "Nobody wins: the pot of $24.00 rides to the next deal.",
     ]
     assert digest.showdown and digest.new_street
+
+
+def _chicago_showdown(chicago: str) -> list[str]:
+    narrator = Narrator("ann")
+    narrator.names = {1: "bot", 2: "ann"}
+    narrator.seat = 2
+    spade = "low spade in the hole, 5s" if chicago == "low" else "high spade in the hole, As"
+    events = [
+        _env(
+            hand_started=ev.HandStarted(
+                hand_id="h1",
+                variant="chicago",
+                button=2,
+                seats=[
+                    ev.SeatEntry(seat=1, player="bot", stack=1000),
+                    ev.SeatEntry(seat=2, player="ann", stack=1000),
+                ],
+            )
+        ),
+        _env(game_options_set=ev.GameOptionsSet(options_json=json.dumps({"chicago": chicago}))),
+        _env(
+            hand_shown=ev.HandShown(
+                seat=1, cards=["5s", "Qh"], high_text="three queens", low_text=spade
+            )
+        ),
+        _env(
+            pot_awarded=ev.PotAwarded(
+                pot=0,
+                amount=700,
+                high_winners=[2],
+                low_winners=[1],
+                shares=[ev.SeatAmount(seat=1, amount=350), ev.SeatAmount(seat=2, amount=350)],
+            )
+        ),
+        _env(
+            pot_awarded=ev.PotAwarded(
+                pot=1,
+                amount=100,
+                high_winners=[1],
+                low_winners=[1],
+                shares=[ev.SeatAmount(seat=1, amount=100)],
+            )
+        ),
+    ]
+    return [str(line) for line in narrator.feed(events).lines]
+
+
+def test_chicagos_halves_are_named_for_what_they_are() -> None:
+    # The spade half is no "low" hand: high Chicago's is the high spade, low Chicago's the low.
+    for chicago in ("high", "low"):
+        text = "\n".join(_chicago_showdown(chicago))
+        assert f"three queens; {chicago} spade in the hole" in text
+        assert "; low high" not in text and "; low low" not in text and "(low)" not in text
+        assert f"bot $3.50 ({chicago} spade), you $3.50 (high hand)" in text
+        assert f"(high hand and {chicago} spade)" in text

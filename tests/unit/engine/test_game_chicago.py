@@ -163,3 +163,52 @@ def test_a_short_stack_cannot_match_unless_the_option_allows_all_in() -> None:
     options = {"match_pot_rank": "K", "match_short_stack": "all_in"}
     result = run(scenario("chicago", DECK, [(1, "match")], options=options, **kw))
     assert events_of(result, "PotMatched")[0]["amount"] == 1000
+
+
+# Low Chicago (the seed: "Game may be played as high or low Chicago"): the spade half goes to
+# the lowest spade in the hole; the ace of spades is the highest spade (pagat's Low Chicago).
+# P1 holds the As in the hole, P2 the 5s, P3 none: the 5s wins the spade half.
+LOW = {"chicago": "low"}
+
+
+def test_low_chicago_the_lowest_spade_in_the_hole_wins_the_spade_half() -> None:
+    steps: list[Step] = [(1, "declare", "spade"), (2, "declare", "spade"), (3, "declare", "high")]
+    low = chicago(steps, options=LOW)
+    pot = low["pots"][0]
+    assert (pot["low_winners"], pot["high_winners"]) == (["p2"], ["p3"])
+    assert net(low) == {"p1": -200, "p2": 150, "p3": 50}
+    shown = {e["seat"]: e["low_text"] for e in events_of(low, "HandShown")}
+    assert shown == {1: "low spade in the hole, As", 2: "low spade in the hole, 5s", 3: None}
+    # The same hand as high Chicago: the As wins the spade half.
+    high = chicago(steps)
+    assert high["pots"][0]["low_winners"] == ["p1"]
+    assert net(high) == {"p1": 150, "p2": -200, "p3": 50}
+
+
+def test_low_chicago_cards_speak_the_five_of_spades_and_trip_queens_scoop() -> None:
+    speak = {"split": "cards_speak"}
+    low = play_plan("chicago", DECK, STREETS, rules=NO_RAKE, options={**speak, **LOW})
+    assert low["pots"][0]["shares"] == {"p2": 700}  # lowest hole spade and the best hand
+    high = play_plan("chicago", DECK, STREETS, rules=NO_RAKE, options=speak)
+    assert high["pots"][0]["shares"] == {"p1": 350, "p2": 350}
+
+
+def test_the_deuce_of_spades_is_the_lowest_spade() -> None:
+    deck = deal_deck("3s 2h Kc Kd 9c 8c 3h", "2s 4d Qh Qd Qc 7d 6c", "Jh Th 2c 3c 4c Jd Td")
+    steps: list[Step] = [(1, "declare", "spade"), (2, "declare", "spade"), (3, "declare", "high")]
+    result = play_plan("chicago", deck, [*STREETS, *steps], rules=NO_RAKE, options=LOW)
+    assert result["pots"][0]["low_winners"] == ["p2"]
+
+
+def test_low_chicago_is_no_option_at_a_table_created_before_it() -> None:
+    from riverboat.engine.errors import InvalidOptions
+    from riverboat.engine.session import DealersChoiceRules
+
+    assert DealersChoiceRules().options_for("chicago", LOW)["chicago"] == "low"
+    assert "chicago" not in DealersChoiceRules(edition=1).options_for("chicago", None)
+    try:
+        DealersChoiceRules(edition=1).options_for("chicago", LOW)
+    except InvalidOptions as exc:
+        assert "unknown option" in str(exc)
+    else:
+        raise AssertionError("an edition-1 table accepted low Chicago")

@@ -129,3 +129,18 @@ def test_a_dealers_choice_tables_log_exports_without_leaks() -> None:
             assert not phh_cards(to_phh(hand, view) or "") & forbidden
             assert not text_cards(to_pokerstars(hand, view) or "") & forbidden
     assert len(codes) >= 4 and all(c.startswith("RB/") for c in codes)
+
+
+def test_declarations_are_told_by_the_half_they_claim() -> None:
+    from riverboat.engine import events as hev
+    from riverboat.engine.games import half_names
+    from riverboat.history.narrate import describe, halves_of
+
+    revealed = hev.DeclarationsRevealed(((1, "spade"), (2, "high"), (3, "both")))
+    started = hev.HandStarted("h", "chicago", 3, (), 52, {})
+    low = halves_of([started, hev.GameOptionsSet({"chicago": "low"})])
+    assert low == half_names("chicago", {"chicago": "low"}) == ("high hand", "low spade")
+    text = describe(revealed, lambda s: f"p{s}", str, low)
+    assert text == "declarations revealed: p1 low spade, p2 high hand, p3 both"
+    sealed = describe(hev.DeclarationSealed(1, "low"), lambda s: f"p{s}", str, ("35", "15"))
+    assert sealed == "p1 declares 15"

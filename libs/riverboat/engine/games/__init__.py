@@ -51,8 +51,10 @@ __all__ = [
     "GAMES",
     "game_for",
     "game_options",
+    "half_names",
     "legal_actions",
     "moves",
+    "shown_hand",
     "waiting_for",
 ]
 
@@ -76,6 +78,47 @@ def game_options(
             raise InvalidOptions("seven_card_stud_hi_lo takes no game options (table options only)")
         return NO_OPTIONS
     return game_for(variant).resolve(*layers, edition=edition)
+
+
+def half_names(variant: str, options: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """What a pot's two halves are called where a player reads them: (high half, low half).
+
+    >>> half_names("chicago", {"chicago": "low"})
+    ('high hand', 'low spade')
+    >>> half_names("seven_card_stud_hi_lo"), half_names("fifteen_thirty_five")
+    (('high', 'low'), ('35', '15'))
+    """
+    options = options or {}
+    if variant == "chicago":
+        return "high hand", f"{options.get('chicago', 'high')} spade"
+    return _HALVES.get(variant, ("high", "low"))
+
+
+#: The games whose halves are not simply high and low.
+_HALVES: Final = {
+    "fifteen_thirty_five": ("35", "15"),
+    "seven_twenty_seven": ("27", "7"),
+    "elimination": ("high total", "low total"),
+}
+#: The games whose low text names its half itself ("high spade in the hole, As", "15 for 15").
+_SELF_NAMED: Final = frozenset({"chicago", *_HALVES})
+
+
+def shown_hand(variant: str, high_text: str, low_text: str | None) -> str:
+    """A shown hand's texts as one phrase: ``"tens full; low 6-4-3-2-A"``; the spade half of
+    Chicago, the totals of 15-35, 7-27 and Elimination speak for themselves; stud hi/lo says
+    when there is no qualifying low.
+
+    >>> shown_hand("seven_card_stud_hi_lo", "a pair of kings", None)
+    'a pair of kings; no low'
+    >>> shown_hand("chicago", "three queens", "low spade in the hole, 2s")
+    'three queens; low spade in the hole, 2s'
+    """
+    if low_text:
+        return (
+            f"{high_text}; {low_text}" if variant in _SELF_NAMED else f"{high_text}; low {low_text}"
+        )
+    return f"{high_text}; no low" if variant == STUD_VARIANT else high_text
 
 
 def legal_actions(state: GameHandState) -> list[LegalAction]:

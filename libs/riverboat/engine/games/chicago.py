@@ -1,4 +1,6 @@
-"""Chicago (high spade in the hole), Buderick's seed version with declarations."""
+"""Chicago (high spade in the hole), Buderick's seed version with declarations; "Game may be
+played as high or low Chicago": with ``chicago: low`` the spade half goes to the lowest spade in
+the hole (the deuce lowest, the ace high, as pagat's Low Chicago)."""
 
 from __future__ import annotations
 
@@ -15,12 +17,23 @@ from riverboat.engine.phases import hole_spades
 
 
 class Chicago(StudFamily):
-    """Chicago: half the pot to the highest spade in the hole, half to the best hand."""
+    """Chicago: half the pot to the highest (low Chicago: lowest) spade in the hole, half to
+    the best hand."""
 
     name = "chicago"
     title = "Chicago"
     ways = (SPADE, HIGH)
     specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "chicago",
+            "high",
+            ("high", "low"),
+            "seed (Chicago)",
+            "The seed: 'Game may be played as high or low Chicago'. high: half the pot to the "
+            "highest spade in the hole; low: to the lowest spade in the hole (2 lowest, ace "
+            "high). The other half goes to the best poker hand either way.",
+            since=2,
+        ),
         OptionSpec(
             "split",
             "declare",
@@ -50,5 +63,8 @@ class Chicago(StudFamily):
         spades = hole_spades(s, i)
         if not spades:
             return None
+        if s.game_options.get("chicago") == "low":  # absent before edition 2: high Chicago
+            lowest = min(spades)
+            return rank_of(lowest), f"low spade in the hole, {card_str(lowest)}"
         best = max(spades)
         return 12 - rank_of(best), f"high spade in the hole, {card_str(best)}"
