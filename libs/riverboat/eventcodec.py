@@ -74,6 +74,7 @@ def options_to_pb(options: TableOptions) -> pb.TableOptions:
         final_bet_rule=options.final_bet_rule,
         no_bring_in=options.no_bring_in,
         all_in_reopen=options.all_in_reopen,
+        spread_limit=options.spread_limit,
     )
 
 
@@ -101,6 +102,7 @@ def options_from_pb(msg: pb.TableOptions, *, new_table: bool = False) -> TableOp
             "no_bring_in": msg.no_bring_in,
             # Unset on tables and hands recorded before the rule existed: their rule.
             "all_in_reopen": msg.all_in_reopen or ("faced" if new_table else "last_full"),
+            "spread_limit": msg.spread_limit,
         }
     )
 

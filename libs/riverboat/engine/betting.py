@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from riverboat.engine.cards import rank_of
 from riverboat.engine.errors import IllegalAction
-from riverboat.engine.state import HandState
+from riverboat.engine.state import HandState, spread_minimum, spread_unit
 
 
 class LegalAction(NamedTuple):
@@ -124,7 +124,15 @@ def _may_wager(state: HandState, i: int) -> bool:
     )
 
 
-def _increments(state: HandState) -> tuple[int, ...]:
+def _increments(state: HandState) -> tuple[int, ...] | range:
+    fixed = _fixed_increments(state)
+    if state.options.spread_limit:
+        # Spread limit: any whole-dollar amount from the smallest raise up to the limit.
+        return range(spread_minimum(state), max(fixed) + 1, spread_unit(state.bet_size))
+    return fixed
+
+
+def _fixed_increments(state: HandState) -> tuple[int, ...]:
     opts = state.options
     if state.big_bet_round or (state.street >= 5 and not opts.final_bet_rule):
         return (opts.big_bet,)

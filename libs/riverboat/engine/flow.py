@@ -49,7 +49,7 @@ from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
 from riverboat.engine.recording import Recorder as BaseRecorder
 from riverboat.engine.seating import validate_seating
-from riverboat.engine.state import HandState
+from riverboat.engine.state import HandState, spread_minimum, spread_unit
 
 
 class Recorder(BaseRecorder):
@@ -313,7 +313,8 @@ def finish(rec: Recorder, game: Game) -> None:
     s = rec.s
     if game.declares(s):
         if "declare" not in s.phases:
-            begin_phase(rec, "declare", s.in_hand(), simultaneous=True)
+            in_turn = s.game_options.get("declaration") == "in_turn"
+            begin_phase(rec, "declare", s.in_hand(), simultaneous=not in_turn)
             return
         declared_at = s.phase_streets[s.phases.index("declare")]
         if s.game_options.get("bet_after_declare") and s.street == declared_at:
@@ -349,14 +350,23 @@ def betting_actions(s: GameHandState) -> list[LegalAction]:
 
 def _increments(s: GameHandState, i: int) -> range | tuple[int, ...]:
     size = s.bet_size
-    if s.matched[i] and s.street == s.match_round:
-        share = s.matched[i] * s.game_options.number("match_bet_percent") // 100
-        if share > size:
-            # Any whole number of dollars from the round's bet up to the share (whole cents
-            # when the bet itself is not whole dollars).
-            unit = 100 if size % 100 == 0 else 1
-            return range(size, share + 1, unit)
+    if s.options.spread_limit:
+        # Spread limit (A-2): any whole-dollar amount from the smallest raise up to the limit.
+        top = max(size, _match_share(s, i))
+        return range(spread_minimum(s), top + 1, spread_unit(size))
+    share = _match_share(s, i)
+    if share > size:
+        # Any whole number of dollars from the round's bet up to the share (whole cents
+        # when the bet itself is not whole dollars).
+        return range(size, share + 1, spread_unit(size))
     return (size,)
+
+
+def _match_share(s: GameHandState, i: int) -> int:
+    """What a matcher may bet in the round after their match (0 for anyone else)."""
+    if s.matched[i] and s.street == s.match_round:
+        return s.matched[i] * s.game_options.number("match_bet_percent") // 100
+    return 0
 
 
 def bet(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:

@@ -323,7 +323,15 @@ def _revealed(state: HandState, event: DeclarationsRevealed) -> HandState:
     declarations = list(s.declarations)
     for seat, choice in event.declarations:
         declarations[s.seats.index(seat)] = choice
-    return replace(s, declarations=tuple(declarations), revealed=True, to_act=None)
+    # Declaring in turn reveals each declaration as it is made: the phase goes on until the
+    # last player still in has declared (a simultaneous phase reveals them all at once).
+    revealed = all(declarations[i] for i in s.in_hand())
+    return replace(
+        s,
+        declarations=tuple(declarations),
+        revealed=revealed,
+        to_act=None if revealed else s.to_act,
+    )
 
 
 def _dead_money(s: GameHandState, i: int, amount: int) -> dict[str, Any]:

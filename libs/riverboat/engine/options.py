@@ -77,6 +77,11 @@ class TableOptions:
     #: a bet or more (several short all-ins together). ``last_full``: the rule of tables
     #: recorded before: any raise of half a bet over the last full bet reopened for everyone.
     all_in_reopen: AllInReopen = "faced"
+    #: Spread-limit betting (spec A-2, "unless otherwise declared"): a bet or raise may be any
+    #: whole number of dollars from $1 up to the round's fixed size (whole cents when that is
+    #: not whole dollars), and a raise at least the previous bet or raise of the round. The
+    #: cap is unchanged. Off (the house rules): fixed limits.
+    spread_limit: bool = False
 
     def __post_init__(self) -> None:
         problems = self.problems()
@@ -120,6 +125,8 @@ class TableOptions:
             previous = entry[0]
         if not isinstance(self.final_bet_rule, bool):
             out.append(f"final_bet_rule must be true or false, got {self.final_bet_rule!r}")
+        if not isinstance(self.spread_limit, bool):
+            out.append(f"spread_limit must be true or false, got {self.spread_limit!r}")
         if not isinstance(self.no_bring_in, bool):
             out.append(f"no_bring_in must be true or false, got {self.no_bring_in!r}")
         if self.all_in_reopen not in ("faced", "last_full"):

@@ -280,6 +280,9 @@ def declaration(game: Game, s: GameHandState, i: int, command: Act) -> str:
 def _declare(game: Game, rec: Recorder, i: int, command: Act) -> None:
     choice = declaration(game, rec.s, i, command)
     rec.emit(DeclarationSealed(rec.s.seats[i], choice))
+    if not rec.s.simultaneous:
+        # Declaring in turn (A-7, ``declaration: in_turn``): shown to everyone at once.
+        rec.emit(DeclarationsRevealed(((rec.s.seats[i], choice),)))
 
 
 def _match(game: Game, rec: Recorder, i: int, command: Act) -> None:

@@ -61,6 +61,8 @@ class HandState:
     acted_since_full: tuple[bool, ...] = ()
     level: int = 0
     last_full_level: int = 0
+    #: The size of the round's last full bet or raise (spread limit: the smallest raise now).
+    last_raise: int = 0
     bets_made: int = 0
     capped: bool = False
     big_bet_round: bool = False
@@ -265,6 +267,7 @@ def _round(state: HandState, event: BettingRoundStarted) -> HandState:
         acted_since_full=(False,) * n,
         level=0,
         last_full_level=0,
+        last_raise=0,
         bets_made=0,
         capped=False,
         big_bet_round=False,
@@ -286,6 +289,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     acted = list(state.acted_since_full)
     level = state.level
     last_full = state.last_full_level
+    last_raise = state.last_raise
     bets_made = state.bets_made
     capped = state.capped
     big_round = state.big_bet_round
@@ -294,8 +298,9 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
         if event.action == "bring_in":
             full = False
         elif state.__class__ is not HandState:
-            # Dealer's choice games: the round's own bet size is the full bet.
-            increment = state.bet_size
+            # Dealer's choice games: the round's own bet size is the full bet (spread limit:
+            # the smallest raise allowed now).
+            increment = spread_minimum(state) if state.options.spread_limit else state.bet_size
             full = 2 * (event.to - last_full) >= increment
         else:
             if (
@@ -310,6 +315,8 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
                 increment = opts.big_bet
             else:
                 increment = state.bet_size
+            if opts.spread_limit:
+                increment = spread_minimum(state)
             # A bet or raise of half a bet or more counts as a full one (short all-in rule).
             full = 2 * (event.to - last_full) >= increment
         level = event.to
@@ -325,6 +332,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
                 ]
             else:
                 acted = [False] * n
+            last_raise = event.to - last_full
             last_full = event.to
             bets_made += 1
             aggressor = i
@@ -346,6 +354,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
         acted_since_full=tuple(acted),
         level=level,
         last_full_level=last_full,
+        last_raise=last_raise,
         bets_made=bets_made,
         capped=capped,
         big_bet_round=big_round,
@@ -412,3 +421,15 @@ _HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
     PotAwarded: _award,
     HandEnded: _ended,
 }
+
+
+def spread_unit(size: int) -> int:
+    """Spread-limit amounts go in whole dollars, or whole cents when the round's size is not a
+    whole number of dollars."""
+    return 100 if size % 100 == 0 else 1
+
+
+def spread_minimum(state: HandState) -> int:
+    """Spread limit: the smallest bet or raise now, $1 (one unit) or the round's previous bet or
+    raise, whichever is more (spec A-2)."""
+    return max(spread_unit(state.bet_size), state.last_raise)

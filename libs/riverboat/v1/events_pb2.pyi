@@ -120,7 +120,7 @@ class EventBatch(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[EventEnvelope, _Mapping]]] = ...) -> None: ...
 
 class TableOptions(_message.Message):
-    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players", "final_bet_rule", "no_bring_in", "all_in_reopen")
+    __slots__ = ("small_bet", "big_bet", "ante", "ante_mode", "bring_in", "max_raises", "uncap_heads_up", "open_pair_double_bet", "low_qualifier", "rake_basis_points", "rake_caps", "no_rake_on_third_street", "odd_chip_order", "min_players", "max_players", "final_bet_rule", "no_bring_in", "all_in_reopen", "spread_limit")
     SMALL_BET_FIELD_NUMBER: _ClassVar[int]
     BIG_BET_FIELD_NUMBER: _ClassVar[int]
     ANTE_FIELD_NUMBER: _ClassVar[int]
@@ -139,6 +139,7 @@ class TableOptions(_message.Message):
     FINAL_BET_RULE_FIELD_NUMBER: _ClassVar[int]
     NO_BRING_IN_FIELD_NUMBER: _ClassVar[int]
     ALL_IN_REOPEN_FIELD_NUMBER: _ClassVar[int]
+    SPREAD_LIMIT_FIELD_NUMBER: _ClassVar[int]
     small_bet: int
     big_bet: int
     ante: int
@@ -157,7 +158,8 @@ class TableOptions(_message.Message):
     final_bet_rule: bool
     no_bring_in: bool
     all_in_reopen: str
-    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., final_bet_rule: _Optional[bool] = ..., no_bring_in: _Optional[bool] = ..., all_in_reopen: _Optional[str] = ...) -> None: ...
+    spread_limit: bool
+    def __init__(self, small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., ante: _Optional[int] = ..., ante_mode: _Optional[str] = ..., bring_in: _Optional[int] = ..., max_raises: _Optional[int] = ..., uncap_heads_up: _Optional[bool] = ..., open_pair_double_bet: _Optional[bool] = ..., low_qualifier: _Optional[int] = ..., rake_basis_points: _Optional[int] = ..., rake_caps: _Optional[_Iterable[_Union[RakeCap, _Mapping]]] = ..., no_rake_on_third_street: _Optional[bool] = ..., odd_chip_order: _Optional[str] = ..., min_players: _Optional[int] = ..., max_players: _Optional[int] = ..., final_bet_rule: _Optional[bool] = ..., no_bring_in: _Optional[bool] = ..., all_in_reopen: _Optional[str] = ..., spread_limit: _Optional[bool] = ...) -> None: ...
 
 class RakeCap(_message.Message):
     __slots__ = ("min_players", "cap")

@@ -12,6 +12,7 @@ from tests.unit.engine._games_kit import (
     Step,
     deal_deck,
     events_of,
+    expand,
     net,
     play,
     play_plan,
@@ -192,3 +193,23 @@ def test_declaring_by_coins_and_the_clock() -> None:
 def test_at_most_seven_players() -> None:
     result = run(scenario("anaconda", deal_deck("2c"), [], players=8))
     assert result["error"]["rule"] == "player_count"
+
+
+def test_declaring_in_turn_shows_each_declaration_at_once() -> None:
+    # A-7 as an option (declaration: in_turn, off by default): clockwise from the dealer's
+    # left, each declaration public as it is made; the pot is settled as usual.
+    steps: list[Step] = [(1, "declare", "low"), (2, "declare", "high"), (3, "declare", "high")]
+    result = hand_a(steps, options={"declaration": "in_turn"})
+    revealed = [e["declarations"] for e in events_of(result, "DeclarationsRevealed")]
+    assert revealed == [[[1, "low"]], [[2, "high"]], [[3, "high"]]]
+    phase = [e for e in events_of(result, "PhaseStarted") if e["phase"] == "declare"]
+    assert phase[0]["simultaneous"] is False
+    assert net(result) == net(hand_a(steps))  # the same settlement as sealed declarations
+    plan = [*OPENING, *A_PREPARE, CHECKS, CHECKS, CHECKS, CHECKS]
+    early = refused(
+        "anaconda", A, [*expand("anaconda", A, plan, rules=NO_RAKE), (2, "declare", "high")],
+        rules=NO_RAKE, options={"declaration": "in_turn"},
+    )  # fmt: skip
+    assert early["rule"] == "out_of_turn"
+    # Off by default: sealed until everyone has declared.
+    assert len(events_of(hand_a(steps), "DeclarationsRevealed")) == 1

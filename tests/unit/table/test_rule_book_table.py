@@ -153,3 +153,19 @@ def test_a_table_created_before_edition_2_keeps_its_defaults() -> None:
     with pytest.raises(Exception) as err:
         DealersChoiceRules(edition=1).options_for("anaconda", {"rule_book": 2})
     assert "unknown option" in str(err.value)
+
+
+def test_every_place_a_new_dealers_choice_table_comes_from_agrees_on_the_seeds_pig_rule() -> None:
+    # The lobby's template (its table options; the table service opens it with the default
+    # rules), a table opened without rules, and the engine's own default all give the seed's
+    # losers_never_share, and stud without a bring-in.
+    from riverboat.engine.games import game_options
+    from riverboat.lobby.state import template_options
+
+    variant, options = template_options("dealers_choice", {})
+    assert variant == "dealers_choice" and options.no_bring_in and not options.spread_limit
+    room = Room()
+    assert room.state.rules is not None and room.state.rules.edition == RULE_BOOK
+    for game in ("anaconda", "chicago", "elimination", "fifteen_thirty_five"):
+        assert room.state.rules.options_for(game, None)["pig_failure"] == "losers_never_share"
+        assert game_options(game)["pig_failure"] == "losers_never_share"

@@ -11,10 +11,11 @@ DECLARE_SPECS: Final = (
     OptionSpec(
         "declaration",
         "simultaneous",
-        ("simultaneous",),
+        ("simultaneous", "in_turn"),
         "A-7",
-        "Declarations are sealed and revealed together (coins in a closed fist). The only "
-        "form implemented.",
+        "simultaneous (house rules): declarations are sealed and revealed together (coins in "
+        "a closed fist); in_turn: each player still in declares in turn, clockwise from the "
+        "dealer's left, and each declaration is shown to everyone at once.",
     ),
     OptionSpec(
         "pig_failure",
