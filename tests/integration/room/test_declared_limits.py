@@ -41,7 +41,7 @@ async def test_the_dealer_declares_limits_within_the_bounds(
     for seat in (1, 2):
         await operator.seat(TABLE, seat, f"{TABLE}-p{seat}", 10_000)
     async with grpc.aio.insecure_channel(room.table_address) as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         metas = {
             seat: (("authorization", f"Bearer {room.token(f'{TABLE}-p{seat}')}"),)
             for seat in (1, 2)
