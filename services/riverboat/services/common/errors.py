@@ -9,6 +9,13 @@ and the standard ``grpc-status-details-bin`` (a ``google.rpc.Status`` with ``Err
 ``INTERNAL`` with an incident id: the client never sees a traceback or an exception's text, and
 the log line with the same incident id has the details.
 
+Every status message is capped at :data:`MAX_MESSAGE` characters here, in one place, so an
+error that quotes the caller's input never echoes megabytes back (or into the log).
+
+The interceptor also wraps each unary method's request deserializer: bytes that do not decode
+as the request message are answered ``INVALID_ARGUMENT`` (reason ``UNDECODABLE_REQUEST``)
+before any handler runs, rather than gRPC's own ``UNKNOWN`` with a logged traceback.
+
 The interceptor also logs one line per RPC (method, status code, duration) and binds chosen
 request fields (for example ``table_id``) to structlog's context variables, so every line a
 handler logs carries them.
@@ -35,6 +42,7 @@ import grpc
 import grpc.aio
 import structlog
 from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from riverboat.eventstore.errors import (
@@ -47,6 +55,7 @@ from riverboat.eventstore.errors import (
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
+    "MAX_MESSAGE",
     "REASON_LOG_UNAVAILABLE",
     "REASON_METADATA_KEY",
     "REASON_OUTCOME_UNKNOWN",
@@ -60,10 +69,14 @@ __all__ = [
     "Internal",
     "InvalidArgument",
     "NotFound",
+    "OutOfRange",
     "PermissionDenied",
     "ResourceExhausted",
     "ServiceError",
+    "Unauthenticated",
     "Unavailable",
+    "cap_message",
+    "error_for_code",
     "log_error",
 ]
 
@@ -74,6 +87,9 @@ RETRY_DELAY_METADATA_KEY = "rb-retry-delay-ms"
 ERROR_DOMAIN = "riverboat"
 
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
+
+MAX_MESSAGE = 400
+"""Longest status message sent (longer ones are cut, with a note): messages may quote input."""
 
 _log = structlog.get_logger("riverboat.rpc")
 _stdlib_log = logging.getLogger("riverboat.rpc")  # the logger behind _log, for level checks
@@ -189,6 +205,12 @@ class DataLoss(ServiceError):
     code = grpc.StatusCode.DATA_LOSS
 
 
+class OutOfRange(ServiceError):
+    """A position past the end (a version the log has not reached)."""
+
+    code = grpc.StatusCode.OUT_OF_RANGE
+
+
 class Internal(ServiceError):
     """A broken invariant on the server side."""
 
@@ -230,6 +252,83 @@ def log_error(exc: EventStoreError, what: str = "the change") -> ServiceError:
     )
 
 
+class Unauthenticated(ServiceError):
+    """The caller did not prove who they are (no token, or a bad one)."""
+
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+_BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidArgument,
+        NotFound,
+        AlreadyExists,
+        PermissionDenied,
+        FailedPrecondition,
+        Aborted,
+        Unavailable,
+        DataLoss,
+        OutOfRange,
+        Internal,
+        Unauthenticated,
+    )
+}
+
+
+def error_for_code(
+    code: grpc.StatusCode, message: str, *, reason: str | None = None
+) -> ServiceError:
+    """The :class:`ServiceError` for ``code`` (for handlers that choose a status by table)."""
+    return _BY_CODE.get(code, Internal)(message, reason=reason)
+
+
+def cap_message(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` cut to at most ``limit`` characters (input quoted in errors is client data)."""
+    if len(message) <= limit:
+        return message
+    note = f"... ({len(message) - limit + 40} more characters)"
+    return message[: limit - len(note)] + note
+
+
+class _Undecodable:
+    """What the wrapped deserializer hands on when the request bytes are not the message."""
+
+    __slots__ = ()
+
+
+_UNDECODABLE = _Undecodable()
+
+
+def _tolerant(
+    deserializer: Callable[[bytes], Any] | None, wrapped: bool
+) -> Callable[[bytes], Any] | None:
+    """``deserializer`` that returns a marker instead of raising on undecodable bytes.
+
+    gRPC calls the deserializer before any interceptor code runs and answers its exceptions
+    with ``UNKNOWN`` (and an error-level traceback); the marker lets the wrapped behaviour
+    answer ``INVALID_ARGUMENT`` instead. Only for behaviours this interceptor wrapped (the
+    ones that look for the marker).
+    """
+    if deserializer is None or not wrapped:
+        return deserializer
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except (DecodeError, ValueError, TypeError, UnicodeDecodeError):
+            return _UNDECODABLE
+
+    return deserialize
+
+
+def _undecodable_error() -> InvalidArgument:
+    return InvalidArgument(
+        "the request bytes are not a valid message of this method's request type",
+        reason="UNDECODABLE_REQUEST",
+    )
+
+
 # Codes that mean "the caller got it wrong": logged at info. Everything else is the server's
 # problem and logged at warning (or error, for unexpected exceptions).
 _CLIENT_CODES = frozenset(
@@ -240,6 +339,7 @@ _CLIENT_CODES = frozenset(
         grpc.StatusCode.PERMISSION_DENIED,
         grpc.StatusCode.FAILED_PRECONDITION,
         grpc.StatusCode.ABORTED,
+        grpc.StatusCode.OUT_OF_RANGE,
         grpc.StatusCode.CANCELLED,
         grpc.StatusCode.RESOURCE_EXHAUSTED,  # a flood's refusals: the flooder's doing
     }
@@ -285,9 +385,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     def _wrap(self, handler: Handler, method: str) -> Handler:
         quiet = method.startswith(self._quiet_prefixes)
         if handler.unary_unary is not None:
+            unary = self._wrap_unary(handler.unary_unary, method, quiet, unary_request=True)
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(handler.unary_unary, method, quiet, unary_request=True),
-                handler.request_deserializer,
+                unary,
+                _tolerant(handler.request_deserializer, unary is not handler.unary_unary),
                 handler.response_serializer,
             )
         if handler.stream_unary is not None:
@@ -297,9 +398,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 handler.response_serializer,
             )
         if handler.unary_stream is not None:
+            stream = self._wrap_streaming(handler.unary_stream, method, quiet, unary_request=True)
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_streaming(handler.unary_stream, method, quiet, unary_request=True),
-                handler.request_deserializer,
+                stream,
+                _tolerant(handler.request_deserializer, stream is not handler.unary_stream),
                 handler.response_serializer,
             )
         if handler.stream_stream is not None:
@@ -323,6 +425,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
                 started = time.perf_counter()
                 try:
+                    if request is _UNDECODABLE:
+                        raise _undecodable_error()
                     response = await behavior(request, context)
                 except BaseException as exc:
                     await self._fail(exc, context, started, quiet)
@@ -346,6 +450,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
                 started = time.perf_counter()
                 try:
+                    if request is _UNDECODABLE:
+                        raise _undecodable_error()
                     async for response in behavior(request, context):
                         yield response
                 except BaseException as exc:
@@ -359,6 +465,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
     def _fields(self, request: Any) -> dict[str, Any]:
         fields: dict[str, Any] = {}
+        if request is _UNDECODABLE:
+            return fields
         for name in self._context_fields:
             value = getattr(request, name, None)
             if isinstance(value, str):
@@ -392,13 +500,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             raise exc
         if isinstance(exc, ServiceError):
             reason = {"reason": exc.reason} if exc.reason else {}
-            self._finished(exc.code, started, quiet, error=exc.message, **reason)
+            message = cap_message(exc.message)
+            self._finished(exc.code, started, quiet, error=message, **reason)
             metadata: tuple[tuple[str, str | bytes], ...] = (
                 ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
             )
             if isinstance(exc, ResourceExhausted):
                 metadata += exc.retry_metadata()
-            await context.abort(exc.code, exc.message, metadata)
+            await context.abort(exc.code, message, metadata)
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
         incident = uuid.uuid4().hex[:12]
