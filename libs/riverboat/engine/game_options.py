@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from riverboat.engine.cards import RANK_CHARS as RANKS
 from riverboat.engine.errors import InvalidOptions
+from riverboat.engine.money import amount_problem
 
 #: Today's rule-book edition (see the module docstring); 1 is the rule book before 2026-12-01.
 RULE_BOOK: Final = 2
@@ -71,9 +72,7 @@ class OptionSpec:
     def check(self, value: Any) -> str | None:
         """Why ``value`` is not allowed, or None."""
         if self.allowed == "cents":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                return f"{self.name} must be a whole number of cents, got {value!r}"
-            return None
+            return amount_problem(value, self.name, minimum=0)
         if self.allowed == "rank":
             if value is None or (isinstance(value, str) and len(value) == 1 and value in RANKS):
                 return None

@@ -24,6 +24,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Final, Literal
 
 from riverboat.engine.errors import InvalidOptions
+from riverboat.engine.money import amount_problem
 
 OddChipOrder = Literal["card_by_suit", "seat"]
 AllInReopen = Literal["faced", "last_full"]
@@ -35,6 +36,8 @@ PACIFIC_RAKE_CAPS: Final[tuple[tuple[int, int], ...]] = ((2, 100), (4, 200), (6,
 
 
 _DEFAULT_SMALL_BET: Final = 100
+#: Raises allowed per round: any real cap is single-digit; the bound keeps it an int32.
+MAX_RAISES: Final = 100
 
 
 def pacific_ante(small_bet: int) -> int:
@@ -92,11 +95,12 @@ class TableOptions:
         """Every inconsistency in these options (empty when valid)."""
         out: list[str] = []
         for name in ("small_bet", "big_bet", "bring_in"):
-            value = getattr(self, name)
-            if not _is_int(value) or value <= 0:
-                out.append(f"{name} must be a positive whole number of cents, got {value!r}")
-        if not _is_int(self.ante) or self.ante < 0:
-            out.append(f"ante must be a non-negative whole number of cents, got {self.ante!r}")
+            problem = amount_problem(getattr(self, name), name)
+            if problem:
+                out.append(problem)
+        problem = amount_problem(self.ante, "ante", minimum=0)
+        if problem:
+            out.append(problem)
         if not out:
             if self.big_bet < self.small_bet:
                 out.append("big_bet must be at least small_bet")
@@ -104,8 +108,8 @@ class TableOptions:
                 out.append("bring_in may not exceed small_bet")
         if self.ante_mode not in ("per_player", "dealer"):
             out.append(f"ante_mode must be 'per_player' or 'dealer', got {self.ante_mode!r}")
-        if not _is_int(self.max_raises) or self.max_raises < 0:
-            out.append(f"max_raises must be a non-negative integer, got {self.max_raises!r}")
+        if not _is_int(self.max_raises) or not 0 <= self.max_raises <= MAX_RAISES:
+            out.append(f"max_raises must be 0..{MAX_RAISES}, got {self.max_raises!r}")
         if self.low_qualifier is not None and (
             not _is_int(self.low_qualifier) or not 5 <= self.low_qualifier <= 13
         ):
@@ -118,7 +122,8 @@ class TableOptions:
                 len(entry) != 2
                 or not all(_is_int(x) for x in entry)
                 or entry[0] <= previous
-                or entry[1] < 0
+                or entry[0] > 8
+                or amount_problem(entry[1], "cap", minimum=0)
             ):
                 out.append(f"rake_caps must be increasing (players, cap) pairs, got {entry!r}")
                 break

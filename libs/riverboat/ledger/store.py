@@ -27,6 +27,7 @@ from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, sele
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
+from riverboat.engine.money import LEDGER_LIMIT
 from riverboat.eventcodec import decode_batch
 from riverboat.ledger import accounts as acc
 from riverboat.ledger.db import WRITE
@@ -58,7 +59,17 @@ from riverboat.ledger.projection import (
 )
 from riverboat.ledger.walletcodec import decode_wallet_batch
 
-__all__ = ["ApplyResult", "Ledger", "LedgerWriter", "Outcome", "Violation"]
+__all__ = ["ApplyResult", "Ledger", "LedgerOverflow", "LedgerWriter", "Outcome", "Violation"]
+
+
+class LedgerOverflow(ValueError):
+    """A posting would take a balance outside signed 64 bits.
+
+    Amounts are bounded where they enter the room (:mod:`riverboat.engine.money`), so this
+    never happens; if it did, SQLite would silently turn the balance into a float and
+    PostgreSQL would refuse the row. The transaction is rolled back instead, so the books stay
+    integers and the record is retried (and seen) rather than half applied.
+    """
 
 
 class Outcome(enum.Enum):
@@ -310,7 +321,11 @@ class LedgerWriter:
         )
         lines = []
         for account, amount in spec.lines:
+            if not isinstance(amount, int) or abs(amount) > LEDGER_LIMIT:
+                raise LedgerOverflow(f"posting {spec.key}: amount {amount} is not an int64")
             row = self.conn.execute(q.move, {"n": account.name, "d": amount}).one()
+            if not isinstance(row.balance, int) or abs(row.balance) > LEDGER_LIMIT:
+                raise LedgerOverflow(f"posting {spec.key}: {account.name} would overflow")
             lines.append(
                 {
                     "posting_id": posting_id,
