@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from riverboat.engine.money import MAX_AMOUNT
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
@@ -55,8 +56,8 @@ class ListedTable:
 
     @property
     def max_buy_in(self) -> int:
-        """A hundred big bets."""
-        return MAX_BUY_IN_BIG_BETS * self.options.big_bet
+        """A hundred big bets (never more than the largest amount there is)."""
+        return min(MAX_AMOUNT, MAX_BUY_IN_BIG_BETS * self.options.big_bet)
 
 
 @dataclass(slots=True)

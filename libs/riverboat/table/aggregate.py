@@ -24,6 +24,7 @@ from riverboat.engine.game import decide as decide_hand
 from riverboat.engine.game import fold as fold_hand
 from riverboat.engine.game import step as step_hand
 from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.money import amount_problem
 from riverboat.engine.options import TableOptions
 from riverboat.engine.session import DealersChoiceRules
 from riverboat.engine.state import STUD_VARIANT, HandState
@@ -37,7 +38,6 @@ from riverboat.table.events import (
     TableCreated,
 )
 
-MAX_SEATS = 10
 MAX_PLAYER_ID = 64
 #: The variant of a table whose dealer chooses each deal's game.
 DEALERS_CHOICE = "dealers_choice"
@@ -316,12 +316,15 @@ def seat_player(
     """Seat ``player`` at ``seat`` with ``stack`` chips (from a settlement reservation)."""
     _exists(state)
     assert state.options is not None
-    if not 1 <= seat <= MAX_SEATS:
-        raise TableError(f"seats are 1..{MAX_SEATS}", kind="invalid", rule="bad_seat")
+    # The table's own options say how many seats it has (a Pacific table has 8).
+    seats = state.options.max_players
+    if not 1 <= seat <= seats:
+        raise TableError(f"seats are 1..{seats} at this table", kind="invalid", rule="bad_seat")
     if not player or len(player) > MAX_PLAYER_ID:
         raise TableError("a player id is 1-64 characters", kind="invalid", rule="bad_player")
-    if stack <= 0:
-        raise TableError("a player sits down with chips", kind="invalid", rule="bad_stack")
+    problem = amount_problem(stack, "stack")
+    if problem:
+        raise TableError(problem, kind="invalid", rule="bad_stack")
     if state.seat_at(seat) is not None:
         raise TableError(f"seat {seat} is taken", kind="precondition", rule="seat_taken")
     if state.seat_of(player) is not None:

@@ -28,10 +28,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_password
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
+from riverboat.engine.money import MAX_AMOUNT, amount_problem
 from riverboat.eventcodec import options_from_pb, options_to_pb
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
 from riverboat.lobby.state import (
+    MIN_BUY_IN_SMALL_BETS,
     Account,
     Join,
     ListedTable,
@@ -303,6 +305,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise _rule_error(exc) from None
         except InvalidOptions as exc:
             raise InvalidArgument(exc.message) from None
+        if amount_problem(MIN_BUY_IN_SMALL_BETS * options.small_bet, "the minimum buy-in"):
+            raise InvalidArgument(
+                f"small_bet is at most {MAX_AMOUNT // MIN_BUY_IN_SMALL_BETS} cents: the minimum "
+                f"buy-in ({MIN_BUY_IN_SMALL_BETS} small bets) must stay within {MAX_AMOUNT} cents"
+            )
         name = request.name or f"{request.template or 'pacific'} table"
         if len(name) > 100:
             raise InvalidArgument("a table name is at most 100 characters")
@@ -395,11 +402,14 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         size = request.page_size or 20
         if not 1 <= size <= 100:
             raise InvalidArgument("page_size is 1..100")
-        try:
-            start = int(request.page_token or "0")
-        except ValueError:
-            raise InvalidArgument("page_token is not one this lobby gave out") from None
         tables = self.lobby.state.tables_in_order()
+        token = request.page_token or "0"
+        # Only the tokens this lobby hands out: a plain count, within the list.
+        if not (token.isascii() and token.isdigit() and len(token) <= 9) or int(token) > len(
+            tables
+        ):
+            raise InvalidArgument("page_token is not one this lobby gave out")
+        start = int(token)
         page = tables[start : start + size]
         described = await asyncio.gather(*(self._describe(t) for t in page))
         following = start + size
@@ -445,6 +455,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         table = self.lobby.state.tables.get(request.table_id)
         if table is None:
             raise NotFound(f"no table {request.table_id!r}")
+        # Everything the request says is checked before anything is written (JoinStarted,
+        # the reservation): a refused join leaves no trace.
+        seats = table.options.max_players
+        if not 0 <= request.seat <= seats:
+            raise InvalidArgument(
+                f"seats are 1..{seats} at this table (0: the first free seat)", reason="BAD_SEAT"
+            )
         if not table.min_buy_in <= request.buy_in <= table.max_buy_in:
             raise InvalidArgument(
                 f"buy in for {table.min_buy_in} to {table.max_buy_in} cents at this table"
@@ -453,7 +470,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         taken = {s.seat for s in view.seats}
         if any(s.player == player for s in view.seats):
             raise FailedPrecondition(f"you already sit at {table.table_id}")
-        seat = request.seat or next((n for n in range(1, 11) if n not in taken), 0)
+        seat = request.seat or next((n for n in range(1, seats + 1) if n not in taken), 0)
         if seat == 0 or len(taken) >= table.options.max_players:
             raise FailedPrecondition("the table is full")
         if seat in taken:

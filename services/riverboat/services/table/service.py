@@ -22,12 +22,19 @@ from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
 from riverboat.engine.game_options import RULE_BOOK
+from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import options_from_pb, rules_from_pb
 from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
-from riverboat.services.common.errors import AlreadyExists, InvalidArgument, log_error
+from riverboat.services.common.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    OutOfRange,
+    error_for_code,
+    log_error,
+)
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import Submitted, TableRunner, Update
@@ -73,8 +80,8 @@ def _caller() -> str:
 
 
 async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
-    await context.abort(code, msg)
-    raise AssertionError("abort returns only by raising")
+    # Through the one error mapping (common.errors), which also caps echoed input.
+    raise error_for_code(code, msg)
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
@@ -315,6 +322,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> Callable[[Any], list[AnyEvent]]:
         """What an ``Act`` request asks the table to decide: the dealer's choice of game, or
         an action in the hand (with its cards and declaration)."""
+        if request.amount:
+            problem = amount_problem(request.amount, "amount")
+            if problem:
+                raise InvalidArgument(problem, reason="BAD_AMOUNT")
         try:
             cards = tuple(parse_card(c) for c in request.cards)
         except ValueError as exc:
@@ -348,6 +359,12 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> AsyncIterator[table_pb2.WatchResponse]:
         """Stream the table's updates as the caller may see them."""
         runner = await self._runner(context, request.table_id)
+        if request.after_version > runner.version:
+            raise OutOfRange(
+                f"after_version {request.after_version} is past the table's version "
+                f"{runner.version}",
+                reason="VERSION_AHEAD",
+            )
         viewer = _viewer()
         queue = runner.watch()  # subscribe first, then replay: nothing falls in between
         try:
