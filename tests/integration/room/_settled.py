@@ -49,6 +49,11 @@ def settlement_process(room: Room) -> ServiceProcess:
             f"RB_TABLES_{tag}",
             "--tables-prefix",
             f"rb.tables{tag.lower()}",
+            # The room's account registry: the lobby's log (the lobby below writes it).
+            "--accounts-stream",
+            f"RB_LOBBY_{tag}",
+            "--accounts-prefix",
+            f"rb.lobby{tag.lower()}",
             "--log-format",
             "json",
         ],

@@ -127,6 +127,7 @@ def stream_config(nats_url: str, database_url: str, **overrides: Any) -> Settlem
         "wallets_prefix": f"rbs{tag}.wallets",
         "tables_stream": f"RBS_T_{tag}",
         "tables_prefix": f"rbs{tag}.tables",
+        "accounts_stream": "",  # settlement on its own: no lobby, so no account registry
         "ack_wait": 1.0,
         "fetch_batch": 64,
         "release_wait": 5.0,

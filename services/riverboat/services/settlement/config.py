@@ -62,6 +62,10 @@ class SettlementConfig:
         database_url: the ledger (SQLite file or PostgreSQL); hidden from ``repr``.
         wallets_stream, wallets_prefix: the wallet logs (written here).
         tables_stream, tables_prefix: the table logs (read here).
+        accounts_stream, accounts_prefix: the lobby's log, the room's account registry (read
+            here: deposits, withdrawals, balances and buy-ins are for registered players and
+            existing tables only). An empty ``accounts_stream`` means no registry: settlement
+            run on its own (as in its own tests) checks neither.
         consumer: durable consumer name prefix (``<consumer>-wallets``, ``<consumer>-tables``).
         ack_wait: seconds JetStream waits for an ack before redelivering.
         fetch_batch: messages per pull.
@@ -80,6 +84,8 @@ class SettlementConfig:
     wallets_prefix: str = "rb.wallets"
     tables_stream: str = "RB_TABLES"
     tables_prefix: str = "rb.tables"
+    accounts_stream: str = "RB_LOBBY"
+    accounts_prefix: str = "rb.lobby"
     consumer: str = "settlement"
     ack_wait: float = 30.0
     fetch_batch: int = 64
@@ -112,6 +118,10 @@ class SettlementConfig:
         ):
             if _NAME_RE.fullmatch(name) is None:
                 raise ConfigError(f"{flag}: invalid name {name!r}")
+        if self.accounts_stream and _NAME_RE.fullmatch(self.accounts_stream) is None:
+            raise ConfigError(f"--accounts-stream: invalid name {self.accounts_stream!r}")
+        if self.accounts_stream and _PREFIX_RE.fullmatch(self.accounts_prefix) is None:
+            raise ConfigError(f"--accounts-prefix: invalid subject prefix {self.accounts_prefix!r}")
         for flag, prefix in (
             ("--wallets-prefix", self.wallets_prefix),
             ("--tables-prefix", self.tables_prefix),
@@ -171,6 +181,8 @@ class SettlementConfig:
             "wallets_prefix": args.wallets_prefix,
             "tables_stream": args.tables_stream,
             "tables_prefix": args.tables_prefix,
+            "accounts_stream": getattr(args, "accounts_stream", "RB_LOBBY"),
+            "accounts_prefix": getattr(args, "accounts_prefix", "rb.lobby"),
             "log_format": pick(getattr(args, "log_format", None), ENV_LOG_FORMAT, "auto"),
             "log_level": pick(getattr(args, "log_level", None), ENV_LOG_LEVEL, "info"),
         }
@@ -215,6 +227,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--address", help=f"gRPC host:port (env {ENV_ADDRESS}; default {DEFAULT_ADDRESS})"
     )
     add_store_arguments(parser)
+    registry = parser.add_argument_group("account registry (the lobby's log)")
+    registry.add_argument(
+        "--accounts-stream",
+        default="RB_LOBBY",
+        help="stream of the lobby's log, where accounts are registered (default %(default)s; "
+        "'' for none: settlement on its own checks no player or table)",
+    )
+    registry.add_argument("--accounts-prefix", default="rb.lobby", help="default %(default)s")
     consume = parser.add_argument_group("consumers")
     consume.add_argument("--consumer", default=None, help="durable consumer name prefix")
     consume.add_argument("--ack-wait", type=float, default=None, help="seconds (default 30)")

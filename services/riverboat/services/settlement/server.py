@@ -33,6 +33,7 @@ from riverboat.services.settlement.config import ConfigError, SettlementConfig, 
 from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.projector import Projector
+from riverboat.services.settlement.registry import Registry
 from riverboat.services.settlement.service import RULES, SERVICE_NAME, SettlementService
 from riverboat.services.settlement.wallets import WalletBook
 from riverboat.v1 import settlement_pb2_grpc
@@ -128,7 +129,18 @@ class SettlementServer:
             await table_log.ensure_stream()
             wallets = WalletBook(wallet_log)
             self.projector = Projector(self.db, wallets, wallet_log, table_log)
-            self._service.attach(self.db, wallets, self.projector)
+            registry = None
+            if self.config.accounts_stream:
+                accounts = JetStreamEventStore(  # the lobby's log: read only, never ensured
+                    self._nc,
+                    StreamSettings(
+                        name=self.config.accounts_stream,
+                        subject_prefix=self.config.accounts_prefix,
+                    ),
+                    timeout=timeout,
+                )
+                registry = Registry(accounts, table_log)
+            self._service.attach(self.db, wallets, self.projector, registry)
             self.consumers = [
                 self._consumer(
                     self.config.wallets_stream,

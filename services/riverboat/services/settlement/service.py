@@ -42,6 +42,7 @@ from riverboat.services.common.errors import (
 )
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.projector import CatchUpTimeout, Projector
+from riverboat.services.settlement.registry import Registry
 from riverboat.services.settlement.wallets import TooMuchContention, WalletBook
 from riverboat.v1 import settlement_pb2 as pb
 from riverboat.v1 import settlement_pb2_grpc
@@ -117,11 +118,25 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
 
     def __init__(self, *, release_wait: float) -> None:
         self._parts: tuple[Database, WalletBook, Projector] | None = None
+        self._registry: Registry | None = None
         self._release_wait = release_wait
 
-    def attach(self, db: Database, wallets: WalletBook, projector: Projector) -> None:
-        """Start answering with these (until then every RPC is UNAVAILABLE)."""
+    def attach(
+        self,
+        db: Database,
+        wallets: WalletBook,
+        projector: Projector,
+        registry: Registry | None = None,
+    ) -> None:
+        """Start answering with these (until then every RPC is UNAVAILABLE); with a
+        ``registry``, only registered players and existing tables are served."""
         self._parts = (db, wallets, projector)
+        self._registry = registry
+
+    async def _known_player(self, player: str) -> str:
+        if self._registry is not None:
+            await self._registry.check_player(player)
+        return player
 
     @property
     def _db(self) -> Database:
@@ -147,8 +162,8 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             raise _wallet_errors(exc) from None
 
     async def Deposit(self, request: pb.DepositRequest, context: Any) -> pb.DepositResponse:
-        """Credit a wallet (operators)."""
-        player = _player(request.player)
+        """Credit a wallet (operators); only a registered player's."""
+        player = await self._known_player(_player(request.player))
         by = _caller()
         decide = functools.partial(
             decide_deposit, amount=request.amount, external_ref=request.external_ref, by=by
@@ -161,7 +176,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
 
     async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
         """Pay out of a wallet (operators)."""
-        player = _player(request.player)
+        player = await self._known_player(_player(request.player))
         by = _caller()
         decide = functools.partial(
             decide_withdraw, amount=request.amount, external_ref=request.external_ref, by=by
@@ -179,6 +194,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         identity = current_identity()
         player = _player(request.player or identity.subject)
         _own(identity, player)
+        await self._known_player(player)
         try:
             state = await self._wallets.state(player)
         except EventStoreError:
@@ -268,6 +284,9 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             validate_aggregate_id(request.table_id)
         except ValueError:
             raise InvalidArgument("table_id is not a table id (letters, digits, - and _)") from None
+        await self._known_player(player)
+        if self._registry is not None:
+            await self._registry.check_table(request.table_id)
         decide = functools.partial(
             decide_reserve,
             table_id=request.table_id,
