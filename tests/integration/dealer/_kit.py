@@ -12,6 +12,7 @@ import grpc.aio
 import pytest
 
 from riverboat.eventstore import AppendResult, JetStreamEventStore
+from riverboat.eventstore.base import validate_aggregate_id
 from riverboat.services.dealer.config import DealerConfig
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
 from tests.conftest import make_token
@@ -50,11 +51,18 @@ def dealer_config(nats_url: str, **overrides: Any) -> DealerConfig:
 class DealerClient:
     """Typed calls to a dealer (the generated stub is untyped)."""
 
-    def __init__(self, channel: grpc.aio.Channel, role: str = "service") -> None:
+    def __init__(
+        self, channel: grpc.aio.Channel, role: str = "service", table_log: TableLog | None = None
+    ) -> None:
         self.stub: Any = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
         self.metadata = (("authorization", f"Bearer {make_token('table', role)}"),)
+        self.table_log = table_log
 
     async def commit(self, table_id: str, hand_id: str) -> dealer_pb2.CommitHandResponse:
+        """CommitHand; with a ``table_log``, the table is opened in it first (as the table
+        service does before any hand), since the dealer commits only for tables that exist."""
+        if self.table_log is not None:
+            await self.table_log.open(table_id)
         request = dealer_pb2.CommitHandRequest(table_id=table_id, hand_id=hand_id)
         response: dealer_pb2.CommitHandResponse = await self.stub.CommitHand(
             request, timeout=10, metadata=self.metadata
@@ -143,6 +151,16 @@ class TableLog:
 
     def __init__(self, store: JetStreamEventStore) -> None:
         self.store = store
+
+    async def open(self, table_id: str) -> None:
+        """Write the table's TableCreated unless its log has a record (valid ids only: others
+        are left for the dealer to refuse)."""
+        try:
+            validate_aggregate_id(table_id)
+        except ValueError:
+            return
+        if await self.store.last_version(table_id) == 0:
+            await self.append(table_id, table_created(table_id))
 
     async def append(self, table_id: str, *events: events_pb2.EventEnvelope) -> AppendResult:
         """Append one EventBatch record; returns its position (``stream_sequence``)."""

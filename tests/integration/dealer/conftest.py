@@ -81,7 +81,7 @@ async def dealer(start_dealer: StartDealer) -> DealerServer:
 
 
 @pytest.fixture
-async def client(dealer: DealerServer) -> AsyncIterator[DealerClient]:
-    """A client of the :func:`dealer` fixture's server."""
+async def client(dealer: DealerServer, table_log: TableLog) -> AsyncIterator[DealerClient]:
+    """A client of the :func:`dealer` fixture's server (it opens tables in the test's log)."""
     async with grpc.aio.insecure_channel(dealer.address) as channel:
-        yield DealerClient(channel)
+        yield DealerClient(channel, table_log=table_log)

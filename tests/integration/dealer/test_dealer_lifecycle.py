@@ -9,11 +9,13 @@ from typing import Any
 
 import grpc
 import grpc.aio
+import nats
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from riverboat.engine.cards import card_str
+from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.natsserver import NatsServer
 from riverboat.services.dealer.config import DealerConfig
 from riverboat.services.dealer.keys import SealingKey
@@ -65,7 +67,7 @@ async def test_restart_continues_the_same_deck(
     table, hand = unique("t"), unique("h")
     first = await start_dealer()
     async with grpc.aio.insecure_channel(first.address) as channel:
-        client = DealerClient(channel)
+        client = DealerClient(channel, table_log=table_log)
         commit = await client.commit(table, hand)
         logged = await table_log.append(table, committed(commit, hand))
         before = await client.deck(table, hand, logged.stream_sequence)
@@ -73,7 +75,7 @@ async def test_restart_continues_the_same_deck(
 
     second = await start_dealer()
     async with grpc.aio.insecure_channel(second.address) as channel:
-        client = DealerClient(channel)
+        client = DealerClient(channel, table_log=table_log)
         assert await client.deck(table, hand, logged.stream_sequence) == before
         assert await client.commit(table, hand) == commit  # not redrawn after the restart
         await table_log.append(table, started(hand), ended())
@@ -87,7 +89,7 @@ async def test_wrong_sealing_key_fails_clearly_and_never_redraws(
     table, hand = unique("t"), unique("h")
     first = await start_dealer(key=KEY)
     async with grpc.aio.insecure_channel(first.address) as channel:
-        client = DealerClient(channel)
+        client = DealerClient(channel, table_log=table_log)
         commit = await client.commit(table, hand)
         logged = await table_log.append(table, committed(commit, hand), started(hand))
         deck = await client.deck(table, hand, logged.stream_sequence)
@@ -95,7 +97,7 @@ async def test_wrong_sealing_key_fails_clearly_and_never_redraws(
 
     wrong = await start_dealer(key=OTHER_KEY)
     async with grpc.aio.insecure_channel(wrong.address) as channel:
-        client = DealerClient(channel)
+        client = DealerClient(channel, table_log=table_log)
         error = await rpc_error(
             client.deck(table, hand, logged.stream_sequence),
             grpc.StatusCode.FAILED_PRECONDITION,
@@ -120,7 +122,7 @@ async def test_wrong_sealing_key_fails_clearly_and_never_redraws(
 
     right = await start_dealer(key=KEY)
     async with grpc.aio.insecure_channel(right.address) as channel:
-        client = DealerClient(channel)
+        client = DealerClient(channel, table_log=table_log)
         assert await client.deck(table, hand, logged.stream_sequence) == deck
         revealed = await client.reveal(table, hand)
         assert commitment(hand, revealed.seed) == commit.commitment
@@ -195,10 +197,14 @@ async def test_health_follows_the_nats_connection(tmp_path: Path) -> None:
         cfg = dealer_config(nats_server.url)
         server = DealerServer(cfg, SealingKey(KEY, source="test"))
         await server.start()
+        nc = await nats.connect(nats_server.url)
+        settings = StreamSettings(name=cfg.tables_stream, subject_prefix=cfg.tables_prefix)
+        table_log = TableLog(await JetStreamEventStore.open(nc, settings))
         try:
             async with grpc.aio.insecure_channel(server.address) as channel:
                 client = DealerClient(channel)
                 table, hand = unique("t"), unique("h")
+                await table_log.open(table)  # now: this client loses NATS below
                 commit = await client.commit(table, hand)
 
                 nats_server.kill()
@@ -213,12 +219,16 @@ async def test_health_follows_the_nats_connection(tmp_path: Path) -> None:
                 await wait_health(server.address, SERVING)
                 assert await client.commit(table, hand) == commit
         finally:
+            await nc.close()
             await server.stop(grace=0)
     finally:
         nats_server.close()
 
 
-async def test_only_services_deal_and_auditors_may_ask_for_a_seed(dealer: DealerServer) -> None:
+async def test_only_services_deal_and_auditors_may_ask_for_a_seed(
+    dealer: DealerServer, table_log: TableLog
+) -> None:
+    await table_log.open("t-auth")
     async with grpc.aio.insecure_channel(dealer.address) as channel:
         stub: Any = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
         commit = dealer_pb2.CommitHandRequest(table_id="t-auth", hand_id="h-1")

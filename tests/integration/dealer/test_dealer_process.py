@@ -92,7 +92,7 @@ async def test_kill_9_and_restart_serve_the_same_deck(
         assert any("DEVELOPMENT" in str(line["event"]) for line in warnings)
 
         async with grpc.aio.insecure_channel(first.address) as channel:
-            client = DealerClient(channel)
+            client = DealerClient(channel, table_log=table_log)
             commit = await client.commit(table, hand)
             logged = await table_log.append(table, committed(commit, hand))
             before = await client.deck(table, hand, logged.stream_sequence)
@@ -104,7 +104,7 @@ async def test_kill_9_and_restart_serve_the_same_deck(
     second = DealerProcess(config, tmp_path, tmp_path / "second.log")
     try:
         async with grpc.aio.insecure_channel(second.address) as channel:
-            client = DealerClient(channel)
+            client = DealerClient(channel, table_log=table_log)
             assert await client.deck(table, hand, logged.stream_sequence) == before
             assert await client.commit(table, hand) == commit
             await table_log.append(table, started(hand), ended())

@@ -8,6 +8,7 @@ import io
 import json
 
 import grpc
+import grpc.aio
 import nats.js.errors
 import pytest
 from nats.aio.client import Client as NATS
@@ -15,6 +16,7 @@ from nats.aio.msg import Msg
 
 from riverboat.engine.cards import card_str, parse_card
 from riverboat.services.dealer.config import DealerConfig
+from riverboat.services.dealer.server import DealerServer
 from riverboat.services.dealer.store import REVEAL_RECORD_TYPE, SEED_RECORD_TYPE
 from riverboat.shuffle import SCHEME, commitment, derive_deck, verify
 from tests.integration.dealer._kit import (
@@ -334,11 +336,28 @@ async def test_reveal_with_a_wrong_sequence_still_finds_the_hand(
     )
 
 
-async def test_tables_stream_missing(client: DealerClient) -> None:
-    table, hand = unique("t"), unique("h")
-    await client.commit(table, hand)
-    await rpc_error(client.deck(table, hand, 1), FAILED_PRECONDITION, reason="TABLE_LOG_MISSING")
-    await rpc_error(client.reveal(table, hand), FAILED_PRECONDITION, reason="TABLE_LOG_MISSING")
+async def test_tables_stream_missing(dealer: DealerServer) -> None:
+    # No table_log fixture here: the tables stream was never created.
+    async with grpc.aio.insecure_channel(dealer.address) as channel:
+        client = DealerClient(channel)
+        table, hand = unique("t"), unique("h")
+        await rpc_error(client.commit(table, hand), FAILED_PRECONDITION, reason="TABLE_LOG_MISSING")
+
+
+async def test_hands_are_committed_only_for_tables_that_exist(
+    client: DealerClient, dealer: DealerServer, config: DealerConfig, nats_client: NATS
+) -> None:
+    async with grpc.aio.insecure_channel(dealer.address) as channel:
+        bare = DealerClient(channel)  # does not open the table first
+        for table in (unique("t"), "no-such-table"):
+            error = await rpc_error(
+                bare.commit(table, unique("h")), grpc.StatusCode.NOT_FOUND, reason="TABLE_NOT_FOUND"
+            )
+            assert table in (error.details() or "")
+    info = await nats_client.jetstream().stream_info(config.seeds_stream)
+    assert info.state.messages == 0  # nothing sealed for a table that does not exist
+    table = unique("t")
+    await client.commit(table, unique("h"))  # opened in its log: committed
 
 
 async def test_seed_stream_is_write_once(

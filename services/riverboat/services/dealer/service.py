@@ -107,6 +107,13 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         """Draw, seal and store a seed for a new hand; repeat calls return the stored commitment."""
         table_id, hand_id = validate_ids(request.table_id, request.hand_id)
         store = self.store
+        # Only for a table that exists (its log has a record): a seed stored for no table
+        # would stay in the write-once stream for good.
+        if not await store.table_exists(table_id):
+            raise NotFound(
+                f"there is no table {table_id!r}: its log has no record; open the table first",
+                reason="TABLE_NOT_FOUND",
+            )
         record = await store.load_seed(table_id, hand_id)
         created = False
         if record is None:

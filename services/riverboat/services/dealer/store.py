@@ -213,6 +213,7 @@ class DealerStore:
             timeout=config.nats_timeout,
         )
         """Reader of the table logs. Never ``ensure_stream()`` it: the stream is not ours."""
+        self._tables: set[str] = set()  # tables whose log was seen to exist
 
     @property
     def connected(self) -> bool:
@@ -371,6 +372,32 @@ class DealerStore:
         return stored, False
 
     # -- table logs ---------------------------------------------------------------------------
+
+    async def table_exists(self, table_id: str) -> bool:
+        """Whether the table's log has a record: a table exists once it is opened (cached once
+        true, as tables are never removed).
+
+        Raises:
+            FailedPrecondition: the tables stream does not exist.
+            Unavailable: NATS failed.
+        """
+        if table_id in self._tables:
+            return True
+        stream = self._config.tables_stream
+        with _unavailable(f"read of stream {stream!r}"):
+            try:
+                await self._js.get_msg(stream, subject=self.table_subject(table_id))
+            except nats.js.errors.NotFoundError as exc:
+                if exc.err_code == _ERR_STREAM_NOT_FOUND:
+                    raise FailedPrecondition(
+                        f"the table-log stream {stream!r} does not exist",
+                        reason="TABLE_LOG_MISSING",
+                    ) from None
+                return False
+        if len(self._tables) >= 100_000:
+            self._tables.clear()
+        self._tables.add(table_id)
+        return True
 
     async def table_message(self, sequence: int) -> RawStreamMsg | None:
         """The message at ``sequence`` of the tables stream, or ``None`` if there is none.
