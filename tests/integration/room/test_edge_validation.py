@@ -223,6 +223,15 @@ async def test_amounts_are_bounded_at_the_edge(room: Room) -> None:
                 )
                 create.overrides.update({option: value})
                 await must_refuse(lobby, LOBBY + "CreateTable", create, operator, INVALID)
+            # Found by the fuzz battery: a Struct may hold infinity and NaN, JSON may not.
+            create = lobby_pb2.CreateTableRequest(template="pacific", name="x", request_id="inf")
+            create.overrides.update({"small_bet": float("inf")})
+            await must_refuse(lobby, LOBBY + "CreateTable", create, operator, INVALID)
+            act = table_pb2.ActRequest(
+                table_id=table_id, seat=1, action="choose_game", choice="x", request_id="a2"
+            )
+            act.options.update({"rounds": float("nan")})
+            await must_refuse(table, TABLE + "Act", act, wr.auth("ann"), INVALID)
             create = lobby_pb2.CreateTableRequest(template="pacific", name="x", request_id="caps")
             create.overrides.update({"rake_cap": INT64_MAX})
             await must_refuse(lobby, LOBBY + "CreateTable", create, operator, INVALID)

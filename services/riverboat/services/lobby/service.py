@@ -293,7 +293,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         caller = _caller()
         key = RequestKey("create_table", caller, request_id)
         fp = fingerprint(request)
-        overrides = MessageToDict(request.overrides) if request.HasField("overrides") else {}
+        try:
+            overrides = MessageToDict(request.overrides) if request.HasField("overrides") else {}
+        except ValueError:  # NaN or infinity: a Struct may hold them, JSON may not
+            raise InvalidArgument("overrides must be JSON values (no NaN or infinity)") from None
         # JSON numbers arrive as floats; money and counts are integers.
         overrides = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v

@@ -18,6 +18,7 @@ from google.protobuf.struct_pb2 import Struct
 
 from riverboat.engine.cards import card_str
 from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb
+from riverboat.services.common.errors import InvalidArgument
 from riverboat.services.table.runner import Update
 from riverboat.table.aggregate import TableState
 from riverboat.table.views import (
@@ -134,7 +135,11 @@ def struct_to_dict(struct: Struct) -> dict[str, Any]:
             return [plain(v) for v in value]
         return value
 
-    return {k: plain(v) for k, v in MessageToDict(struct).items()}
+    try:
+        values = MessageToDict(struct)
+    except ValueError:  # NaN or infinity: a Struct may hold them, JSON (and options) may not
+        raise InvalidArgument("options must be JSON values (no NaN or infinity)") from None
+    return {k: plain(v) for k, v in values.items()}
 
 
 class TableViews:
