@@ -162,14 +162,16 @@ async def whole_room(room: Room) -> AsyncIterator[WholeRoom]:
 async def stream_states(nc: NATS, names: Sequence[str]) -> dict[str, tuple[int, int]]:
     """``name -> (messages, last sequence)`` of each stream that exists."""
     js = nc.jetstream(timeout=10)
-    out = {}
-    for name in names:
+
+    async def one(name: str) -> tuple[int, int] | None:
         try:
             info = await js.stream_info(name)
         except nats.js.errors.NotFoundError:
-            continue
-        out[name] = (int(info.state.messages), int(info.state.last_seq))
-    return out
+            return None
+        return (int(info.state.messages), int(info.state.last_seq))
+
+    states = await asyncio.gather(*(one(name) for name in names))
+    return {name: state for name, state in zip(names, states, strict=True) if state is not None}
 
 
 async def call(
