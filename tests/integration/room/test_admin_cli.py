@@ -164,6 +164,12 @@ async def test_an_operators_day(admin: Admin, tmp_path: Path) -> None:
     bad = await run("create-table", "--name", "Broken", "--set", "small_bet=-5")
     assert bad.status == 1 and bad.err.startswith("riverboat admin: ") and not bad.out
 
+    # Money moves only for accounts the lobby registered.
+    nobody = await run("deposit", "ann", "50", "--ref", "pay-0")
+    assert nobody.status == 1 and "account 'ann'" in nobody.err and not nobody.out
+    assert (await run("balance", "ann")).status == 1
+    async with grpc.aio.insecure_channel(run.lobby) as lobby_channel:
+        await LobbyClient(lobby_channel).register("ann", "correct horse")
     deposit = await run("deposit", "ann", "50", "--ref", "pay-1")
     assert deposit.out.strip() == "Deposited $50.00 to ann (ref pay-1); wallet now $50.00."
     repeat = await run("deposit", "ann", "50", "--ref", "pay-1")
@@ -263,6 +269,7 @@ async def play_some_hands(run: Admin, table_id: str, hands: int = 3) -> int:
 
         bots = []
         for n, name in enumerate(("bot-1", "bot-2")):
+            await LobbyClient(lobby_channel).register(name, "correct horse")
             await run("deposit", name, "100", "--ref", f"{name}-seed")
             token = make_token(name, "player")
             await LobbyClient(lobby_channel, token).join(table_id, 5_000, request_id=f"{name}-in")
