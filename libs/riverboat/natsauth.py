@@ -10,7 +10,8 @@ JetStream API calls each one makes; the table is in ``docs/architecture.md``):
 ``dealer``     owns ``RB_DEALER`` (sealed seeds: nobody else reads them) and ``RB_AUDIT``
                (revealed seeds); reads ``RB_TABLES``
 ``settlement`` owns ``RB_WALLETS``; reads ``RB_TABLES`` through its durable consumer (may create
-               the table stream if it starts first, never reconfigure it)
+               the table stream if it starts first, never reconfigure it); reads single
+               messages of ``RB_LOBBY`` (the account registry)
 ``auditor``    reads ``RB_TABLES``, ``RB_AUDIT``, ``RB_WALLETS`` with ephemeral consumers; writes
                nothing
 ``operator``   the operator's tools (``riverboat audit``, ``riverboat settlement rebuild``):
@@ -184,6 +185,8 @@ def room_permissions(layout: StreamLayout | None = None) -> dict[str, Permission
             + [f"{_API}.STREAM.CREATE.{lay.tables_stream}"]
             + _reader(lay.tables_stream)
             + _durable_reader(lay.tables_stream)
+            # The lobby's log is the account registry: deposits are for registered players.
+            + _reader(lay.lobby_stream)
         ),
         "auditor": [
             *_consumer_reader(lay.tables_stream),

@@ -56,7 +56,7 @@ UPDATERS = {
 }
 #: Who may read each stream's stored messages (by any means: get, direct get, consumer).
 READERS = {
-    "RB_LOBBY": {"lobby"},
+    "RB_LOBBY": {"lobby", "settlement"},  # settlement: the account registry
     "RB_TABLES": {"table", "dealer", "settlement", "auditor", "operator"},
     "RB_WALLETS": {"settlement", "auditor", "operator"},
     "RB_DEALER": {"dealer"},  # the sealed seeds: the dealer alone
