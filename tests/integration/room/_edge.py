@@ -190,14 +190,18 @@ async def call(
     """
     try:
         if streaming:
-            stream = channel.unary_stream(path)(payload, metadata=tuple(metadata), timeout=timeout)
+            stream = channel.unary_stream(path, None, None)(
+                payload, metadata=tuple(metadata), timeout=timeout
+            )
             try:
                 async for reply in stream:
                     return grpc.StatusCode.OK, "", bytes(reply)
             finally:
                 stream.cancel()
             return grpc.StatusCode.OK, "", None
-        reply = await channel.unary_unary(path)(payload, metadata=tuple(metadata), timeout=timeout)
+        reply = await channel.unary_unary(path, None, None)(
+            payload, metadata=tuple(metadata), timeout=timeout
+        )
         return grpc.StatusCode.OK, "", bytes(reply)
     except grpc.aio.AioRpcError as exc:
         return exc.code(), exc.details() or "", None

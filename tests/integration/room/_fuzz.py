@@ -205,6 +205,7 @@ def _scalar(pools: Pools, f: FieldDescriptor) -> st.SearchStrategy[Any]:
     ):
         return st.one_of(st.sampled_from(INT32), st.integers(-3, 12))
     if t == FieldDescriptor.TYPE_ENUM:
+        assert f.enum_type is not None
         return st.sampled_from([v.number for v in f.enum_type.values] + [99])
     if t in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
         return st.floats(allow_nan=True, allow_infinity=True, width=32)
@@ -241,9 +242,11 @@ def message(pools: Pools, desc: Descriptor, depth: int = 0) -> st.SearchStrategy
     parts: dict[str, st.SearchStrategy[Any]] = {}
     for f in desc.fields:
         if f.type == FieldDescriptor.TYPE_MESSAGE:
-            if depth >= 2 or f.message_type.GetOptions().map_entry:
+            nested = f.message_type
+            assert nested is not None
+            if depth >= 2 or nested.GetOptions().map_entry:
                 continue
-            value: st.SearchStrategy[Any] = message(pools, f.message_type, depth + 1)
+            value: st.SearchStrategy[Any] = message(pools, nested, depth + 1)
         else:
             value = _scalar(pools, f)
         if f.is_repeated:

@@ -209,10 +209,10 @@ async def test_amounts_are_bounded_at_the_edge(room: Room) -> None:
             before, _ = await settle(wr)
             operator = wr.auth("boss", "operator")
             for stack in (INT64_MAX, 10**12 + 1, -5, -(2**63)):
-                seat = table_pb2.SeatPlayerRequest(
+                seated = table_pb2.SeatPlayerRequest(
                     table_id=table_id, seat=3, player="cat", stack=stack, request_id="big"
                 )
-                await must_refuse(table, TABLE + "SeatPlayer", seat, operator, INVALID)
+                await must_refuse(table, TABLE + "SeatPlayer", seated, operator, INVALID)
             for option, value in (
                 ("big_bet", INT64_MAX),
                 ("small_bet", INT64_MAX),
@@ -355,4 +355,4 @@ async def test_undecodable_oversized_and_out_of_range_requests(room: Room) -> No
             assert await stream_states(wr.nc, wr.streams) == before
         finally:
             for channel in channels.values():
-                await channel.close()
+                await channel.close(None)

@@ -108,8 +108,8 @@ class RoomState:
         self.seen_hands: set[str] = set()
 
     async def close(self) -> None:
-        await self.settlement.close()
-        await self.table.close()
+        await self.settlement.close(None)
+        await self.table.close(None)
 
     async def balances(self) -> tuple[tuple[int, int, int], ...]:
         async def one(player: str) -> tuple[int, int, int]:
@@ -237,7 +237,7 @@ def test_fuzzing_every_rpc_of_every_service(room: Room) -> None:
             async def close() -> None:
                 for pool in channels.values():
                     for channel in pool:
-                        await channel.close()
+                        await channel.close(None)
                 await state.close()
 
             runner.run(close())

@@ -71,11 +71,17 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
         table = await boss.create_table("dealers_choice", "Friday", request_id="pty-dc")
         cashier = settlement_pb2_grpc.SettlementServiceStub(settlement_channel)  # type: ignore[no-untyped-call]
         operator_md = (("authorization", f"Bearer {room.token('boss', 'operator')}"),)
-        for player in ("ann", "bot"):
+        # Money goes only to accounts the lobby registered: the bot now, ann once she has
+        # signed up at the prompts.
+        await LobbyClient(lobby_channel).register("bot", "correct horse")
+
+        async def fund(player: str) -> None:
             await cashier.Deposit(
                 settlement_pb2.DepositRequest(player=player, amount=50_000, external_ref="d1"),
                 metadata=operator_md,
             )
+
+        await fund("bot")
         bot_seen: dict[str, set[str]] = {}  # hand id -> every face-down card the bot held
         bot_hole: dict[str, set[str]] = {}  # hand id -> those it holds last (shown down)
 
@@ -113,6 +119,7 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
         bot: asyncio.Future[object] | None = None
         try:
             await screen.expect("lobby> ")
+            await fund("ann")
             # Ann sits first (seat 1), so the first dealer called is her.
             screen.send("j 1 100")
             await screen.expect(r"You sit in seat 1 at Friday with \$100\.00")

@@ -129,11 +129,17 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
         table = await boss.create_table("pacific", "Pacific $1/$2", request_id="pty")
         cashier = settlement_pb2_grpc.SettlementServiceStub(settlement_channel)  # type: ignore[no-untyped-call]
         operator_md = (("authorization", f"Bearer {room.token('boss', 'operator')}"),)
-        for player in ("ann", "bot"):
+        # Money goes only to accounts the lobby registered: the bot now, ann once she has
+        # signed up at the prompts.
+        await LobbyClient(lobby_channel).register("bot", "correct horse")
+
+        async def fund(player: str) -> None:
             await cashier.Deposit(
                 settlement_pb2.DepositRequest(player=player, amount=10_000, external_ref="d1"),
                 metadata=operator_md,
             )
+
+        await fund("bot")
 
         # The bot sits down first and plays through the same API, never folding.
         bot_lobby = LobbyClient(lobby_channel, room.token("bot"))
@@ -185,6 +191,7 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
             screen.send("y")
             await screen.expect("Welcome, ann")
             await screen.expect("lobby> ")
+            await fund("ann")
             assert table.table_id in screen.text and "Pacific $1/$2" in screen.text
 
             screen.send("j 1 40")
