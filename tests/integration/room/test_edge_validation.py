@@ -325,7 +325,12 @@ async def test_undecodable_oversized_and_out_of_range_requests(room: Room) -> No
                 INVALID,
             )
             act = table_pb2.ActRequest(
-                table_id=table_id, seat=1, action="draw", cards=["Q" * 50_000], request_id="c"
+                table_id=table_id,
+                hand_id="h-1",
+                seat=1,
+                action="draw",
+                cards=["Q" * 50_000],
+                request_id="c",
             )
             await must_refuse(
                 channels["TableService"],
