@@ -17,6 +17,7 @@ the order the stud bring-in and the odd-chip rules use.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -78,6 +79,22 @@ def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
 def cards_str(cards: Iterable[Card]) -> str:
     """Space-separated text of ``cards``."""
     return " ".join(_STRS[c] for c in cards)
+
+
+# A card as people write it: "7h", "Ts", "10s", "7♥"; not inside a longer word or number.
+_CARD_TEXT: Final = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhsCDHS♣♦♥♠](?![A-Za-z0-9])")
+
+
+def redact_cards(text: str) -> str:
+    """``text`` with every card it names replaced by ``??``.
+
+    For text that leaves the table for somewhere a player's cards must not go, such as a log
+    line quoting a refusal ("you do not hold 7h" tells the log's reader about a hand).
+
+    >>> redact_cards("you do not hold 7h or T♠")
+    'you do not hold ?? or ??'
+    """
+    return _CARD_TEXT.sub("??", text)
 
 
 def standard_deck() -> tuple[Card, ...]:

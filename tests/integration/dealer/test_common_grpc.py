@@ -39,6 +39,8 @@ async def _unary(request: Request, context: Any) -> Reply:
         raise NotFound("no such hand", reason="HAND_NOT_COMMITTED")
     if request.hand_id == "boom":
         _explode()
+    if request.hand_id == "card":
+        raise FailedPrecondition("you do not hold 7h or T♠", reason="NOT_HELD")
     structlog.get_logger("test").info("handled")
     return Reply(cards=["ok"])
 
@@ -111,6 +113,21 @@ async def test_service_errors_keep_their_status_and_reason(
     finished = [line for line in lines if line["event"] == "rpc finished"]
     assert finished[-1]["code"] == "NOT_FOUND"
     assert finished[-1]["table_id"] == "t-77" and finished[-1]["rpc"] == "Probe/Unary"
+
+
+async def test_a_refusal_naming_cards_is_logged_without_them(
+    probe: GrpcServer, captured_logs: io.StringIO
+) -> None:
+    # The caller named the cards, so it reads them back; the log's reader must not learn
+    # what a player does or does not hold.
+    error = await rpc_error(
+        _call(probe.address, "card"), grpc.StatusCode.FAILED_PRECONDITION, reason="NOT_HELD"
+    )
+    assert error.details() == "you do not hold 7h or T♠"
+    lines = [json.loads(line) for line in captured_logs.getvalue().splitlines()]
+    finished = [line for line in lines if line["event"] == "rpc finished"]
+    assert finished[-1]["error"] == "you do not hold ?? or ??"
+    assert "7h" not in captured_logs.getvalue() and "T♠" not in captured_logs.getvalue()
 
 
 async def test_unexpected_errors_become_internal_without_details(

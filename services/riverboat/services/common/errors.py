@@ -45,6 +45,7 @@ from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from riverboat.engine.cards import redact_cards
 from riverboat.eventstore.errors import (
     AppendOutcomeUnknownError,
     ConcurrencyError,
@@ -501,7 +502,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         if isinstance(exc, ServiceError):
             reason = {"reason": exc.reason} if exc.reason else {}
             message = cap_message(exc.message)
-            self._finished(exc.code, started, quiet, error=message, **reason)
+            # The caller reads the message as is; the log gets it without cards (a refused
+            # move may name one, and the log's readers must learn nothing of a hand).
+            error = redact_cards(message)
+            self._finished(exc.code, started, quiet, error=error, **reason)
             metadata: tuple[tuple[str, str | bytes], ...] = (
                 ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
             )
