@@ -448,7 +448,8 @@ def act(
 
 
 def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
-    """Void the hand in progress: refund every contribution, no rake."""
+    """Void the hand in progress: refund every contribution, no rake; players who asked to
+    leave during it leave now."""
     _exists(state)
     hand = state.hand
     if state.pending is not None and (hand is None or hand.finished):
@@ -456,7 +457,13 @@ def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
     if hand is None or hand.finished:
         raise TableError("no hand is in progress", kind="precondition", rule="no_hand")
     refunds = tuple((seat, c) for seat, c in zip(hand.seats, hand.committed, strict=True) if c)
-    return [HandVoided(hand.hand_id, reason, refunds)]
+    # Players who asked to leave during the hand leave with it, as they would have had it
+    # ended: with their refunded stacks (the ones it started them with).
+    start = dict(zip(hand.seats, hand.starting_stacks, strict=True))
+    left = [
+        PlayerLeft(s.seat, s.player, start.get(s.seat, s.stack)) for s in state.seats if s.leaving
+    ]
+    return [HandVoided(hand.hand_id, reason, refunds), *left]
 
 
 def leavers(state: TableState, hand: HandState) -> list[AnyEvent]:

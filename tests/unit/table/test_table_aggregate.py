@@ -229,3 +229,25 @@ def test_voiding_a_committed_hand_refunds_nothing_of_the_hand_before() -> None:
     state = table.fold(commit, state)
     state = table.fold(table.void_hand(state, "the dealer could not be reached"), state)
     assert state.seats == after_hand and not state.hand_in_progress
+
+
+def test_players_who_asked_to_leave_a_voided_hand_leave_with_their_refund() -> None:
+    # Found by the crash battery: a hand voided after a crash (it could not resume in time)
+    # kept the players who had asked to leave it seated as "leaving" for good: never dealt
+    # in again, never cashed out.
+    state, log = _table()
+    commit = table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52)
+    state = table.fold(commit, state)
+    state = table.fold(table.deal_hand(state, list(range(52))), state)
+    for seat in (2, 4):
+        state = table.fold(table.unseat_player(state, seat=seat), state)
+    voided = table.void_hand(state, "the dealer could not be reached to resume the hand")
+    assert [type(e).__name__ for e in voided] == ["HandVoided", "PlayerLeft", "PlayerLeft"]
+    assert [(e.seat, e.stack) for e in voided if isinstance(e, PlayerLeft)] == [
+        (2, 1000),
+        (4, 1000),
+    ]
+    state = table.fold(voided, state)
+    assert [(s.seat, s.player, s.stack, s.leaving) for s in state.seats] == [
+        (6, "p3", 1000, False)
+    ]
