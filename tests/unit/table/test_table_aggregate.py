@@ -235,7 +235,7 @@ def test_players_who_asked_to_leave_a_voided_hand_leave_with_their_refund() -> N
     # Found by the crash battery: a hand voided after a crash (it could not resume in time)
     # kept the players who had asked to leave it seated as "leaving" for good: never dealt
     # in again, never cashed out.
-    state, log = _table()
+    state, _ = _table()
     commit = table.commit_hand(state, hand_id="h", scheme="RBS1", commitment=b"c", deck_size=52)
     state = table.fold(commit, state)
     state = table.fold(table.deal_hand(state, list(range(52))), state)
@@ -248,6 +248,4 @@ def test_players_who_asked_to_leave_a_voided_hand_leave_with_their_refund() -> N
         (4, 1000),
     ]
     state = table.fold(voided, state)
-    assert [(s.seat, s.player, s.stack, s.leaving) for s in state.seats] == [
-        (6, "p3", 1000, False)
-    ]
+    assert [(s.seat, s.player, s.stack, s.leaving) for s in state.seats] == [(6, "p3", 1000, False)]
