@@ -46,7 +46,7 @@ STACK = 5000
 # Nobody's clock runs out while a service restarts (a clock move would change the hand).
 ACTION_SECONDS = 900
 # Seating is done well within the pause, so every run deals to the same players.
-HAND_PAUSE = "2.0"
+HAND_PAUSE = "1.0"
 
 
 PLANTS_DIR = Path(__file__).parent / "plants"
@@ -161,8 +161,10 @@ class CrashRoom:
         )
 
     async def start(self) -> None:
-        for proc in (self.dealer, self.table, self.settlement):
-            await asyncio.to_thread(proc.start)
+        # All at once: the table's dealer calls wait for the dealer, settlement for nobody.
+        await asyncio.gather(
+            *(asyncio.to_thread(p.start) for p in (self.dealer, self.table, self.settlement))
+        )
 
     async def stop(self) -> None:
         for proc in (self.settlement, self.table, self.dealer):

@@ -73,12 +73,12 @@ async def _battery(
     report: list[str] = []
     try:
         await ref.start()
-        # The uninterrupted runs, all at once (one table each).
-        refs = await asyncio.gather(
-            *(play_scripted(ref, f, f"{f.name}-{service}") for f in families)
-        )
         crash = CrashRoom(nats_server.url, tmp_path / "crash", f"CX{tag}", key=ref.key)
-        await crash.start()
+        # The uninterrupted runs, all at once (one table each), while the crash room starts.
+        refs, _ = await asyncio.gather(
+            asyncio.gather(*(play_scripted(ref, f, f"{f.name}-{service}") for f in families)),
+            crash.start(),
+        )
         if plant is not None:
             planted, bug = plant
             crash.plant_bug(planted, bug)  # in the process as it restarts after a kill
