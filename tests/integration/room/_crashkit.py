@@ -355,11 +355,12 @@ async def play_scripted(
     *,
     service: str | None = None,
     kill_after: Callable[[int], bool] = lambda v: False,
-    timeout: float = 240.0,
+    timeout: float = 180.0,
 ) -> Run:
     """Open the table, seat the family's players, play the scripted hand to its end (everyone
     leaves with it, so no next hand follows); kill ``service`` after each chosen version of
-    the hand (setup versions are never chosen) and restart it before going on."""
+    the hand (setup versions are never chosen) and restart it before going on. The hand must
+    end within ``timeout`` seconds, and a minute more for each restart."""
     run = Run(table_id)
     players = [f"{table_id}-p{k}" for k in range(1, family.players + 1)]
     setup = 1 + family.players
@@ -376,6 +377,7 @@ async def play_scripted(
                 if loop.time() > deadline:
                     raise AssertionError(f"{table_id}: the hand did not end in {timeout}s")
                 if await killer.revive():
+                    deadline += 60  # a restart under load takes its time
                     await channel.close(None)  # a fresh channel: no reconnect back-off
                     channel = grpc.aio.insecure_channel(room.table.address)
                 killer.changed.clear()
