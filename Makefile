@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/riverboat up
 
+# Three workers on two cores: most of the suite waits on its servers (NATS, the services as
+# processes), so a third worker fills the waits. The batteries run serially under soak.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 3
 
 # The trust batteries (leaks, fuzzing, idempotency, outages, crashes, money) at full size:
 # hours, not minutes, so not part of `make test`, which runs the same tests small.

@@ -7,11 +7,14 @@ table log (cash-outs, rake) and keeps its ledger in SQLite under the test's dire
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import grpc
+
 from riverboat.services.launcher import ServiceProcess, free_port
+from riverboat.v1 import lobby_pb2, lobby_pb2_grpc
 from tests.integration.room.conftest import KEY_ENV, Room, _lobby
 
 
@@ -74,3 +77,14 @@ async def settled_lobby(room: Room) -> AsyncIterator[Settled]:
     finally:
         await asyncio.to_thread(lobby.stop)
         await asyncio.to_thread(settlement.stop)
+
+
+async def register(lobby_address: str, names: Iterable[str]) -> None:
+    """Register each of ``names`` in the lobby (password ``<name>-password``): settlement moves
+    money only for players the lobby knows."""
+    async with grpc.aio.insecure_channel(lobby_address) as channel:
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
+        for name in names:
+            await lobby.Register(
+                lobby_pb2.RegisterRequest(username=name, password=f"{name}-password"), timeout=30
+            )

@@ -91,16 +91,19 @@ class Admin:
     async def _thread(self, argv: list[str], token: str) -> Result:
         def run() -> Result:
             out, err = io.StringIO(), io.StringIO()
-            saved = os.environ.pop("RIVERBOAT_TOKEN", None)
+            # The same terminal as _process gives (pytest-xdist's workers set COLUMNS=80).
+            saved = {k: os.environ.pop(k, None) for k in ("RIVERBOAT_TOKEN", "COLUMNS")}
+            os.environ["COLUMNS"] = "160"
             if token:
                 os.environ["RIVERBOAT_TOKEN"] = token
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                     status = main(argv)
             finally:
-                os.environ.pop("RIVERBOAT_TOKEN", None)
-                if saved is not None:
-                    os.environ["RIVERBOAT_TOKEN"] = saved
+                for key, value in saved.items():
+                    os.environ.pop(key, None)
+                    if value is not None:
+                        os.environ[key] = value
             return Result(status, out.getvalue(), err.getvalue())
 
         return await asyncio.to_thread(run)

@@ -47,7 +47,7 @@ from riverboat.v1 import (
     table_pb2_grpc,
 )
 from tests.battery import size
-from tests.integration.room._settled import _tag, settled_lobby
+from tests.integration.room._settled import _tag, register, settled_lobby
 from tests.integration.room.conftest import Room
 
 REASON = "rb-error-reason"
@@ -345,6 +345,7 @@ async def test_idempotency_battery(room: Room) -> None:
     rng = random.Random(12)
     ops, names = ["op-a", "op-b"], [f"pl{k}" for k in range(players_n)]
     async with settled_lobby(room) as services:
+        await register(services.lobby.address, names)
         addresses = {
             "lobby": services.lobby.address,
             "table": room.table_address,

@@ -11,7 +11,7 @@ import grpc
 
 from riverboat.table.events import PlayerSeated
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, settlement_pb2, settlement_pb2_grpc
-from tests.integration.room._settled import settled_lobby
+from tests.integration.room._settled import register, settled_lobby
 from tests.integration.room.conftest import Room
 from tests.integration.room.test_idempotency_battery import check_leaves, table_log
 
@@ -21,7 +21,7 @@ def _md(room: Room, name: str, role: str) -> tuple[tuple[str, str], ...]:
 
 
 async def test_players_sharing_a_leave_id_each_leave(room: Room) -> None:
-    names = [f"p{k}" for k in range(12)]
+    names = [f"pl{k}" for k in range(12)]
     async with (
         settled_lobby(room) as services,
         grpc.aio.insecure_channel(services.lobby.address) as lobby_channel,
@@ -30,6 +30,7 @@ async def test_players_sharing_a_leave_id_each_leave(room: Room) -> None:
         lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)  # type: ignore[no-untyped-call]
         money = settlement_pb2_grpc.SettlementServiceStub(money_channel)  # type: ignore[no-untyped-call]
         boss = _md(room, "boss", "operator")
+        await register(services.lobby.address, names)
         tables = []
         for rid in ("a", "b"):
             created = await lobby.CreateTable(

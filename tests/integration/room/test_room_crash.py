@@ -198,7 +198,7 @@ async def test_a_lost_race_through_grpc_is_aborted_and_writes_nothing(
 ) -> None:
     """Two table-service instances that do not hear of each other's writes (no NATS nudge):
     the one with the stale state loses with ABORTED."""
-    from riverboat.services.common import GrpcServer
+    from riverboat.services.common import ErrorInterceptor, GrpcServer
     from riverboat.services.common.auth import AuthInterceptor
     from riverboat.services.table.registry import TableRegistry
     from riverboat.services.table.service import RULES, TableService
@@ -216,7 +216,7 @@ async def test_a_lost_race_through_grpc_is_aborted_and_writes_nothing(
             server = GrpcServer(
                 "127.0.0.1:0",
                 service_names=["riverboat.v1.TableService"],
-                interceptors=[AuthInterceptor(room.issuer, RULES)],
+                interceptors=[ErrorInterceptor(), AuthInterceptor(room.issuer, RULES)],
             )
             registry = TableRegistry(store, dealer, config, nc=None)
             table_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
