@@ -53,6 +53,7 @@ from riverboat.eventstore.errors import (
     EventStoreError,
     StoreUnavailableError,
 )
+from riverboat.redirect import ERROR_DOMAIN
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
@@ -85,7 +86,6 @@ REASON_METADATA_KEY = "rb-error-reason"
 """Trailing-metadata key holding a :attr:`ServiceError.reason` (UPPER_SNAKE_CASE)."""
 RETRY_DELAY_METADATA_KEY = "rb-retry-delay-ms"
 """Trailing-metadata key holding :attr:`ResourceExhausted.retry_delay`, in whole milliseconds."""
-ERROR_DOMAIN = "riverboat"
 
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
 
