@@ -40,10 +40,11 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from riverboat.natsauth import NatsUser, inbox_prefix
 
@@ -51,12 +52,15 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "MIN_SERVER_VERSION",
+    "NatsCluster",
     "NatsServer",
     "NatsServerError",
     "NatsServerNotFoundError",
     "PortInUseError",
+    "ServerTls",
     "StoreInUseError",
     "find_nats_server",
+    "free_port",
     "is_listening",
     "port_holder",
     "server_version",
@@ -228,6 +232,46 @@ def server_version(binary: Path | str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
+def free_port(host: str = DEFAULT_HOST) -> int:
+    """A TCP port nothing listens on right now (bind to 0, read it, release it).
+
+    Only for ports that must be known before any process starts (a cluster's route ports, which
+    every node lists); client ports are picked by the server itself.
+    """
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTls:
+    """TLS for a server's client port: its certificate and key, and the CA clients must present.
+
+    Attributes:
+        cert_file, key_file: the server's certificate chain and private key (PEM).
+        ca_file: the CA that signed the clients' certificates; with ``verify`` every client must
+            present one.
+        verify: require client certificates (mutual TLS).
+    """
+
+    cert_file: Path
+    key_file: Path
+    ca_file: Path | None = None
+    verify: bool = False
+
+    def config_text(self) -> str:
+        """The ``tls { ... }`` block of the server configuration."""
+        lines = [
+            f"  cert_file: {_conf_string(str(self.cert_file))}",
+            f"  key_file: {_conf_string(str(self.key_file))}",
+        ]
+        if self.ca_file is not None:
+            lines.append(f"  ca_file: {_conf_string(str(self.ca_file))}")
+        if self.verify:
+            lines.append("  verify: true")
+        return "tls {\n" + "\n".join(lines) + "\n}\n"
+
+
 def _conf_string(value: str) -> str:
     # NATS config strings accept JSON-style double quoting and escapes.
     return json.dumps(value)
@@ -254,6 +298,11 @@ class NatsServer:
         server_name: str = "riverboat",
         startup_timeout: float = 15.0,
         users: Sequence[NatsUser] = (),
+        cluster_name: str | None = None,
+        cluster_port: int = 0,
+        routes: Sequence[str] = (),
+        monitor: bool = False,
+        tls: ServerTls | None = None,
     ) -> None:
         """Describe a server; nothing runs until :meth:`start`.
 
@@ -268,7 +317,16 @@ class NatsServer:
             startup_timeout: seconds :meth:`start` waits for JetStream to answer.
             users: require a login as one of these users, each with its allow lists (none: no
                 authentication). The start-up probe logs in as the first.
+            cluster_name: join the cluster of that name (see :class:`NatsCluster`); ``None``:
+                a single server.
+            cluster_port: the route port other nodes dial (needed with ``cluster_name``).
+            routes: the other nodes' route URLs, ``nats-route://host:port``.
+            monitor: serve the HTTP monitoring endpoints (``/jsz``) on a free port
+                (:attr:`monitor_port`); a cluster's nodes do, to tell who leads.
+            tls: serve clients over TLS with these files (:class:`ServerTls`).
         """
+        if cluster_name is not None and not cluster_port:
+            raise ValueError("a cluster node needs its cluster_port")
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be in 0..65535, got {port}")
         self.store_dir = Path(store_dir).resolve()
@@ -279,6 +337,12 @@ class NatsServer:
         self.startup_timeout = startup_timeout
         self._binary = Path(binary) if binary is not None else None
         self.users = tuple(users)
+        self.cluster_name = cluster_name
+        self.cluster_port = cluster_port
+        self.routes = tuple(routes)
+        self.monitor = monitor
+        self.monitor_port = 0
+        self.tls = tls
         self._process: subprocess.Popen[bytes] | None = None
         self._runtime_dir: Path | None = None
         self._ports_dir = Path()
@@ -295,10 +359,11 @@ class NatsServer:
 
     @property
     def url(self) -> str:
-        """Client URL, e.g. ``nats://127.0.0.1:4333``."""
+        """Client URL, e.g. ``nats://127.0.0.1:4333`` (``tls://`` when serving TLS)."""
         if self.port == 0:
             raise NatsServerError("port 0 is resolved to a real port only by start()")
-        return f"nats://{self.host}:{self.port}"
+        scheme = "nats" if self.tls is None else "tls"
+        return f"{scheme}://{self.host}:{self.port}"
 
     @property
     def pid(self) -> int | None:
@@ -318,8 +383,12 @@ class NatsServer:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def start(self) -> Self:
-        """Launch the server and wait until JetStream answers API requests.
+    def start(self, *, wait: bool = True) -> Self:
+        """Launch the server and (unless ``wait`` is false) wait until JetStream answers.
+
+        A cluster node's JetStream answers only once the cluster has elected a meta leader, which
+        takes a majority of the nodes: :class:`NatsCluster` launches them all with
+        ``wait=False``, then calls :meth:`wait_ready` on each.
 
         Raises:
             StoreInUseError: another nats-server runs on the store (nothing was started).
@@ -347,12 +416,22 @@ class NatsServer:
             # The server process holds the lock from here on, for exactly as long as it lives.
             os.close(lock_fd)
         _LIVE.add(self)
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        """Wait until the launched server's JetStream answers (kill it and raise if not).
+
+        Raises:
+            NatsServerError: the process exited, or JetStream did not answer within
+                ``startup_timeout`` (the message includes the log tail).
+        """
         try:
             self._wait_ready(self._ports_dir)
         except BaseException:
             self.kill()
             raise
-        return self
 
     def check_store(self) -> None:
         """Raise :class:`StoreInUseError` if a nats-server runs on the store (nothing starts)."""
@@ -465,8 +544,35 @@ class NatsServer:
             "jetstream {\n"
             f"  store_dir: {_conf_string(str(self.store_dir))}\n"
             f"  sync_interval: {self.sync_interval}\n"
-            "}\n" + self._authorization_text()
+            "}\n"
+            + self._monitor_text()
+            + self._cluster_text()
+            + self._tls_text()
+            + self._authorization_text()
         )
+
+    def _monitor_text(self) -> str:
+        if not self.monitor:
+            return ""
+        return f"http_port: {self.monitor_port or -1}\n"
+
+    def _cluster_text(self) -> str:
+        if self.cluster_name is None:
+            return ""
+        routes = ", ".join(_conf_string(route) for route in self.routes)
+        return (
+            "cluster {\n"
+            f"  name: {_conf_string(self.cluster_name)}\n"
+            f"  host: {_conf_string(self.host)}\n"
+            f"  port: {self.cluster_port}\n"
+            f"  routes: [{routes}]\n"
+            "}\n"
+        )
+
+    def _tls_text(self) -> str:
+        if self.tls is None:
+            return ""
+        return self.tls.config_text()
 
     def _authorization_text(self) -> str:
         if not self.users:
@@ -487,9 +593,14 @@ class NatsServer:
             if port is not None:
                 self.port = port
                 try:
-                    _probe_jetstream(
-                        self.host, port, timeout=1.0, user=self.users[0] if self.users else None
-                    )
+                    if self.tls is None:
+                        _probe_jetstream(
+                            self.host, port, timeout=1.0, user=self.users[0] if self.users else None
+                        )
+                    else:
+                        # The bare-socket probe speaks no TLS: a TLS server is ready when it
+                        # logs so (JetStream came up before it starts listening).
+                        _log_says_ready(self.log_tail(200))
                     return
                 except (OSError, NatsServerError) as exc:
                     last_problem = str(exc)
@@ -506,6 +617,11 @@ class NatsServer:
                 data = json.loads(ports_file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 return None  # written non-atomically; try again on the next poll
+            if self.monitor:
+                monitoring = [str(url) for url in data.get("monitoring", [])]
+                if not monitoring:
+                    return None
+                self.monitor_port = int(monitoring[0].rpartition(":")[2].strip("/"))
             for url in data.get("nats", []):
                 _, _, port_text = str(url).rpartition(":")
                 if port_text.isdigit():
@@ -517,6 +633,208 @@ class NatsServer:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None
             self._log_path = None
+
+
+def _log_says_ready(log: str) -> None:
+    if "Server is ready" not in log:
+        raise NatsServerError("not ready yet (no 'Server is ready' in its log)")
+
+
+class NatsCluster:
+    """A NATS cluster of ``size`` JetStream nodes on loopback, for tests and ``riverboat up``.
+
+    Each node has its own store directory (``<base_dir>/<node name>``), a free client port, a
+    route port every other node dials, and the HTTP monitoring endpoint through which
+    :meth:`meta_leader` and :meth:`stream_leader` find who leads. Ports are picked on the first
+    :meth:`start` and kept, so :meth:`kill` and :meth:`restart` of one node leave :attr:`urls`
+    valid.
+
+    Typical use::
+
+        with NatsCluster(tmp_path) as cluster:
+            nc = await nats.connect(servers=cluster.urls)
+            leader = cluster.stream_leader("RB_TABLES")
+            cluster.kill(leader)
+            ...
+            cluster.restart(leader)
+    """
+
+    def __init__(
+        self,
+        base_dir: Path | str,
+        *,
+        size: int = 3,
+        name: str = "riverboat",
+        host: str = DEFAULT_HOST,
+        binary: Path | str | None = None,
+        startup_timeout: float = 30.0,
+        users: Sequence[NatsUser] = (),
+        sync_interval: str = "always",
+    ) -> None:
+        """Describe the cluster; nothing runs until :meth:`start`.
+
+        Args:
+            base_dir: parent of the nodes' store directories.
+            size: number of nodes (3 survives losing one; JetStream needs a majority).
+            name: the cluster's name; nodes are named ``<name>-1`` .. ``<name>-<size>``.
+            host: interface every node listens on.
+            binary: nats-server executable; default :func:`find_nats_server`.
+            startup_timeout: seconds to wait for the nodes and for a meta leader.
+            users: as for :class:`NatsServer`, on every node.
+            sync_interval: JetStream fsync policy of every node.
+        """
+        if size < 1:
+            raise ValueError(f"a cluster needs at least one node, got {size}")
+        self.base_dir = Path(base_dir).resolve()
+        self.name = name
+        self.host = host
+        self.startup_timeout = startup_timeout
+        route_ports = [free_port(host) for _ in range(size)]
+        self.nodes: list[NatsServer] = []
+        for index, route_port in enumerate(route_ports, start=1):
+            node_name = f"{name}-{index}"
+            self.nodes.append(
+                NatsServer(
+                    self.base_dir / node_name,
+                    host=host,
+                    port=0,
+                    binary=binary,
+                    sync_interval=sync_interval,
+                    server_name=node_name,
+                    startup_timeout=startup_timeout,
+                    users=users,
+                    cluster_name=name,
+                    cluster_port=route_port,
+                    routes=[f"nats-route://{host}:{p}" for p in route_ports if p != route_port],
+                    monitor=True,
+                )
+            )
+
+    @property
+    def urls(self) -> list[str]:
+        """Every node's client URL (give clients all of them: they fail over between them)."""
+        return [node.url for node in self.nodes]
+
+    def __iter__(self) -> Iterator[NatsServer]:
+        return iter(self.nodes)
+
+    def node(self, server_name: str) -> NatsServer:
+        """The node called ``server_name`` (as JetStream names leaders)."""
+        for node in self.nodes:
+            if node.server_name == server_name:
+                return node
+        raise KeyError(f"no node {server_name!r} in cluster {self.name!r}")
+
+    def start(self) -> Self:
+        """Launch every node, wait until each one's JetStream answers and a meta leader exists."""
+        try:
+            for node in self.nodes:
+                node.start(wait=False)
+            for node in self.nodes:
+                node.wait_ready()
+            self.wait_meta_leader()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def kill(self, node: NatsServer | str) -> NatsServer:
+        """SIGKILL one node, as a crash would; returns it (to :meth:`restart` later)."""
+        server = node if isinstance(node, NatsServer) else self.node(node)
+        server.kill()
+        return server
+
+    def restart(self, node: NatsServer | str) -> NatsServer:
+        """Start a stopped node again on its ports and store; wait until it serves JetStream."""
+        server = node if isinstance(node, NatsServer) else self.node(node)
+        server.start()
+        self.wait_meta_leader()
+        return server
+
+    def jsz(self, node: NatsServer, **query: str) -> dict[str, Any]:
+        """One node's ``/jsz`` monitoring report (``{}`` if the node does not answer)."""
+        import urllib.parse
+        import urllib.request
+
+        if not node.is_running or not node.monitor_port:
+            return {}
+        url = f"http://{self.host}:{node.monitor_port}/jsz?" + urllib.parse.urlencode(query)
+        try:
+            with urllib.request.urlopen(url, timeout=2.0) as response:
+                data = json.loads(response.read())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def meta_leader(self) -> str | None:
+        """The server name of the JetStream meta leader, as a live node reports it, or None."""
+        for node in self.nodes:
+            meta = self.jsz(node).get("meta_cluster")
+            if isinstance(meta, dict) and meta.get("leader"):
+                leader = str(meta["leader"])
+                if self.node(leader).is_running:
+                    return leader
+        return None
+
+    def wait_meta_leader(self, timeout: float | None = None) -> str:
+        """Wait until the live nodes agree on a running meta leader; return its name."""
+        deadline = time.monotonic() + (self.startup_timeout if timeout is None else timeout)
+        while True:
+            leader = self.meta_leader()
+            if leader is not None:
+                return leader
+            if time.monotonic() >= deadline:
+                raise NatsServerError(f"cluster {self.name!r} has no JetStream meta leader")
+            time.sleep(0.1)
+
+    def stream_leader(self, stream: str, *, account: str = "$G") -> NatsServer | None:
+        """The running node that leads ``stream`` (in ``account``), or None during an election."""
+        for node in self.nodes:
+            report = self.jsz(node, accounts="true", streams="true", acc=account)
+            for acct in report.get("account_details", None) or []:
+                if not isinstance(acct, dict):
+                    continue
+                for detail in acct.get("stream_detail", None) or []:
+                    if not isinstance(detail, dict) or detail.get("name") != stream:
+                        continue
+                    cluster = detail.get("cluster")
+                    leader = cluster.get("leader") if isinstance(cluster, dict) else None
+                    if leader:
+                        server = self.node(str(leader))
+                        if server.is_running:
+                            return server
+        return None
+
+    def wait_stream_leader(self, stream: str, timeout: float | None = None) -> NatsServer:
+        """Wait until ``stream`` has a running leader; return that node."""
+        deadline = time.monotonic() + (self.startup_timeout if timeout is None else timeout)
+        while True:
+            leader = self.stream_leader(stream)
+            if leader is not None:
+                return leader
+            if time.monotonic() >= deadline:
+                raise NatsServerError(f"stream {stream!r} has no leader in {self.name!r}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        """Stop every node and delete their configs and logs (the stores are kept)."""
+        for node in self.nodes:
+            node.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        nodes = ", ".join(repr(node) for node in self.nodes)
+        return f"NatsCluster({self.name!r}, [{nodes}])"
 
 
 def _probe_jetstream(host: str, port: int, *, timeout: float, user: NatsUser | None) -> None:

@@ -1,14 +1,19 @@
-"""Shared fixtures for integration tests: a real nats-server (never the host's port-4222 one)."""
+"""Shared fixtures for integration tests: real nats-servers (never the host's port-4222 one).
+
+``nats_server`` is one JetStream server for the session; ``nats_cluster`` is a fresh three-node
+cluster for one test (tests kill and restart its nodes).
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import nats
 import pytest
 from nats.aio.client import Client as NATS
 
-from riverboat.natsserver import NatsServer
+from riverboat.natsserver import NatsCluster, NatsServer
 
 
 @pytest.fixture(scope="session")
@@ -20,6 +25,17 @@ def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def nats_cluster(tmp_path: Path) -> Iterator[NatsCluster]:
+    """A three-node JetStream cluster on loopback for one test, with a meta leader elected."""
+    cluster = NatsCluster(tmp_path / "nats-cluster", size=3)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
 
 
 @pytest.fixture(scope="session")
