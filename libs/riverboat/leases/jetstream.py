@@ -1,0 +1,207 @@
+"""Leases in a JetStream key-value bucket (default ``RB_TABLE_OWNERS``).
+
+One key per table, history 1. Each write carries the ``Nats-TTL`` header (per-message TTL,
+nats-server 2.11+), so a lease lasts its TTL from its last write whatever the bucket's other
+settings, and every write names the key's last revision
+(``Nats-Expected-Last-Subject-Sequence``), so of two instances racing for a key, one wins. When a
+lease expires the server removes it and leaves a short-lived marker (the bucket's
+``limit_marker_ttl``), which is how watchers hear of it at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import nats.errors
+import nats.js.errors
+from nats.aio.client import Client as NATS
+from nats.js import api
+from nats.js.kv import KV_DEL, KV_MARKER_REASON, KV_OP, KV_PURGE, KeyValue
+
+from riverboat.leases.base import (
+    Holder,
+    Lease,
+    LeaseChange,
+    LeaseLost,
+    LeaseStore,
+    LeaseStoreUnavailable,
+    LeaseTaken,
+    LeaseWatch,
+    validate_key,
+)
+
+__all__ = ["DEFAULT_BUCKET", "JetStreamLeaseStore"]
+
+DEFAULT_BUCKET = "RB_TABLE_OWNERS"
+
+#: JetStream's "wrong last sequence" error codes: someone else wrote the key first.
+_WRONG_LAST = (10071, 10164)
+
+#: Seconds an expiry or release marker stays in the bucket (watchers that start later need
+#: not see it: a key with no live value reads as free).
+_MARKER_TTL = 60.0
+
+_UNREACHABLE = (
+    nats.errors.TimeoutError,
+    nats.errors.NoRespondersError,
+    nats.errors.ConnectionClosedError,
+    nats.errors.OutboundBufferLimitError,
+    nats.js.errors.ServiceUnavailableError,
+)
+
+
+def _ttl_header(ttl: float) -> str:
+    # Milliseconds, so a fractional TTL is honoured (nats-py's msg_ttl rounds to seconds).
+    return f"{math.ceil(ttl * 1000)}ms"
+
+
+class _JetStreamWatch(LeaseWatch):
+    def __init__(self, watcher: KeyValue.KeyWatcher) -> None:
+        self._watcher = watcher
+        self._closed = False
+
+    async def __anext__(self) -> LeaseChange:
+        async for entry in self._watcher:
+            if entry is None:
+                continue  # "caught up" marker
+            if entry.operation in (KV_DEL, KV_PURGE):
+                return LeaseChange(entry.key, None)
+            return LeaseChange(
+                entry.key, Lease(entry.key, Holder.decode(entry.value or b""), entry.revision or 0)
+            )
+        raise StopAsyncIteration
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            # Already gone with the connection: nothing left to stop.
+            with contextlib.suppress(Exception):
+                await self._watcher.stop()  # type: ignore[no-untyped-call]
+
+
+class JetStreamLeaseStore(LeaseStore):
+    """A :class:`LeaseStore` over a JetStream KV bucket. Create with :meth:`open`."""
+
+    def __init__(
+        self, nc: NATS, kv: KeyValue, *, bucket: str, ttl: float, stream: str, direct: bool
+    ) -> None:
+        self._nc = nc
+        self._kv = kv
+        self._js = nc.jetstream()
+        self.bucket = bucket
+        self.ttl = ttl
+        self._stream = stream
+        self._prefix = f"$KV.{bucket}."
+        # Direct gets (any replica answers) when the bucket allows them.
+        self._direct = direct
+
+    @classmethod
+    async def open(
+        cls, nc: NATS, *, ttl: float = 10.0, bucket: str = DEFAULT_BUCKET, replicas: int = 1
+    ) -> JetStreamLeaseStore:
+        """Open the bucket, creating it if it does not exist yet.
+
+        ``ttl`` (seconds, at least 1: the server's smallest per-message TTL) is this store's
+        leases' life; instances may use different TTLs on the same bucket.
+        """
+        if ttl < 1:
+            raise ValueError("lease ttl must be at least 1 second")
+        js = nc.jetstream()
+        try:
+            try:
+                kv = await js.key_value(bucket)
+            except nats.js.errors.BucketNotFoundError:
+                kv = await js.create_key_value(
+                    bucket=bucket,
+                    history=1,
+                    replicas=replicas,
+                    limit_marker_ttl=_MARKER_TTL,
+                    direct=True,
+                    description="Riverboat table owners (one lease per table)",
+                )
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease bucket {bucket}: {exc}") from exc
+        return cls(nc, kv, bucket=bucket, ttl=ttl, stream=f"KV_{bucket}", direct=kv._direct)
+
+    async def _last(self, key: str) -> tuple[Lease | None, int]:
+        """The live lease on ``key`` (None if free) and the key's last revision (0: none)."""
+        validate_key(key)
+        try:
+            msg = await self._js.get_last_msg(self._stream, self._prefix + key, direct=self._direct)
+        except nats.js.errors.NotFoundError:
+            return None, 0
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease {key}: {exc}") from exc
+        headers = msg.headers or {}
+        revision = msg.seq or 0
+        if headers.get(KV_OP) in (KV_DEL, KV_PURGE) or KV_MARKER_REASON in headers:
+            return None, revision
+        return Lease(key, Holder.decode(msg.data or b""), revision), revision
+
+    async def _write(self, key: str, data: bytes, last: int, *, op: str = "") -> int:
+        """Publish ``data`` on ``key`` if its last revision is ``last``; the new revision."""
+        headers: dict[str, str] = {api.Header.EXPECTED_LAST_SUBJECT_SEQUENCE.value: str(last)}
+        if op:
+            headers[KV_OP] = op
+        else:
+            headers[api.Header.MSG_TTL.value] = _ttl_header(self.ttl)
+        try:
+            ack = await self._js.publish(self._prefix + key, data, headers=headers)
+        except nats.js.errors.APIError as exc:
+            if exc.err_code in _WRONG_LAST:
+                raise LeaseLost(key) from exc
+            raise LeaseStoreUnavailable(f"lease {key}: {exc}") from exc
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease {key}: {exc}") from exc
+        return int(ack.seq)
+
+    async def create(self, key: str, holder: Holder) -> Lease:
+        current, last = await self._last(key)
+        if current is not None:
+            raise LeaseTaken(key, current)
+        try:
+            revision = await self._write(key, holder.encode(), last)
+        except LeaseLost:
+            raise LeaseTaken(key, (await self._last(key))[0]) from None
+        return Lease(key, holder, revision)
+
+    async def renew(self, lease: Lease) -> Lease:
+        return await self.transfer(lease, lease.holder)
+
+    async def transfer(self, lease: Lease, holder: Holder) -> Lease:
+        revision = await self._write(lease.key, holder.encode(), lease.revision)
+        return Lease(lease.key, holder, revision)
+
+    async def release(self, lease: Lease) -> None:
+        await self._write(lease.key, b"", lease.revision, op=KV_DEL)
+
+    async def get(self, key: str) -> Lease | None:
+        return (await self._last(key))[0]
+
+    async def all(self) -> dict[str, Lease]:
+        leases: dict[str, Lease] = {}
+        try:
+            watcher = await self._kv.watchall()
+            try:
+                while True:
+                    entry = await watcher.updates(timeout=5.0)  # type: ignore[no-untyped-call]
+                    if entry is None:
+                        break  # caught up
+                    if entry.operation in (KV_DEL, KV_PURGE):
+                        leases.pop(entry.key, None)
+                    else:
+                        leases[entry.key] = Lease(
+                            entry.key, Holder.decode(entry.value or b""), entry.revision or 0
+                        )
+            finally:
+                await watcher.stop()  # type: ignore[no-untyped-call]
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease bucket {self.bucket}: {exc}") from exc
+        return leases
+
+    async def watch(self) -> LeaseWatch:
+        try:
+            return _JetStreamWatch(await self._kv.watchall())
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease bucket {self.bucket}: {exc}") from exc
