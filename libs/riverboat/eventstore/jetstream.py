@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -71,6 +72,7 @@ from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RawStreamMsg, RetentionPolicy, StorageType, StreamConfig
 
+from riverboat.eventstore import observer as _observer
 from riverboat.eventstore._direct import iter_subject
 from riverboat.eventstore.base import (
     AppendResult,
@@ -279,10 +281,28 @@ class JetStreamEventStore(EventStore):
         validate_request_id(request_id)
         validate_expected_version(expected_version)
         self._require_connection(f"append to {subject!r}")
+        observer = _observer.current()
+        started = time.perf_counter()
+        outcome = "error"
         try:
-            return await self._append(aggregate_id, subject, payload, expected_version, request_id)
+            result = await self._append(
+                aggregate_id, subject, payload, expected_version, request_id, observer
+            )
+            outcome = "duplicate" if result.duplicate else "ok"
+            return result
+        except ConcurrencyError:
+            outcome = "conflict"
+            raise
+        except StoreUnavailableError:
+            outcome = "unavailable"
+            raise
+        except AppendOutcomeUnknownError:
+            outcome = "unknown"
+            raise
         except nats.errors.Error as exc:
             raise EventStoreError(f"append to {subject!r} failed: {exc}") from exc
+        finally:
+            observer.appended(self.stream, time.perf_counter() - started, outcome)
 
     async def iter_records(
         self, aggregate_id: str, from_version: int = 1
@@ -370,6 +390,7 @@ class JetStreamEventStore(EventStore):
         payload: bytes,
         expected_version: int,
         request_id: str,
+        observer: _observer.EventStoreObserver,
     ) -> AppendResult:
         cached = self._positions.get(aggregate_id)
         if expected_version == 0:
@@ -390,6 +411,9 @@ class JetStreamEventStore(EventStore):
             HEADER_VERSION: str(expected_version + 1),
             HEADER_REQUEST_ID: request_id,
         }
+        extra = observer.append_headers()
+        if extra:
+            headers.update(extra)
         for attempt in range(2):
             try:
                 ack = await self._js.publish(
@@ -411,6 +435,7 @@ class JetStreamEventStore(EventStore):
                     # Only our cached sequence was stale (e.g. the stream was recreated).
                     expected_seq = last.sequence
                     headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_seq)
+                    observer.retried(self.stream, "stale_sequence")
                     continue
                 return await self._resolve_conflict(
                     aggregate_id, expected_version, request_id, last

@@ -16,7 +16,8 @@ The interceptor also wraps each unary method's request deserializer: bytes that 
 as the request message are answered ``INVALID_ARGUMENT`` (reason ``UNDECODABLE_REQUEST``)
 before any handler runs, rather than gRPC's own ``UNKNOWN`` with a logged traceback.
 
-The interceptor also logs one line per RPC (method, status code, duration) and binds chosen
+The interceptor also logs one line per RPC (method, status code, duration), records the same
+in the RPC metrics (:mod:`riverboat.services.common.metrics`), and binds chosen
 request fields (for example ``table_id``) to structlog's context variables, so every line a
 handler logs carries them.
 
@@ -54,6 +55,7 @@ from riverboat.eventstore.errors import (
     StoreUnavailableError,
 )
 from riverboat.redirect import ERROR_DOMAIN
+from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
@@ -385,8 +387,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
     def _wrap(self, handler: Handler, method: str) -> Handler:
         quiet = method.startswith(self._quiet_prefixes)
+        rec = rpc_recorder(method)
         if handler.unary_unary is not None:
-            unary = self._wrap_unary(handler.unary_unary, method, quiet, unary_request=True)
+            unary = self._wrap_unary(handler.unary_unary, method, quiet, rec, unary_request=True)
             return grpc.unary_unary_rpc_method_handler(
                 unary,
                 _tolerant(handler.request_deserializer, unary is not handler.unary_unary),
@@ -394,12 +397,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             )
         if handler.stream_unary is not None:
             return grpc.stream_unary_rpc_method_handler(
-                self._wrap_unary(handler.stream_unary, method, quiet, unary_request=False),
+                self._wrap_unary(handler.stream_unary, method, quiet, rec, unary_request=False),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            stream = self._wrap_streaming(handler.unary_stream, method, quiet, unary_request=True)
+            stream = self._wrap_streaming(
+                handler.unary_stream, method, quiet, rec, unary_request=True
+            )
             return grpc.unary_stream_rpc_method_handler(
                 stream,
                 _tolerant(handler.request_deserializer, stream is not handler.unary_stream),
@@ -407,7 +412,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             )
         if handler.stream_stream is not None:
             return grpc.stream_stream_rpc_method_handler(
-                self._wrap_streaming(handler.stream_stream, method, quiet, unary_request=False),
+                self._wrap_streaming(
+                    handler.stream_stream, method, quiet, rec, unary_request=False
+                ),
                 handler.request_deserializer,
                 handler.response_serializer,
             )
@@ -416,7 +423,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     # -- wrappers ---------------------------------------------------------------------------
 
     def _wrap_unary(
-        self, behavior: Behavior, method: str, quiet: bool, *, unary_request: bool
+        self, behavior: Behavior, method: str, quiet: bool, rec: RpcRecorder, *, unary_request: bool
     ) -> Behavior:
         if not inspect.iscoroutinefunction(behavior):
             return behavior  # a synchronous handler (thread pool); not ours to wrap
@@ -430,35 +437,39 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                         raise _undecodable_error()
                     response = await behavior(request, context)
                 except BaseException as exc:
-                    await self._fail(exc, context, started, quiet)
+                    await self._fail(exc, context, started, quiet, rec)
                     raise  # _fail re-raises or aborts; this is for the type checker
-                self._finished(grpc.StatusCode.OK, started, quiet)
+                self._finished(grpc.StatusCode.OK, started, quiet, rec)
                 return response
 
         return unary_response
 
     def _wrap_streaming(
-        self, behavior: Behavior, method: str, quiet: bool, *, unary_request: bool
+        self, behavior: Behavior, method: str, quiet: bool, rec: RpcRecorder, *, unary_request: bool
     ) -> Behavior:
         if inspect.iscoroutinefunction(behavior):
             # The reader/writer style (context.write); it returns nothing.
-            return self._wrap_unary(behavior, method, quiet, unary_request=unary_request)
+            return self._wrap_unary(behavior, method, quiet, rec, unary_request=unary_request)
         if not inspect.isasyncgenfunction(behavior):
             return behavior
+        streams_open = rec.streams_open
 
         async def streaming_response(request: Any, context: Context) -> AsyncIterator[Any]:
             fields = self._fields(request) if unary_request else {}
             with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
                 started = time.perf_counter()
+                streams_open.inc()
                 try:
                     if request is _UNDECODABLE:
                         raise _undecodable_error()
                     async for response in behavior(request, context):
                         yield response
                 except BaseException as exc:
-                    await self._fail(exc, context, started, quiet)
+                    await self._fail(exc, context, started, quiet, rec)
                     raise
-                self._finished(grpc.StatusCode.OK, started, quiet)
+                finally:
+                    streams_open.dec()
+                self._finished(grpc.StatusCode.OK, started, quiet, rec)
 
         return streaming_response
 
@@ -476,13 +487,22 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 fields[name] = value
         return fields
 
-    def _finished(self, code: grpc.StatusCode, started: float, quiet: bool, **extra: Any) -> None:
-        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+    def _finished(
+        self,
+        code: grpc.StatusCode,
+        started: float,
+        quiet: bool,
+        rec: RpcRecorder,
+        **extra: Any,
+    ) -> None:
+        elapsed = time.perf_counter() - started
+        rec.observe(code, elapsed)
         level = "debug" if quiet else "info"
         if code not in _CLIENT_CODES and code is not grpc.StatusCode.OK:
             level = "warning"
         if not _stdlib_log.isEnabledFor(_LEVELS[level]):
             return  # the hot calls' debug lines: not even built when debug is off
+        duration_ms = round(elapsed * 1000, 3)
         _log.log(_LEVELS[level], "rpc finished", code=code.name, duration_ms=duration_ms, **extra)
 
     async def _fail(
@@ -491,13 +511,14 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         context: Context,
         started: float,
         quiet: bool,
+        rec: RpcRecorder,
     ) -> None:
         if isinstance(exc, asyncio.CancelledError):
-            self._finished(grpc.StatusCode.CANCELLED, started, quiet)
+            self._finished(grpc.StatusCode.CANCELLED, started, quiet, rec)
             raise exc
         if isinstance(exc, grpc.aio.AbortError):
             # The handler aborted by itself; the status is already set.
-            self._finished(context.code() or grpc.StatusCode.UNKNOWN, started, quiet)
+            self._finished(context.code() or grpc.StatusCode.UNKNOWN, started, quiet, rec)
             raise exc
         if isinstance(exc, ServiceError):
             reason = {"reason": exc.reason} if exc.reason else {}
@@ -505,7 +526,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             # The caller reads the message as is; the log gets it without cards (a refused
             # move may name one, and the log's readers must learn nothing of a hand).
             error = redact_cards(message)
-            self._finished(exc.code, started, quiet, error=error, **reason)
+            self._finished(exc.code, started, quiet, rec, error=error, **reason)
             metadata: tuple[tuple[str, str | bytes], ...] = (
                 ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
             )
@@ -514,6 +535,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             await context.abort(exc.code, message, metadata)
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
+        rec.observe(grpc.StatusCode.INTERNAL, time.perf_counter() - started)
         incident = uuid.uuid4().hex[:12]
         # The traceback goes to the log (plain, no local variables); the client gets the id.
         _log.error(

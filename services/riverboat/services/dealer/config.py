@@ -12,6 +12,7 @@ from pathlib import Path
 from riverboat.natsauth import NatsCredentials
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.metrics import add_metrics_arguments
 from riverboat.services.common.natslogin import (
     NatsLoginError,
     add_nats_login_arguments,
@@ -229,3 +230,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("debug", "info", "warning", "error"),
         help=f"minimum level (env {ENV_LOG_LEVEL}; default info)",
     )
+    add_metrics_arguments(ops)

@@ -25,6 +25,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
+from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
@@ -205,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _log.error("dealer configuration error", error=str(exc))
         return 2
+    start_metrics(args, "riverboat dealer")
     try:
         return eventloop.run(serve(config, key))
     except KeyboardInterrupt:  # a signal before the handlers were installed

@@ -7,6 +7,7 @@ import os
 
 from riverboat import eventloop
 from riverboat.services.common import configure_logging
+from riverboat.services.common.metrics import add_metrics_arguments, start_metrics
 from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.server import serve
@@ -59,6 +60,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="of the hashing places (running or waiting), how many one peer address may hold "
         "(env RIVERBOAT_HASH_PER_PEER; default 4)",
     )
+    add_metrics_arguments(parser)
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     except ValueError as exc:
         raise SystemExit(f"riverboat-lobby: {exc}") from None
+    start_metrics(args, "riverboat-lobby")
     eventloop.run(serve(config))
 
 

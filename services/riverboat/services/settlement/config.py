@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from riverboat.natsauth import NatsCredentials
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.metrics import add_metrics_arguments
 from riverboat.services.common.natslogin import (
     NatsLoginError,
     add_nats_login_arguments,
@@ -254,3 +255,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.add_argument("--grace", type=float, default=None, help="shutdown grace seconds (5)")
     ops.add_argument("--log-format", choices=("json", "console", "auto"), default=None)
     ops.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None)
+    add_metrics_arguments(ops)

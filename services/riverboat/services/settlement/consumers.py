@@ -25,6 +25,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from riverboat.eventstore.jetstream import HEADER_VERSION
+from riverboat.services.common.metrics import set_consumer_lag
 
 __all__ = ["AckFilter", "Delivery", "DurableConsumer", "Handler"]
 
@@ -140,6 +141,7 @@ class DurableConsumer:
                     self._fetch_wait + 5,
                 )
             except TimeoutError:
+                set_consumer_lag(self.durable, 0)
                 continue  # nothing new
             except nats.errors.Error as exc:
                 _log.warning("consumer_fetch_failed", durable=self.durable, error=str(exc))
@@ -189,6 +191,8 @@ class DurableConsumer:
                 await msg.nak(delay=delay)
             return
         self.applied += 1
+        # The server's count of records behind this one: free with every message.
+        set_consumer_lag(self.durable, meta.num_pending)
         if self._ack_filter is not None and not await self._ack_filter(delivery):
             return
         try:

@@ -28,6 +28,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor
 from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
+from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
 from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
@@ -275,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"riverboat settlement: {exc}", file=sys.stderr)
         return 2
     configure_logging(fmt=config.log_format, level=config.log_level, service="settlement")
+    start_metrics(args, "riverboat settlement")
     try:
         return eventloop.run(serve(config))
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import argparse
 
 from riverboat import eventloop
 from riverboat.services.common import configure_logging
+from riverboat.services.common.metrics import add_metrics_arguments, start_metrics
 from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.server import serve
@@ -36,6 +37,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="Watch streams one account may hold open at once (env "
         "RIVERBOAT_MAX_WATCH_STREAMS; default 32)",
     )
+    add_metrics_arguments(parser)
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -62,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     except ValueError as exc:
         raise SystemExit(f"riverboat-table: {exc}") from None
+    start_metrics(args, "riverboat-table")
     eventloop.run(serve(config))
 
 

@@ -7,13 +7,17 @@ import asyncio
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 
 from riverboat.eventstore import EventStore
+from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.runner import TableRunner
 
 log = structlog.get_logger("riverboat.table")
+
+_REGISTRY_CONSUMER = "table-registry"  # its lag in riverboat_consumer_lag_records
 
 
 class TableRegistry:
@@ -32,7 +36,7 @@ class TableRegistry:
         self.nc = nc
         self._tables: dict[str, TableRunner] = {}
         self._loading: dict[str, asyncio.Lock] = {}
-        self._subscription: object | None = None
+        self._subscription: Subscription | None = None
 
     async def start(self) -> None:
         """Load every table in the log, resume hands in progress, follow other writers."""
@@ -59,6 +63,9 @@ class TableRegistry:
         return sorted(s[len(prefix) :] for s in subjects if s.startswith(prefix))
 
     async def _on_message(self, msg: Msg) -> None:
+        if self._subscription is not None:
+            # Nudges queued behind this one: how far this instance trails other writers.
+            set_consumer_lag(_REGISTRY_CONSUMER, self._subscription.pending_msgs)
         table_id = msg.subject.rsplit(".", 1)[-1]
         runner = self._tables.get(table_id)
         if runner is None:
@@ -101,4 +108,4 @@ class TableRegistry:
         for runner in self._tables.values():
             await runner.close()
         if self._subscription is not None:
-            await self._subscription.unsubscribe()  # type: ignore[attr-defined]
+            await self._subscription.unsubscribe()
