@@ -38,8 +38,9 @@ from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_c
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.idempotency import RequestKey, RequestMemory
 from riverboat.services.table.config import TableConfig
-from riverboat.services.table.dealer_client import DealerClient, DealerUnavailable
+from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.mailbox import Mailbox, MailboxFull
+from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock, TableLease, Timer
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
@@ -105,16 +106,35 @@ class Submitted:
     left: tuple[bool, int] | None = None
 
 
+class LeaseNotHeld(RuntimeError):
+    """This instance no longer owns the table (its lease expired or was handed over): it
+    writes nothing more to the table's log."""
+
+
 class TableRunner:
-    """A live table. Create with :meth:`load`."""
+    """A live table. Create with :meth:`load`.
+
+    Its ports: ``store`` (the log), ``dealer``, ``clock`` (the event loop's by default) and
+    ``lease`` (whether this instance owns the table; always, by default). Nothing is written
+    while the lease is not held, and no background work (deal, clock, reshuffle) starts.
+    """
 
     def __init__(
-        self, table_id: str, store: EventStore, dealer: DealerClient, config: TableConfig
+        self,
+        table_id: str,
+        store: EventStore,
+        dealer: Dealer,
+        config: TableConfig,
+        *,
+        clock: Clock | None = None,
+        lease: TableLease = ALWAYS_HELD,
     ) -> None:
         self.table_id = table_id
         self.store = store
         self.dealer = dealer
         self.config = config
+        self.clock: Clock = clock or LoopClock()
+        self.lease = lease
         self.state = TableState(table_id)
         self.version = 0
         self.deck: tuple[int, ...] | None = None
@@ -128,27 +148,35 @@ class TableRunner:
         self._requests: RequestMemory[Submitted] = RequestMemory(_REQUEST_MEMORY)
         self._watchers: set[Mailbox[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._clock: asyncio.TimerHandle | None = None
+        self._clock: Timer | None = None
         #: What the armed clock is for: re-deriving the same turn must not restart its clock.
         self._clock_for: tuple[str, int, tuple[int, ...]] | None = None
         #: An append got no answer: it may be in the log, so read the log before deciding.
         self._in_doubt = False
-        self._reconcile_timer: asyncio.TimerHandle | None = None
+        self._reconcile_timer: Timer | None = None
         self._reconcile_delay = RECONCILE_RETRY_FIRST
-        # Looked up once: on Python 3.11 each lookup is a getpid() system call.
-        self._loop = asyncio.get_running_loop()
         self._dealing = False
         self._closed = False
+        #: Handing the table over: no new hand starts; waiters learn when none is in play.
+        self._handing_over = False
+        self._between_hands: list[asyncio.Future[bool]] = []
         self.log = log.bind(table_id=table_id)
 
     # --- loading and catching up ---------------------------------------------------------
 
     @classmethod
     async def load(
-        cls, table_id: str, store: EventStore, dealer: DealerClient, config: TableConfig
+        cls,
+        table_id: str,
+        store: EventStore,
+        dealer: Dealer,
+        config: TableConfig,
+        *,
+        clock: Clock | None = None,
+        lease: TableLease = ALWAYS_HELD,
     ) -> TableRunner:
         """Rebuild the table by replaying its log."""
-        runner = cls(table_id, store, dealer, config)
+        runner = cls(table_id, store, dealer, config, clock=clock, lease=lease)
         async with runner._lock:
             await runner._catch_up()
         return runner
@@ -267,6 +295,10 @@ class TableRunner:
             events = decide(self.state)
             if not events:
                 return Submitted(self.version, False)
+            if not self.lease.held:
+                # The owner's check before every write; the optimistic append stays the last
+                # line of defence should two instances ever both believe they own the table.
+                raise LeaseNotHeld(f"table {self.table_id} is not owned here")
             version = self.version + 1
             now = datetime.now(UTC)
             payload, chain_hash = encode_chained_batch(
@@ -355,11 +387,13 @@ class TableRunner:
 
     def after_change(self) -> None:
         """Schedule what follows from the current state: the next deal or the action clock."""
-        if self._closed:
+        if self._closed or not self.lease.held:
             return
         state = self.state
         hand = state.hand
-        if state.pending is not None and not self._dealing:
+        if self._handing_over and self.between_hands():
+            self._wake_hand_over()
+        elif state.pending is not None and not self._dealing:
             self._spawn(self._deal_pending())
         elif hand is not None and not hand.finished:
             if _awaits_reshuffle(hand):
@@ -370,6 +404,39 @@ class TableRunner:
             self._arm_clock("", self.version, (state.dealer,))
         elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
             self._spawn(self._start_hand(delay=self.config.hand_pause))
+
+    def between_hands(self) -> bool:
+        """No hand is committed, in play or being started: the table can change owner."""
+        hand = self.state.hand
+        return self.state.pending is None and (hand is None or hand.finished) and not self._dealing
+
+    async def hand_over(self, patience: float) -> bool:
+        """Start no new hand; wait (at most ``patience`` seconds) until none is in play.
+
+        Returns True if the table is between hands, False if a hand is still in play after
+        ``patience`` (its next owner resumes it with the same committed deck).
+        """
+        self._handing_over = True
+        if self.between_hands():
+            return True
+        waiter: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._between_hands.append(waiter)
+
+        def give_up() -> None:
+            if not waiter.done():
+                waiter.set_result(self.between_hands())
+
+        timer = self.clock.call_later(patience, give_up)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+
+    def _wake_hand_over(self) -> None:
+        for waiter in self._between_hands:
+            if not waiter.done():
+                waiter.set_result(True)
+        self._between_hands.clear()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -386,8 +453,8 @@ class TableRunner:
         self._dealing = True
         try:
             if delay:
-                await asyncio.sleep(delay)
-            if not self.state.can_start_hand():
+                await self.clock.sleep(delay)
+            if self._handing_over or not self.lease.held or not self.state.can_start_hand():
                 return
             if self.state.needs_dealer():
                 # Dealer's choice: call the dealer; unless the pot rode, they choose first.
@@ -420,10 +487,14 @@ class TableRunner:
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             self._reconcile_soon(self._reconcile_delay)  # try the next deal again later
+        except LeaseNotHeld:
+            self.log.info("hand_not_started", reason="the table is not owned here")
         except Exception:
             self.log.exception("hand_start_failed")
         finally:
             self._dealing = False
+            if self._handing_over and self.between_hands():
+                self._wake_hand_over()
 
     async def _deal_pending(self) -> None:
         """A hand was committed but not dealt (e.g. we crashed in between): deal it now."""
@@ -435,7 +506,7 @@ class TableRunner:
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             await self._void("the dealer could not be reached to resume the hand")
-        except (EngineError, ConcurrencyError) as exc:
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
             self.log.info("deal_skipped", reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("deal_skipped", reason=str(exc))  # submit() reconciles later
@@ -481,7 +552,7 @@ class TableRunner:
                 actor="service:table",
             )
             self.log.warning("hand_voided", hand_id=hand_id, reason=reason)
-        except (EngineError, ConcurrencyError, EventStoreError) as exc:
+        except (EngineError, ConcurrencyError, EventStoreError, LeaseNotHeld) as exc:
             self.log.info("void_skipped", reason=str(exc))
 
     async def _reshuffle(self, hand_id: str, version: int) -> None:
@@ -503,7 +574,7 @@ class TableRunner:
                 request_id=f"reshuffle-{hand_id}-{round_}",
                 actor="service:table",
             )
-        except (EngineError, ConcurrencyError) as exc:
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
             self.log.info("reshuffle_skipped", hand_id=hand_id, reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("reshuffle_skipped", hand_id=hand_id, reason=str(exc))
@@ -522,14 +593,15 @@ class TableRunner:
                 return  # re-derived after a catch-up: this turn's clock keeps running
             self._clock.cancel()
         self._clock_for = turn
-        self._clock = self._loop.call_later(
+        self._clock = self.clock.call_later(
             self.state.action_seconds, self._clock_due, hand_id, version, seats
         )
 
     def _clock_due(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         self._clock = None
         self._clock_for = None
-        if not self._closed and self.version == version:  # else someone acted in time
+        if not self._closed and self.version == version and self.lease.held:
+            # (else someone acted in time, or the table is no longer ours)
             self._spawn(self._clock_expiry(hand_id, version, seats))
 
     async def _clock_expiry(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
@@ -549,7 +621,7 @@ class TableRunner:
                 actor="clock",
             )
             self.log.info("clock_expired", hand_id=hand_id, seats=list(seats))
-        except (EngineError, ConcurrencyError) as exc:
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("clock_skipped", hand_id=hand_id, reason=str(exc))
@@ -609,10 +681,10 @@ class TableRunner:
             return
         timer = self._reconcile_timer
         if timer is not None:
-            if timer.when() <= self._loop.time() + delay:
+            if timer.when() <= self.clock.time() + delay:
                 return
             timer.cancel()
-        self._reconcile_timer = self._loop.call_later(delay, self._reconcile_due)
+        self._reconcile_timer = self.clock.call_later(delay, self._reconcile_due)
 
     def _reconcile_due(self) -> None:
         self._reconcile_timer = None
@@ -664,6 +736,10 @@ class TableRunner:
         for mailbox in list(self._watchers):
             mailbox.force(None)
         self._watchers.clear()
+        for waiter in self._between_hands:
+            if not waiter.done():
+                waiter.set_result(self.between_hands())
+        self._between_hands.clear()
 
 
 def _awaits_reshuffle(hand: object) -> bool:

@@ -1,0 +1,181 @@
+"""The table runner over fake ports: dealing, the clock, voids and hand-over, with time moved
+by hand (no real waiting, no timing), the dealer's calls counted and the lease switched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from riverboat.engine.events import HandStarted
+from riverboat.engine.games import waiting_for
+from riverboat.engine.options import pacific_options
+from riverboat.eventcodec import decode_batch
+from riverboat.eventstore import InMemoryEventStore
+from riverboat.services.table.config import TableConfig
+from riverboat.services.table.runner import LeaseNotHeld, TableRunner
+from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableState
+from riverboat.table.events import AnyEvent, HandVoided
+from tests.unit.table.fakes import CountingDealer, ManualClock, SwitchLease, settle
+
+pytestmark = pytest.mark.timeout(60)
+
+PAUSE = 2.0
+ACTION = 30
+
+
+async def _runner(
+    store: InMemoryEventStore,
+    dealer: CountingDealer,
+    clock: ManualClock,
+    lease: SwitchLease | None = None,
+) -> TableRunner:
+    return await TableRunner.load(
+        "t1",
+        store,
+        dealer,
+        TableConfig(hand_pause=PAUSE),
+        clock=clock,
+        lease=lease or SwitchLease(),
+    )
+
+
+async def _open(runner: TableRunner, players: int = 2) -> None:
+    await runner.submit(
+        lambda s: table.create_table(
+            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
+            action_seconds=ACTION,
+        ),
+        request_id="open",
+        actor="op",
+    )  # fmt: skip
+    for seat in range(1, players + 1):
+        await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
+
+
+def _seat(seat: int) -> Callable[[TableState], list[AnyEvent]]:
+    return lambda s: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000)
+
+
+def _in_hand(runner: TableRunner) -> bool:
+    hand = runner.state.hand
+    return hand is not None and not hand.finished and bool(waiting_for(hand))
+
+
+async def _events(store: InMemoryEventStore) -> list[object]:
+    return [e for r in await store.read("t1") for e, _ in decode_batch(r.payload)]
+
+
+async def test_the_next_hand_is_dealt_after_the_pause_and_committed_once() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE - 0.5)
+    assert not _in_hand(runner) and dealer.commits == []
+    await clock.advance(0.5)
+    assert _in_hand(runner)
+    assert len(dealer.commits) == 1
+    assert sum(isinstance(e, HandStarted) for e in await _events(store)) == 1
+    await runner.close()
+
+
+async def test_the_clock_acts_when_the_action_time_runs_out_and_not_before() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    version = runner.version
+    await clock.advance(ACTION - 1)
+    assert runner.version == version
+    await clock.advance(1)
+    assert runner.version > version
+    assert (await store.read("t1"))[-1].request_id.find("clock") >= 0
+    await runner.close()
+
+
+async def test_a_hand_that_cannot_resume_without_the_dealer_is_voided_and_refunded() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    assert _in_hand(runner)
+    await runner.close()
+    # A new owner (after a crash) finds the hand in play and cannot fetch its deck.
+    dealer.down = True
+    again = await _runner(store, dealer, clock)
+    await again.resume()
+    await settle()
+    voided = [e for e in await _events(store) if isinstance(e, HandVoided)]
+    assert len(voided) == 1
+    assert sorted(s.stack for s in again.state.seats) == [1000, 1000]
+    await again.close()
+
+
+async def test_a_resumed_hand_keeps_its_committed_deck() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    deck, hand_id = runner.deck, runner.state.hand.hand_id  # type: ignore[union-attr]
+    await runner.close()
+    again = await _runner(store, dealer, clock)
+    await again.resume()
+    assert again.state.hand is not None and again.state.hand.hand_id == hand_id
+    assert again.deck == deck
+    assert dealer.commits == [hand_id]  # no second commitment for the same hand
+    await again.close()
+
+
+async def test_hand_over_waits_for_the_hand_in_play_and_starts_no_new_one() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    assert _in_hand(runner)
+    handing = asyncio.ensure_future(runner.hand_over(patience=10 * ACTION))
+    await settle()
+    assert not handing.done()  # a hand is in play
+    # Nobody acts: the clock plays the hand out; then no new hand is dealt.
+    for _ in range(20):
+        if handing.done():
+            break
+        await clock.advance(ACTION)
+    assert handing.done() and handing.result() is True
+    commits = list(dealer.commits)
+    await clock.advance(PAUSE * 5)
+    assert dealer.commits == commits and not _in_hand(runner)
+    await runner.close()
+
+
+async def test_hand_over_gives_up_after_its_patience_with_the_hand_still_in_play() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    handing = asyncio.ensure_future(runner.hand_over(patience=5))
+    await clock.advance(5)
+    assert handing.done() and handing.result() is False
+    await runner.close()
+
+
+async def test_without_the_lease_nothing_is_written_and_no_clock_acts() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    lease = SwitchLease()
+    runner = await _runner(store, dealer, clock, lease)
+    await _open(runner)
+    await clock.advance(PAUSE)
+    version = runner.version
+    lease.held = False
+    await clock.advance(ACTION * 3)
+    assert runner.version == version == await store.last_version("t1")
+    with pytest.raises(LeaseNotHeld):
+        await runner.submit(
+            lambda s: table.seat_player(s, seat=3, player="p3", stack=1000),
+            request_id="seat-3",
+            actor="op",
+        )
+    assert await store.last_version("t1") == version
+    await runner.close()
