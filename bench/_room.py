@@ -13,7 +13,7 @@ import contextlib
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -394,7 +394,7 @@ class WindowResult:
 
 
 async def drive(
-    address: str,
+    address: str | Mapping[str, str],
     issuer: TokenIssuer,
     ids: list[str],
     mode: str,
@@ -405,17 +405,30 @@ async def drive(
 ) -> WindowResult:
     """Play the tables ``ids`` (``mode`` is a key of :data:`DRIVERS`), measure, stop.
 
+    ``address``: the table service's, or table id -> the address of the instance that owns it.
+
     The window opens after ``warmup[0]`` seconds once every table has had an accepted action
     (or after ``warmup[1]`` seconds at the latest), and lasts ``window`` seconds;
     ``on_window(True)`` and ``on_window(False)`` are awaited as it opens and closes.
     """
     play = DRIVERS[mode]
-    channels = open_channels(address, -(-len(ids) // TABLES_PER_CHANNEL))
+    # One address for every table, or each table's own (its owner, with several instances).
+    where = {t: address for t in ids} if isinstance(address, str) else dict(address)
+    placed: dict[str, list[str]] = {}
+    for table_id in ids:
+        placed.setdefault(where[table_id], []).append(table_id)
+    channel_of: dict[str, grpc.aio.Channel] = {}
+    channels: list[grpc.aio.Channel] = []
+    for at, group in placed.items():
+        own = open_channels(at, -(-len(group) // TABLES_PER_CHANNEL))
+        channels.extend(own)
+        for k, table_id in enumerate(group):
+            channel_of[table_id] = own[k // TABLES_PER_CHANNEL]
     stop = asyncio.Event()
     tallies = [Tally() for _ in ids]
     tasks = [
-        asyncio.ensure_future(play(table_id, channels[k // TABLES_PER_CHANNEL], issuer, stop, t))
-        for k, (table_id, t) in enumerate(zip(ids, tallies, strict=True))
+        asyncio.ensure_future(play(table_id, channel_of[table_id], issuer, stop, t))
+        for table_id, t in zip(ids, tallies, strict=True)
     ]
     began = time.monotonic()
     try:
