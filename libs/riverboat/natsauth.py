@@ -5,7 +5,8 @@ Each user may do exactly what its code does and nothing else (derived from the s
 JetStream API calls each one makes; the table is in ``docs/architecture.md``):
 
 =============  ===========================================================================
-``lobby``      owns ``RB_LOBBY`` (create/update it, append, read)
+``lobby``      owns ``RB_LOBBY`` (create/update it, append, read); listens to ``rb.lobby.>`` to hear
+               other lobby instances' appends
 ``table``      owns ``RB_TABLES``; listens to ``rb.tables.>`` to hear other instances' appends
 ``dealer``     owns ``RB_DEALER`` (sealed seeds: nobody else reads them) and ``RB_AUDIT``
                (revealed seeds); reads ``RB_TABLES``
@@ -203,6 +204,7 @@ def room_permissions(layout: StreamLayout | None = None) -> dict[str, Permission
     }
     subscribe: dict[str, list[str]] = {
         "table": [f"{lay.tables_prefix}.>"],  # other instances' appends, as a nudge to re-read
+        "lobby": [f"{lay.lobby_prefix}.>"],  # likewise: other lobby instances' appends
     }
     return {
         name: Permissions(

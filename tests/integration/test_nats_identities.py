@@ -64,7 +64,10 @@ READERS = {
 }
 #: Who may listen to a stream's subjects live: the table service follows other instances'
 #: appends to its own stream; nobody else listens to any stream.
-LISTENERS: dict[str, set[str]] = {stream: set() for stream in OWNER} | {"RB_TABLES": {"table"}}
+LISTENERS: dict[str, set[str]] = {stream: set() for stream in OWNER} | {
+    "RB_TABLES": {"table"},
+    "RB_LOBBY": {"lobby"},
+}
 
 
 def inbox(user: str) -> str:

@@ -57,10 +57,11 @@ Reading
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -69,6 +70,8 @@ from typing import Any, NamedTuple
 import nats.errors
 import nats.js.errors
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RawStreamMsg, RetentionPolicy, StorageType, StreamConfig
 
@@ -92,7 +95,13 @@ from riverboat.eventstore.errors import (
     StreamConfigError,
 )
 
-__all__ = ["HEADER_REQUEST_ID", "HEADER_VERSION", "JetStreamEventStore", "StreamSettings"]
+__all__ = [
+    "HEADER_REQUEST_ID",
+    "HEADER_VERSION",
+    "AppendWatch",
+    "JetStreamEventStore",
+    "StreamSettings",
+]
 
 HEADER_VERSION = "Rb-Version"
 HEADER_REQUEST_ID = "Rb-Request-Id"
@@ -160,6 +169,20 @@ class StreamSettings:
 class _Position(NamedTuple):
     version: int
     sequence: int
+
+
+class AppendWatch:
+    """A running :meth:`JetStreamEventStore.watch`; :meth:`stop` ends it."""
+
+    def __init__(self, subscription: Subscription) -> None:
+        self._subscription: Subscription | None = subscription
+
+    async def stop(self) -> None:
+        """Stop the nudges; idempotent."""
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await subscription.unsubscribe()
 
 
 class JetStreamEventStore(EventStore):
@@ -382,6 +405,51 @@ class JetStreamEventStore(EventStore):
             raise EventStoreError(f"lookup of {subject!r} failed: {exc}") from exc
 
     # -- append internals -------------------------------------------------------------------
+
+    # -- following other writers -----------------------------------------------------------
+
+    async def aggregate_versions(self) -> dict[str, int]:
+        """Every aggregate the stream holds, with its last version.
+
+        A subject's message count is its aggregate's last version: records are never removed
+        (limits retention without limits; ``protect_history`` denies deletes and purges).
+        Empty when the stream does not exist yet. One ``STREAM.INFO`` request listing every
+        subject: for start-up and occasional sweeps, not for every change.
+        """
+        self._require_connection(f"listing of stream {self.stream!r}")
+        try:
+            info = await self._js.stream_info(self.stream, subjects_filter=">")
+        except nats.js.errors.NotFoundError:
+            return {}
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"listing of stream {self.stream!r} failed: {exc}") from exc
+        prefix = self.settings.subject_prefix + "."
+        return {
+            subject[len(prefix) :]: count
+            for subject, count in (info.state.subjects or {}).items()
+            if subject.startswith(prefix)
+        }
+
+    async def watch(self, on_append: Callable[[str, int], Awaitable[None]]) -> AppendWatch:
+        """Call ``on_append(aggregate_id, version)`` for each append published from now on.
+
+        A *nudge*, not a feed: core NATS shows every publish to the stream's subjects as it is
+        sent (anyone's, ours included), before the stream has stored it and whether or not it
+        is accepted, and shows nothing while disconnected. A follower reads the aggregate's log
+        (:meth:`iter_records`) when nudged, and sweeps :meth:`aggregate_versions` now and then
+        for what it missed. ``version`` is 0 for a message without the version header.
+        """
+        prefix = self.settings.subject_prefix + "."
+
+        async def on_msg(msg: Msg) -> None:
+            aggregate_id = msg.subject[len(prefix) :]
+            if not msg.subject.startswith(prefix) or "." in aggregate_id:
+                return
+            version = (msg.headers or {}).get(HEADER_VERSION, "")
+            await on_append(aggregate_id, int(version) if version.isdigit() else 0)
+
+        subscription = await self._nc.subscribe(f"{self.settings.subject_prefix}.*", cb=on_msg)
+        return AppendWatch(subscription)
 
     async def _append(
         self,

@@ -71,6 +71,8 @@ class Join:
     buy_in: int
     status: str = "started"
     reason: str = ""
+    #: When JoinStarted was recorded (a lobby resolves only joins older than a live one lasts).
+    started_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -81,9 +83,16 @@ class LobbyState:
     tables: dict[str, ListedTable] = field(default_factory=dict)
     joins: dict[str, Join] = field(default_factory=dict)
 
-    def pending_joins(self) -> list[Join]:
-        """Buy-ins that neither completed nor failed (a crash in between)."""
-        return [j for j in self.joins.values() if j.status == "started"]
+    def pending_joins(self, started_before: datetime | None = None) -> list[Join]:
+        """Buy-ins that neither completed nor failed (a crash in between); with
+        ``started_before``, only those started before then (others may still be under way
+        on another lobby instance)."""
+        return [
+            j
+            for j in self.joins.values()
+            if j.status == "started"
+            and (started_before is None or j.started_at is None or j.started_at < started_before)
+        ]
 
     def tables_in_order(self) -> list[ListedTable]:
         """Tables by creation time."""

@@ -91,7 +91,9 @@ def _stream_flags(tag: str) -> list[str]:
     ]
 
 
-def _lobby(nats_url: str, var: Path, table: str, settlement: str, tag: str) -> ServiceProcess:
+def _lobby(
+    nats_url: str, var: Path, table: str, settlement: str, tag: str, log_name: str = "lobby.log"
+) -> ServiceProcess:
     address = f"127.0.0.1:{free_port()}"
     return ServiceProcess(
         "lobby",
@@ -114,7 +116,7 @@ def _lobby(nats_url: str, var: Path, table: str, settlement: str, tag: str) -> S
             "--log-format",
             "json",
         ],
-        log_path=var / "lobby.log",
+        log_path=var / log_name,
         env={**KEY_ENV, "RIVERBOAT_PASSWORD_BOSS": "boss-password"},
     )
 

@@ -61,6 +61,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "(env RIVERBOAT_HASH_PER_PEER; default 4)",
     )
     add_metrics_arguments(parser)
+    parser.add_argument(
+        "--sweep-seconds",
+        type=float,
+        help="seconds between sweeps of the lobby's log for other lobby instances' changes "
+        "that a nudge missed (env RIVERBOAT_LOBBY_SWEEP_SECONDS; default 30)",
+    )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -88,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
             hash_workers=args.hash_workers,
             hash_queue=args.hash_queue,
             hash_per_peer=args.hash_per_peer,
+            sweep_seconds=args.sweep_seconds,
             address=args.address,
             nats_url=args.nats_url,
             nats_login=login,

@@ -14,6 +14,8 @@ DEFAULT_HASH_WORKERS = 2
 DEFAULT_HASH_QUEUE = 16
 #: Of those places (running or waiting), how many one peer address may hold.
 DEFAULT_HASH_PER_PEER = 4
+#: Seconds between a lobby's sweeps of its log for other instances' changes a nudge missed.
+DEFAULT_SWEEP_SECONDS = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,8 @@ class LobbyConfig:
     hash_workers: int = DEFAULT_HASH_WORKERS
     hash_queue: int = DEFAULT_HASH_QUEUE
     hash_per_peer: int = DEFAULT_HASH_PER_PEER
+    #: Seconds between sweeps of the log for changes a nudge missed (see lobby.log).
+    sweep_seconds: float = DEFAULT_SWEEP_SECONDS
 
     def __post_init__(self) -> None:
         if self.hash_workers < 1:
@@ -45,6 +49,8 @@ class LobbyConfig:
             raise ValueError("--hash-queue must be 0 or more")
         if self.hash_per_peer < 1:
             raise ValueError("--hash-per-peer must be at least 1")
+        if self.sweep_seconds <= 0:
+            raise ValueError("--sweep-seconds must be more than 0")
 
     @classmethod
     def from_env(cls, *, rate_limits: list[str] | None = None, **overrides: object) -> LobbyConfig:
@@ -65,6 +71,7 @@ class LobbyConfig:
             "hash_workers": int(env.get("RIVERBOAT_HASH_WORKERS", DEFAULT_HASH_WORKERS)),
             "hash_queue": int(env.get("RIVERBOAT_HASH_QUEUE", DEFAULT_HASH_QUEUE)),
             "hash_per_peer": int(env.get("RIVERBOAT_HASH_PER_PEER", DEFAULT_HASH_PER_PEER)),
+            "sweep_seconds": float(env.get("RIVERBOAT_LOBBY_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import grpc
 import nats
 import structlog
@@ -19,7 +22,8 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.hashing import PasswordHashing
-from riverboat.services.lobby.service import RULES, Lobby, LobbyService
+from riverboat.services.lobby.log import Lobby
+from riverboat.services.lobby.service import JOIN_GRACE_SECONDS, RULES, LobbyService
 from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc, table_pb2_grpc
 
 log = structlog.get_logger("riverboat.lobby")
@@ -37,6 +41,8 @@ class LobbyServer:
         self.issuer = issuer or TokenIssuer(load_token_key())
         self.nc: NATS | None = None
         self.service: LobbyService | None = None
+        self.lobby: Lobby | None = None
+        self._resolver: asyncio.Task[None] | None = None
         self._channels: list[grpc.aio.Channel] = []
         self.hashing = PasswordHashing(config.hash_workers, config.hash_queue, config.hash_per_peer)
         self.grpc = GrpcServer(
@@ -54,7 +60,7 @@ class LobbyServer:
             options=[("grpc.max_receive_message_length", 64 * 1024)],
         )
         # NOT_SERVING while NATS is gone (every lobby change is written there).
-        self.health = ConnectionHealth(self.grpc, service="lobby")
+        self.health = ConnectionHealth(self.grpc, service="lobby", on_reconnected=self._reconnected)
 
     @property
     def address(self) -> str:
@@ -80,7 +86,9 @@ class LobbyServer:
             ),
         )
         lobby = Lobby(store)
-        await lobby.load(await self._aggregates())
+        self.lobby = lobby
+        # Every instance folds the whole log and follows what the others append.
+        await lobby.follow(store, sweep_seconds=self.config.sweep_seconds)
         tables = grpc.aio.insecure_channel(self.config.table_address)
         settlement = grpc.aio.insecure_channel(self.config.settlement_address)
         self._channels = [tables, settlement]
@@ -98,7 +106,7 @@ class LobbyServer:
         add = lobby_pb2_grpc.add_LobbyServiceServicer_to_server
         add(self.service, self.grpc.server)  # type: ignore[no-untyped-call]
         await self.grpc.start()
-        await self.service.resolve_pending_joins()
+        self._resolver = asyncio.create_task(self._resolve_joins(), name="lobby-joins")
         await self.health.ready()
         log.info(
             "lobby_ready",
@@ -111,18 +119,30 @@ class LobbyServer:
             hash_per_peer=self.config.hash_per_peer,
         )
 
-    async def _aggregates(self) -> list[str]:
-        assert self.nc is not None
-        try:
-            info = await self.nc.jetstream().stream_info(self.config.stream, subjects_filter=">")
-        except Exception:  # a new room: no stream yet
-            return []
-        prefix = self.config.subject_prefix + "."
-        return sorted(s[len(prefix) :] for s in (info.state.subjects or {}) if s.startswith(prefix))
+    async def _resolve_joins(self) -> None:
+        """Now and every half grace period: finish or undo buy-ins a crashed lobby left."""
+        assert self.service is not None
+        while True:
+            try:
+                await self.service.resolve_pending_joins()
+            except Exception as exc:  # the log or a service is away: next round
+                log.warning("joins_unresolved", reason=str(exc) or type(exc).__name__)
+            await asyncio.sleep(JOIN_GRACE_SECONDS / 2)
+
+    async def _reconnected(self) -> None:
+        """Back on NATS: read what the other lobbies appended meanwhile, then serve again."""
+        if self.lobby is not None:
+            await self.lobby.sweep()
 
     async def stop(self) -> None:
         """Graceful stop."""
         await self.grpc.stop()
+        if self._resolver is not None:
+            self._resolver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._resolver
+        if self.lobby is not None:
+            await self.lobby.stop_following()
         self.hashing.close()
         for channel in self._channels:
             await channel.close(None)

@@ -16,8 +16,9 @@ recognised as a repeat folds the original from the log (so it answers as the fir
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import grpc
@@ -29,16 +30,15 @@ from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_pas
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
-from riverboat.eventcodec import options_from_pb, options_to_pb
-from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError
+from riverboat.eventcodec import options_to_pb
+from riverboat.eventstore import ConcurrencyError
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
+from riverboat.lobby.aggregate import registration
 from riverboat.lobby.state import (
     MIN_BUY_IN_SMALL_BETS,
     Account,
-    Join,
     ListedTable,
     LobbyRuleError,
-    LobbyState,
     check_username,
     template_options,
 )
@@ -51,9 +51,9 @@ from riverboat.services.common.errors import (
     NotFound,
     PermissionDenied,
     Unavailable,
-    log_error,
 )
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
+from riverboat.services.lobby.log import Lobby
 from riverboat.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
@@ -71,6 +71,8 @@ RULES = {
     "JoinTable": {"player"},
     "LeaveTable": {"player"},
 }
+#: A buy-in still "started" after this long was interrupted (its lobby crashed): resolve it.
+JOIN_GRACE_SECONDS = 60.0
 _REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _KIND = {
     "invalid": InvalidArgument,
@@ -91,105 +93,6 @@ def _stamp(when: datetime) -> Timestamp:
     ts = Timestamp()
     ts.FromDatetime(when)
     return ts
-
-
-class Lobby:
-    """The lobby's state and log."""
-
-    def __init__(self, store: EventStore) -> None:
-        self.store = store
-        self.state = LobbyState()
-        self._versions: dict[str, int] = {}
-        #: Aggregates with an append that got no answer: read their log before the next one.
-        self._in_doubt: set[str] = set()
-        self._lock = asyncio.Lock()
-
-    def apply(self, event: lobby_pb2.LobbyEvent) -> None:
-        """Fold one event."""
-        kind = event.WhichOneof("payload")
-        when = event.occurred_at.ToDatetime(tzinfo=UTC)
-        s = self.state
-        if kind == "account_registered":
-            m = event.account_registered
-            s.accounts[m.username] = Account(m.username, m.player_id, m.role, m.password_hash)
-        elif kind == "table_listed":
-            t = event.table_listed
-            s.tables[t.table_id] = ListedTable(
-                t.table_id,
-                t.name,
-                t.template,
-                t.variant,
-                options_from_pb(t.options),
-                t.action_seconds,
-                when,
-                event.request_id,
-            )
-        elif kind == "join_started":
-            j = event.join_started
-            s.joins[j.reference] = Join(j.reference, j.player, j.table_id, j.seat, j.buy_in)
-        elif kind == "join_completed":
-            done = s.joins[event.join_completed.reference]
-            done.status, done.seat = "completed", event.join_completed.seat
-        elif kind == "join_failed":
-            failed = s.joins[event.join_failed.reference]
-            failed.status, failed.reason = "failed", event.join_failed.reason
-
-    async def load(self, aggregate_ids: list[str]) -> None:
-        """Replay every aggregate's records."""
-        for aggregate_id in aggregate_ids:
-            await self._catch_up(aggregate_id)
-
-    async def _catch_up(self, aggregate_id: str) -> None:
-        """Fold the aggregate's records after the version we know."""
-        after = self._versions.get(aggregate_id, 0)
-        for record in await self.store.read(aggregate_id, after + 1):
-            event = lobby_pb2.LobbyEvent()
-            event.ParseFromString(record.payload)
-            self.apply(event)
-            self._versions[aggregate_id] = record.version
-        self._in_doubt.discard(aggregate_id)
-
-    async def record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
-        """Append ``event`` to ``aggregate_id`` and fold it; False if this request was a repeat.
-
-        Raises :class:`ConcurrencyError` when the aggregate moved on (for example a username
-        registered a moment ago by another lobby instance; the aggregate is caught up), and
-        ``UNAVAILABLE`` (:func:`log_error`) when the log does not answer.
-        """
-        async with self._lock:
-            try:
-                return await self._record(aggregate_id, event)
-            except ConcurrencyError:
-                raise
-            except EventStoreError as exc:
-                raise log_error(exc) from None
-
-    async def _record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
-        if aggregate_id in self._in_doubt:
-            await self._catch_up(aggregate_id)
-        if not event.HasField("occurred_at"):
-            event.occurred_at.CopyFrom(_stamp(datetime.now(UTC)))
-        expected = self._versions.get(aggregate_id, 0)
-        try:
-            result = await self.store.append(
-                aggregate_id,
-                event.SerializeToString(),
-                expected_version=expected,
-                request_id=event.request_id,
-            )
-        except ConcurrencyError:
-            await self._catch_up(aggregate_id)
-            raise
-        except EventStoreError:
-            self._in_doubt.add(aggregate_id)  # it may be stored, now or when NATS resends it
-            raise
-        if result.duplicate:
-            # An earlier try was stored (its answer lost, or another instance): fold the log.
-            await self._catch_up(aggregate_id)
-            return False
-        self._versions[aggregate_id] = result.version
-        self.apply(event)
-        return True
 
 
 class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
@@ -221,7 +124,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         """Create an account at start-up if it does not exist (operators, auditors)."""
         if username in self.lobby.state.accounts:
             return
-        await self._register(username, password, role)
+        # Another lobby instance starting with the same accounts may register it first.
+        with contextlib.suppress(AlreadyExists):
+            await self._register(username, password, role)
 
     async def _register(
         self, username: str, password: str, role: str, context: Any = None
@@ -238,18 +143,16 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         await abort_if_gone(context, WRITE_MARGIN)
         if username in self.lobby.state.accounts:  # taken meanwhile by another call
             raise AlreadyExists(f"the username {username!r} is taken")
-        event = lobby_pb2.LobbyEvent(
-            request_id=f"register-{username}",
-            account_registered=lobby_pb2.AccountRegistered(
-                username=username, player_id=username, role=role, password_hash=hashed
-            ),
-        )
+        aggregate_id, event = registration(username, role, hashed)
         try:
-            await self.lobby.record(f"account-{username}", event)
+            await self.lobby.record(aggregate_id, event)
         except ConcurrencyError:
             raise AlreadyExists(f"the username {username!r} is taken") from None
+        account = self.lobby.state.accounts[username]
+        if account.password_hash != hashed:  # a repeat folded someone else's: not ours
+            raise AlreadyExists(f"the username {username!r} is taken")
         log.info("account_registered", player_id=username, role=role)
-        return self.lobby.state.accounts[username]
+        return account
 
     async def Register(
         self, request: lobby_pb2.RegisterRequest, context: Any
@@ -559,9 +462,14 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         )
         log.warning("join_failed", player_id=join.player, table_id=join.table_id, reason=reason)
 
-    async def resolve_pending_joins(self) -> None:
-        """Finish or undo buy-ins a crash interrupted: seated -> completed, else released."""
-        for join in self.lobby.state.pending_joins():
+    async def resolve_pending_joins(self, older_than: float = JOIN_GRACE_SECONDS) -> None:
+        """Finish or undo buy-ins a crash interrupted: seated -> completed, else released.
+
+        Only those started ``older_than`` seconds ago or more: a younger one may still be
+        under way on another lobby instance (a live join takes three calls of at most 10 s).
+        """
+        since = datetime.now(UTC) - timedelta(seconds=older_than)
+        for join in self.lobby.state.pending_joins(started_before=since):
             try:
                 view = await self._view(join.table_id)
             except Exception as exc:  # the table service may not be up yet; try next start

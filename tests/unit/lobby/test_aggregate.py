@@ -1,0 +1,120 @@
+"""The lobby's fold (riverboat.lobby.aggregate): records in, state out, each version once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from riverboat.engine.options import pacific_options
+from riverboat.eventcodec import options_to_pb
+from riverboat.lobby.aggregate import Folded, LobbyAggregate, decode_event
+from riverboat.v1 import lobby_pb2
+
+WHEN = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _at(event: lobby_pb2.LobbyEvent) -> lobby_pb2.LobbyEvent:
+    stamp = Timestamp()
+    stamp.FromDatetime(WHEN)
+    event.occurred_at.CopyFrom(stamp)
+    return event
+
+
+def registered(name: str, role: str = "player") -> lobby_pb2.LobbyEvent:
+    return _at(
+        lobby_pb2.LobbyEvent(
+            request_id=f"register-{name}",
+            account_registered=lobby_pb2.AccountRegistered(
+                username=name, player_id=name, role=role, password_hash="h-" + name
+            ),
+        )
+    )
+
+
+def listed(table_id: str) -> lobby_pb2.LobbyEvent:
+    return _at(
+        lobby_pb2.LobbyEvent(
+            request_id=f"key-{table_id}",
+            table_listed=lobby_pb2.TableListed(
+                table_id=table_id,
+                name="Table " + table_id,
+                template="pacific",
+                variant="seven_card_stud_hi_lo",
+                options=options_to_pb(pacific_options()),
+                action_seconds=30,
+            ),
+        )
+    )
+
+
+def started(reference: str) -> lobby_pb2.LobbyEvent:
+    return _at(
+        lobby_pb2.LobbyEvent(
+            request_id=f"{reference}-start",
+            join_started=lobby_pb2.JoinStarted(
+                reference=reference, player="ann", table_id="t1", seat=0, buy_in=2000
+            ),
+        )
+    )
+
+
+def test_folds_accounts_tables_and_joins() -> None:
+    lobby = LobbyAggregate()
+    assert lobby.fold("account-ann", 1, registered("ann")) is Folded.APPLIED
+    assert lobby.fold("table-t1", 1, listed("t1")) is Folded.APPLIED
+    assert lobby.fold("join-1", 1, started("join-1")) is Folded.APPLIED
+    done = _at(
+        lobby_pb2.LobbyEvent(join_completed=lobby_pb2.JoinCompleted(reference="join-1", seat=3))
+    )
+    assert lobby.fold("join-1", 2, done) is Folded.APPLIED
+
+    state = lobby.state
+    assert state.accounts["ann"].password_hash == "h-ann"
+    table = state.tables["t1"]
+    assert (table.name, table.created_at, table.request_key) == ("Table t1", WHEN, "key-t1")
+    assert table.min_buy_in == 10 * table.options.small_bet
+    join = state.joins["join-1"]
+    assert (join.status, join.seat) == ("completed", 3)
+    assert state.pending_joins() == []
+    assert lobby.version("join-1") == 2 and lobby.version("account-bob") == 0
+
+
+def test_failed_join_keeps_its_reason() -> None:
+    lobby = LobbyAggregate()
+    lobby.fold("join-2", 1, started("join-2"))
+    assert [j.reference for j in lobby.state.pending_joins()] == ["join-2"]
+    failed = lobby_pb2.LobbyEvent(
+        join_failed=lobby_pb2.JoinFailed(reference="join-2", reason="interrupted")
+    )
+    lobby.fold("join-2", 2, _at(failed))
+    assert (lobby.state.joins["join-2"].status, lobby.state.joins["join-2"].reason) == (
+        "failed",
+        "interrupted",
+    )
+
+
+def test_a_version_is_folded_once() -> None:
+    """Our own append and the log both deliver it: the second changes nothing."""
+    lobby = LobbyAggregate()
+    assert lobby.fold("account-ann", 1, registered("ann")) is Folded.APPLIED
+    other = registered("ann")
+    other.account_registered.password_hash = "someone-else"
+    assert lobby.fold("account-ann", 1, other) is Folded.KNOWN
+    assert lobby.state.accounts["ann"].password_hash == "h-ann"
+
+
+def test_a_skipped_version_is_a_gap_and_folds_nothing() -> None:
+    lobby = LobbyAggregate()
+    assert lobby.fold("table-t1", 2, listed("t1")) is Folded.GAP
+    assert lobby.state.tables == {} and lobby.version("table-t1") == 0
+
+
+def test_fold_payload_decodes_only_new_versions() -> None:
+    lobby = LobbyAggregate()
+    payload = registered("bob").SerializeToString()
+    assert decode_event(payload).account_registered.username == "bob"
+    assert lobby.fold_payload("account-bob", 1, payload) is Folded.APPLIED
+    # A known version is not even decoded (garbage would raise otherwise).
+    assert lobby.fold_payload("account-bob", 1, b"\xff not protobuf") is Folded.KNOWN
+    assert lobby.state.tables_in_order() == []
