@@ -35,6 +35,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.tracing import server_interceptors
 
 __all__ = ["BindError", "GrpcServer", "ShutdownSignals"]
 
@@ -84,8 +85,10 @@ class GrpcServer:
         self._service_names = tuple(service_names)
         self._grace = grace
         self._port: int | None = None
+        # Tracing (when on) outermost: its span covers the whole call, refusals included.
         self._server = grpc.aio.server(
-            interceptors=list(interceptors), options=[*_DEFAULT_OPTIONS, *options]
+            interceptors=[*server_interceptors(), *interceptors],
+            options=[*_DEFAULT_OPTIONS, *options],
         )
         self._health: _AsyncHealth = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)

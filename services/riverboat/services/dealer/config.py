@@ -18,6 +18,7 @@ from riverboat.services.common.natslogin import (
     add_nats_login_arguments,
     nats_login,
 )
+from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -231,3 +232,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"minimum level (env {ENV_LOG_LEVEL}; default info)",
     )
     add_metrics_arguments(ops)
+    add_tracing_arguments(ops)

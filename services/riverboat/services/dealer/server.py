@@ -27,6 +27,7 @@ from riverboat.services.common.grpcserver import BindError, GrpcServer, Shutdown
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
+from riverboat.services.common.tracing import start_tracing
 from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
 from riverboat.services.dealer.service import SERVICE_NAME, DealerService
@@ -207,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         _log.error("dealer configuration error", error=str(exc))
         return 2
     start_metrics(args, "riverboat dealer")
+    start_tracing(args, "dealer", "riverboat dealer")
     try:
         return eventloop.run(serve(config, key))
     except KeyboardInterrupt:  # a signal before the handlers were installed

@@ -9,6 +9,7 @@ from riverboat import eventloop
 from riverboat.services.common import configure_logging
 from riverboat.services.common.metrics import add_metrics_arguments, start_metrics
 from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
+from riverboat.services.common.tracing import add_tracing_arguments, start_tracing
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.server import serve
 
@@ -67,6 +68,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="seconds between sweeps of the lobby's log for other lobby instances' changes "
         "that a nudge missed (env RIVERBOAT_LOBBY_SWEEP_SECONDS; default 30)",
     )
+    add_tracing_arguments(parser)
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -107,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         raise SystemExit(f"riverboat-lobby: {exc}") from None
     start_metrics(args, "riverboat-lobby")
+    start_tracing(args, "lobby", "riverboat-lobby")
     eventloop.run(serve(config))
 
 

@@ -20,6 +20,7 @@ from riverboat.services.common import (
 )
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor
+from riverboat.services.common.tracing import client_interceptors
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.hashing import PasswordHashing
 from riverboat.services.lobby.log import Lobby
@@ -89,8 +90,12 @@ class LobbyServer:
         self.lobby = lobby
         # Every instance folds the whole log and follows what the others append.
         await lobby.follow(store, sweep_seconds=self.config.sweep_seconds)
-        tables = grpc.aio.insecure_channel(self.config.table_address)
-        settlement = grpc.aio.insecure_channel(self.config.settlement_address)
+        tables = grpc.aio.insecure_channel(
+            self.config.table_address, interceptors=client_interceptors()
+        )
+        settlement = grpc.aio.insecure_channel(
+            self.config.settlement_address, interceptors=client_interceptors()
+        )
         self._channels = [tables, settlement]
         self.service = LobbyService(
             lobby,

@@ -17,6 +17,7 @@ from riverboat.services.common.natslogin import (
     add_nats_login_arguments,
     nats_login,
 )
+from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -256,3 +257,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.add_argument("--log-format", choices=("json", "console", "auto"), default=None)
     ops.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None)
     add_metrics_arguments(ops)
+    add_tracing_arguments(ops)

@@ -26,6 +26,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from riverboat.eventstore.jetstream import HEADER_VERSION
 from riverboat.services.common.metrics import set_consumer_lag
+from riverboat.services.common.tracing import consumed
 
 __all__ = ["AckFilter", "Delivery", "DurableConsumer", "Handler"]
 
@@ -174,7 +175,8 @@ class DurableConsumer:
             deliveries=meta.num_delivered,
         )
         try:
-            await self._handler(delivery)
+            with consumed(f"apply {self.durable}", headers):
+                await self._handler(delivery)
         except Exception as exc:
             delay = min(30.0, 0.25 * 2 ** min(delivery.deliveries, 7))
             _log.error(

@@ -8,6 +8,7 @@ from riverboat import eventloop
 from riverboat.services.common import configure_logging
 from riverboat.services.common.metrics import add_metrics_arguments, start_metrics
 from riverboat.services.common.natslogin import NatsLoginError, add_nats_login_arguments, nats_login
+from riverboat.services.common.tracing import add_tracing_arguments, start_tracing
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.server import serve
 
@@ -38,6 +39,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "RIVERBOAT_MAX_WATCH_STREAMS; default 32)",
     )
     add_metrics_arguments(parser)
+    add_tracing_arguments(parser)
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
     return parser.parse_args(argv)
 
@@ -65,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         raise SystemExit(f"riverboat-table: {exc}") from None
     start_metrics(args, "riverboat-table")
+    start_tracing(args, "table", "riverboat-table")
     eventloop.run(serve(config))
 
 

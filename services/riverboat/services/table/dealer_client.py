@@ -9,6 +9,7 @@ import grpc
 import structlog
 
 from riverboat.engine.cards import card_str, parse_card
+from riverboat.services.common.tracing import client_interceptors
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
 
 log = structlog.get_logger("riverboat.table.dealer")
@@ -41,7 +42,7 @@ class DealerClient:
         call_timeout: float = 5.0,
         token: str | None = None,
     ):
-        self._channel = grpc.aio.insecure_channel(address)
+        self._channel = grpc.aio.insecure_channel(address, interceptors=client_interceptors())
         # The dealer serves services only: calls carry the table service's own token.
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self._stub = dealer_pb2_grpc.DealerServiceStub(self._channel)  # type: ignore[no-untyped-call]
