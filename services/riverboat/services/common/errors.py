@@ -452,7 +452,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             return self._wrap_unary(behavior, method, quiet, rec, unary_request=unary_request)
         if not inspect.isasyncgenfunction(behavior):
             return behavior
-        streams_open = rec.streams_open
+        streams_open = rec.streams_open()
 
         async def streaming_response(request: Any, context: Context) -> AsyncIterator[Any]:
             fields = self._fields(request) if unary_request else {}

@@ -60,6 +60,9 @@ ENV_METRICS_ADDRESS: Final = "RIVERBOAT_METRICS_ADDRESS"
 
 _log = structlog.get_logger("riverboat.metrics")
 
+# Each series' *_created twin doubles the scrape for nothing Prometheus uses here.
+prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
+
 # Latency buckets, seconds: a table action is a millisecond or two, a password hash 50-100 ms,
 # an append during a JetStream leader election seconds.
 _BUCKETS: Final = (
@@ -131,15 +134,18 @@ class RpcRecorder:
     a counter increment and a histogram observation.
     """
 
-    __slots__ = ("_by_code", "_method", "_service", "streams_open")
+    __slots__ = ("_by_code", "_method", "_service")
 
     def __init__(self, full_method: str) -> None:
         service, _, method = full_method.lstrip("/").rpartition("/")
         self._service = service or "unknown"
         self._method = method
         self._by_code: dict[grpc.StatusCode, tuple[Counter, Histogram]] = {}
-        #: The open-streams gauge of this method (used for server-streaming methods only).
-        self.streams_open: Gauge = RPC_STREAMS_OPEN.labels(self._service, self._method)
+
+    def streams_open(self) -> Gauge:
+        """The open-streams gauge of this method (ask only for server-streaming methods: the
+        series exists from the first ask)."""
+        return RPC_STREAMS_OPEN.labels(self._service, self._method)
 
     def observe(self, code: grpc.StatusCode, seconds: float) -> None:
         """A call finished with ``code`` after ``seconds``."""

@@ -188,6 +188,10 @@ def _split(method: str) -> tuple[str, str]:
     return service, name
 
 
+# Probes and tools, not the room's work: a Kubernetes probe every few seconds is no trace.
+_UNTRACED: Final = ("/grpc.health.", "/grpc.reflection.")
+
+
 class _ServerTracing(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """One SERVER span per call, continuing the trace in the call's ``traceparent``."""
 
@@ -206,6 +210,8 @@ class _ServerTracing(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         return self._wrappers.get(handler, handler_call_details.method)
 
     def _wrap(self, handler: Any, method: str) -> Any:
+        if method.startswith(_UNTRACED):
+            return handler
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(handler.unary_unary, method),
