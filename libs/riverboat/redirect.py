@@ -22,10 +22,13 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 __all__ = [
+    "DEFAULT_NO_OWNER_DELAY",
     "ERROR_DOMAIN",
     "REASON_NOT_OWNER",
     "REASON_NO_OWNER",
     "Owner",
+    "no_owner_delay",
+    "no_owner_status",
     "not_owner_status",
     "owner_address",
     "owner_of",
@@ -39,6 +42,10 @@ REASON_NOT_OWNER = "NOT_OWNER"
 
 REASON_NO_OWNER = "NO_OWNER"
 """No instance owns the table right now (a hand-over is under way); retry after the delay."""
+
+
+#: Seconds to wait on a NO_OWNER answer that carries no RetryInfo.
+DEFAULT_NO_OWNER_DELAY = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,30 +73,70 @@ def not_owner_status(owner: Owner, message: str) -> status_pb2.Status:
     return status_pb2.Status(code=code_pb2.FAILED_PRECONDITION, message=message, details=[packed])
 
 
-def owner_of(error: grpc.RpcError) -> Owner | None:
-    """The owner a ``NOT_OWNER`` error names, or None for any other error."""
+def no_owner_status(table_id: str, retry_delay: float, message: str) -> status_pb2.Status:
+    """The ``google.rpc.Status`` of ``UNAVAILABLE`` while nobody owns ``table_id``: ErrorInfo
+    reason :data:`REASON_NO_OWNER` and a RetryInfo of ``retry_delay`` seconds."""
+    info = error_details_pb2.ErrorInfo(
+        reason=REASON_NO_OWNER, domain=ERROR_DOMAIN, metadata={"table_id": table_id}
+    )
+    retry = error_details_pb2.RetryInfo()
+    retry.retry_delay.FromNanoseconds(max(0, round(retry_delay * 1e9)))
+    details = []
+    for message_ in (info, retry):
+        packed = any_pb2.Any()
+        packed.Pack(message_)
+        details.append(packed)
+    return status_pb2.Status(code=code_pb2.UNAVAILABLE, message=message, details=details)
+
+
+def _status(error: grpc.RpcError) -> status_pb2.Status | None:
+    """The ``google.rpc.Status`` an error's trailers carry, if any."""
     trailers = getattr(error, "trailing_metadata", None)
     if trailers is None:
         return None
     raw = trailers() if callable(trailers) else trailers
     for key, value in raw or ():
-        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
-            continue
-        status = status_pb2.Status.FromString(value)
-        for detail in status.details:
-            if not detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                continue
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            return status_pb2.Status.FromString(value)
+    return None
+
+
+def _error_info(status: status_pb2.Status, reason: str) -> error_details_pb2.ErrorInfo | None:
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
-            if info.reason == REASON_NOT_OWNER and info.domain == ERROR_DOMAIN:
-                meta = info.metadata
-                if meta.get("owner_address"):
-                    return Owner(
-                        table_id=meta.get("table_id", ""),
-                        instance=meta.get("owner", ""),
-                        address=meta["owner_address"],
-                    )
+            if info.reason == reason and info.domain == ERROR_DOMAIN:
+                return info
     return None
+
+
+def owner_of(error: grpc.RpcError) -> Owner | None:
+    """The owner a ``NOT_OWNER`` error names, or None for any other error."""
+    status = _status(error)
+    info = _error_info(status, REASON_NOT_OWNER) if status is not None else None
+    if info is None or not info.metadata.get("owner_address"):
+        return None
+    meta = info.metadata
+    return Owner(
+        table_id=meta.get("table_id", ""),
+        instance=meta.get("owner", ""),
+        address=meta["owner_address"],
+    )
+
+
+def no_owner_delay(error: grpc.RpcError) -> float | None:
+    """Seconds to wait before retrying a ``NO_OWNER`` error (its RetryInfo, else
+    :data:`DEFAULT_NO_OWNER_DELAY`), or None for any other error."""
+    status = _status(error)
+    if status is None or _error_info(status, REASON_NO_OWNER) is None:
+        return None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            return float(retry.retry_delay.ToNanoseconds()) / 1e9
+    return DEFAULT_NO_OWNER_DELAY
 
 
 def owner_address(error: grpc.RpcError) -> str | None:

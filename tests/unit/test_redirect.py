@@ -46,3 +46,16 @@ def test_other_errors_name_no_owner() -> None:
     )
     packed.Pack(foreign)
     assert owner_address(_details(status_pb2.Status(code=9, details=[packed]))) is None
+
+
+def test_a_no_owner_status_carries_its_delay() -> None:
+    from riverboat.redirect import DEFAULT_NO_OWNER_DELAY, no_owner_delay, no_owner_status
+
+    status = no_owner_status("t1", 1.25, "nobody owns t1 yet")
+    assert no_owner_delay(_details(status)) == 1.25
+    assert owner_of(_details(status)) is None
+    without_retry = status_pb2.Status(code=14, details=[status.details[0]])
+    assert no_owner_delay(_details(without_retry)) == DEFAULT_NO_OWNER_DELAY
+    redirect = not_owner_status(Owner("t1", "table-2", "h:1"), "not mine")
+    assert no_owner_delay(_details(redirect)) is None
+    assert no_owner_delay(_Error(())) is None

@@ -27,7 +27,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from riverboat.v1 import events_pb2 as riverboat_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/lobby.proto\x12\x0criverboat.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverboat/v1/events.proto\"5\n\x0fRegisterRequest\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\"%\n\x10RegisterResponse\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"2\n\x0cLoginRequest\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\"o\n\rLoginResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12.\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x11\n\tplayer_id\x18\x04 \x01(\t\"\x8c\x01\n\x12\x43reateTableRequest\x12\x10\n\x08template\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12*\n\toverrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x16\n\x0e\x61\x63tion_seconds\x18\x04 \x01(\x05\x12\x12\n\nrequest_id\x18\x05 \x01(\t\">\n\x13\x43reateTableResponse\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.riverboat.v1.LobbyTable\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"W\n\x12ListTablesResponse\x12(\n\x06tables\x18\x01 \x03(\x0b\x32\x18.riverboat.v1.LobbyTable\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\";\n\x10GetTableResponse\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.riverboat.v1.LobbyTable\"\x88\x02\n\nLobbyTable\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08template\x18\x03 \x01(\t\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12\x11\n\tsmall_bet\x18\x05 \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x06 \x01(\x03\x12\x12\n\nmin_buy_in\x18\x07 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x08 \x01(\x03\x12\x13\n\x0bmax_players\x18\t \x01(\x05\x12&\n\x05seats\x18\n \x03(\x0b\x32\x17.riverboat.v1.TakenSeat\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\tTakenSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\"V\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"A\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05stack\x18\x02 \x01(\x03\x12\x0f\n\x07\x62\x61lance\x18\x03 \x01(\x03\"9\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"4\n\x12LeaveTableResponse\x12\x0f\n\x07pending\x18\x01 \x01(\x08\x12\r\n\x05stack\x18\x02 \x01(\x03\"\xe9\x02\n\nLobbyEvent\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12/\n\x0boccurred_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12=\n\x12\x61\x63\x63ount_registered\x18\n \x01(\x0b\x32\x1f.riverboat.v1.AccountRegisteredH\x00\x12\x31\n\x0ctable_listed\x18\x0b \x01(\x0b\x32\x19.riverboat.v1.TableListedH\x00\x12\x31\n\x0cjoin_started\x18\x0c \x01(\x0b\x32\x19.riverboat.v1.JoinStartedH\x00\x12\x35\n\x0ejoin_completed\x18\r \x01(\x0b\x32\x1b.riverboat.v1.JoinCompletedH\x00\x12/\n\x0bjoin_failed\x18\x0e \x01(\x0b\x32\x18.riverboat.v1.JoinFailedH\x00\x42\t\n\x07payload\"]\n\x11\x41\x63\x63ountRegistered\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\rpassword_hash\x18\x04 \x01(\t\"\x95\x01\n\x0bTableListed\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08template\x18\x03 \x01(\t\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x06 \x01(\x05\"`\n\x0bJoinStarted\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x05 \x01(\x03\"0\n\rJoinCompleted\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"/\n\nJoinFailed\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t2\xaa\x04\n\x0cLobbyService\x12I\n\x08Register\x12\x1d.riverboat.v1.RegisterRequest\x1a\x1e.riverboat.v1.RegisterResponse\x12@\n\x05Login\x12\x1a.riverboat.v1.LoginRequest\x1a\x1b.riverboat.v1.LoginResponse\x12R\n\x0b\x43reateTable\x12 .riverboat.v1.CreateTableRequest\x1a!.riverboat.v1.CreateTableResponse\x12O\n\nListTables\x12\x1f.riverboat.v1.ListTablesRequest\x1a .riverboat.v1.ListTablesResponse\x12I\n\x08GetTable\x12\x1d.riverboat.v1.GetTableRequest\x1a\x1e.riverboat.v1.GetTableResponse\x12L\n\tJoinTable\x12\x1e.riverboat.v1.JoinTableRequest\x1a\x1f.riverboat.v1.JoinTableResponse\x12O\n\nLeaveTable\x12\x1f.riverboat.v1.LeaveTableRequest\x1a .riverboat.v1.LeaveTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/lobby.proto\x12\x0criverboat.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverboat/v1/events.proto\"5\n\x0fRegisterRequest\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\"%\n\x10RegisterResponse\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"2\n\x0cLoginRequest\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x10\n\x08password\x18\x02 \x01(\t\"o\n\rLoginResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12.\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x11\n\tplayer_id\x18\x04 \x01(\t\"\x8c\x01\n\x12\x43reateTableRequest\x12\x10\n\x08template\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12*\n\toverrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x16\n\x0e\x61\x63tion_seconds\x18\x04 \x01(\x05\x12\x12\n\nrequest_id\x18\x05 \x01(\t\">\n\x13\x43reateTableResponse\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.riverboat.v1.LobbyTable\":\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"W\n\x12ListTablesResponse\x12(\n\x06tables\x18\x01 \x03(\x0b\x32\x18.riverboat.v1.LobbyTable\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\";\n\x10GetTableResponse\x12\'\n\x05table\x18\x01 \x01(\x0b\x32\x18.riverboat.v1.LobbyTable\"\x9f\x02\n\nLobbyTable\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08template\x18\x03 \x01(\t\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12\x11\n\tsmall_bet\x18\x05 \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x06 \x01(\x03\x12\x12\n\nmin_buy_in\x18\x07 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x08 \x01(\x03\x12\x13\n\x0bmax_players\x18\t \x01(\x05\x12&\n\x05seats\x18\n \x03(\x0b\x32\x17.riverboat.v1.TakenSeat\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rowner_address\x18\x0c \x01(\t\"8\n\tTakenSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\"V\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"X\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05stack\x18\x02 \x01(\x03\x12\x0f\n\x07\x62\x61lance\x18\x03 \x01(\x03\x12\x15\n\rowner_address\x18\x04 \x01(\t\"9\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"4\n\x12LeaveTableResponse\x12\x0f\n\x07pending\x18\x01 \x01(\x08\x12\r\n\x05stack\x18\x02 \x01(\x03\"\xe9\x02\n\nLobbyEvent\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12/\n\x0boccurred_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12=\n\x12\x61\x63\x63ount_registered\x18\n \x01(\x0b\x32\x1f.riverboat.v1.AccountRegisteredH\x00\x12\x31\n\x0ctable_listed\x18\x0b \x01(\x0b\x32\x19.riverboat.v1.TableListedH\x00\x12\x31\n\x0cjoin_started\x18\x0c \x01(\x0b\x32\x19.riverboat.v1.JoinStartedH\x00\x12\x35\n\x0ejoin_completed\x18\r \x01(\x0b\x32\x1b.riverboat.v1.JoinCompletedH\x00\x12/\n\x0bjoin_failed\x18\x0e \x01(\x0b\x32\x18.riverboat.v1.JoinFailedH\x00\x42\t\n\x07payload\"]\n\x11\x41\x63\x63ountRegistered\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\x12\x15\n\rpassword_hash\x18\x04 \x01(\t\"\x95\x01\n\x0bTableListed\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08template\x18\x03 \x01(\t\x12\x0f\n\x07variant\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x06 \x01(\x05\"`\n\x0bJoinStarted\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x05 \x01(\x03\"0\n\rJoinCompleted\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"/\n\nJoinFailed\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t2\xaa\x04\n\x0cLobbyService\x12I\n\x08Register\x12\x1d.riverboat.v1.RegisterRequest\x1a\x1e.riverboat.v1.RegisterResponse\x12@\n\x05Login\x12\x1a.riverboat.v1.LoginRequest\x1a\x1b.riverboat.v1.LoginResponse\x12R\n\x0b\x43reateTable\x12 .riverboat.v1.CreateTableRequest\x1a!.riverboat.v1.CreateTableResponse\x12O\n\nListTables\x12\x1f.riverboat.v1.ListTablesRequest\x1a .riverboat.v1.ListTablesResponse\x12I\n\x08GetTable\x12\x1d.riverboat.v1.GetTableRequest\x1a\x1e.riverboat.v1.GetTableResponse\x12L\n\tJoinTable\x12\x1e.riverboat.v1.JoinTableRequest\x1a\x1f.riverboat.v1.JoinTableResponse\x12O\n\nLeaveTable\x12\x1f.riverboat.v1.LeaveTableRequest\x1a .riverboat.v1.LeaveTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -55,29 +55,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETTABLERESPONSE']._serialized_start=784
   _globals['_GETTABLERESPONSE']._serialized_end=843
   _globals['_LOBBYTABLE']._serialized_start=846
-  _globals['_LOBBYTABLE']._serialized_end=1110
-  _globals['_TAKENSEAT']._serialized_start=1112
-  _globals['_TAKENSEAT']._serialized_end=1168
-  _globals['_JOINTABLEREQUEST']._serialized_start=1170
-  _globals['_JOINTABLEREQUEST']._serialized_end=1256
-  _globals['_JOINTABLERESPONSE']._serialized_start=1258
-  _globals['_JOINTABLERESPONSE']._serialized_end=1323
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1325
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1382
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1384
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1436
-  _globals['_LOBBYEVENT']._serialized_start=1439
-  _globals['_LOBBYEVENT']._serialized_end=1800
-  _globals['_ACCOUNTREGISTERED']._serialized_start=1802
-  _globals['_ACCOUNTREGISTERED']._serialized_end=1895
-  _globals['_TABLELISTED']._serialized_start=1898
-  _globals['_TABLELISTED']._serialized_end=2047
-  _globals['_JOINSTARTED']._serialized_start=2049
-  _globals['_JOINSTARTED']._serialized_end=2145
-  _globals['_JOINCOMPLETED']._serialized_start=2147
-  _globals['_JOINCOMPLETED']._serialized_end=2195
-  _globals['_JOINFAILED']._serialized_start=2197
-  _globals['_JOINFAILED']._serialized_end=2244
-  _globals['_LOBBYSERVICE']._serialized_start=2247
-  _globals['_LOBBYSERVICE']._serialized_end=2801
+  _globals['_LOBBYTABLE']._serialized_end=1133
+  _globals['_TAKENSEAT']._serialized_start=1135
+  _globals['_TAKENSEAT']._serialized_end=1191
+  _globals['_JOINTABLEREQUEST']._serialized_start=1193
+  _globals['_JOINTABLEREQUEST']._serialized_end=1279
+  _globals['_JOINTABLERESPONSE']._serialized_start=1281
+  _globals['_JOINTABLERESPONSE']._serialized_end=1369
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1371
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1428
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1430
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1482
+  _globals['_LOBBYEVENT']._serialized_start=1485
+  _globals['_LOBBYEVENT']._serialized_end=1846
+  _globals['_ACCOUNTREGISTERED']._serialized_start=1848
+  _globals['_ACCOUNTREGISTERED']._serialized_end=1941
+  _globals['_TABLELISTED']._serialized_start=1944
+  _globals['_TABLELISTED']._serialized_end=2093
+  _globals['_JOINSTARTED']._serialized_start=2095
+  _globals['_JOINSTARTED']._serialized_end=2191
+  _globals['_JOINCOMPLETED']._serialized_start=2193
+  _globals['_JOINCOMPLETED']._serialized_end=2241
+  _globals['_JOINFAILED']._serialized_start=2243
+  _globals['_JOINFAILED']._serialized_end=2290
+  _globals['_LOBBYSERVICE']._serialized_start=2293
+  _globals['_LOBBYSERVICE']._serialized_end=2847
 # @@protoc_insertion_point(module_scope)

@@ -94,7 +94,7 @@ class GetTableResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at")
+    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +106,7 @@ class LobbyTable(_message.Message):
     MAX_PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     template: str
@@ -117,7 +118,8 @@ class LobbyTable(_message.Message):
     max_players: int
     seats: _containers.RepeatedCompositeFieldContainer[TakenSeat]
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    owner_address: str
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ...) -> None: ...
 
 class TakenSeat(_message.Message):
     __slots__ = ("seat", "player", "stack")
@@ -142,14 +144,16 @@ class JoinTableRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., buy_in: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
-    __slots__ = ("seat", "stack", "balance")
+    __slots__ = ("seat", "stack", "balance", "owner_address")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
     BALANCE_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     stack: int
     balance: int
-    def __init__(self, seat: _Optional[int] = ..., stack: _Optional[int] = ..., balance: _Optional[int] = ...) -> None: ...
+    owner_address: str
+    def __init__(self, seat: _Optional[int] = ..., stack: _Optional[int] = ..., balance: _Optional[int] = ..., owner_address: _Optional[str] = ...) -> None: ...
 
 class LeaveTableRequest(_message.Message):
     __slots__ = ("table_id", "request_id")

@@ -63,6 +63,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     add_metrics_arguments(parser)
     parser.add_argument(
+        "--owners-bucket",
+        help="the table leases' KV bucket, where the owner of each table is read "
+        "(env RIVERBOAT_OWNERS_BUCKET; default RB_TABLE_OWNERS)",
+    )
+    parser.add_argument(
         "--sweep-seconds",
         type=float,
         help="seconds between sweeps of the lobby's log for other lobby instances' changes "
@@ -97,6 +102,7 @@ def main(argv: list[str] | None = None) -> None:
             hash_queue=args.hash_queue,
             hash_per_peer=args.hash_per_peer,
             sweep_seconds=args.sweep_seconds,
+            owners_bucket=args.owners_bucket,
             address=args.address,
             nats_url=args.nats_url,
             nats_login=login,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from riverboat.leases import DEFAULT_BUCKET
 from riverboat.natsauth import NatsCredentials
 from riverboat.services.common.limits import RateLimits
 
@@ -41,6 +42,8 @@ class LobbyConfig:
     hash_per_peer: int = DEFAULT_HASH_PER_PEER
     #: Seconds between sweeps of the log for changes a nudge missed (see lobby.log).
     sweep_seconds: float = DEFAULT_SWEEP_SECONDS
+    #: The table leases' KV bucket (who owns each table: riverboat.leases).
+    owners_bucket: str = DEFAULT_BUCKET
 
     def __post_init__(self) -> None:
         if self.hash_workers < 1:
@@ -71,6 +74,7 @@ class LobbyConfig:
             "hash_workers": int(env.get("RIVERBOAT_HASH_WORKERS", DEFAULT_HASH_WORKERS)),
             "hash_queue": int(env.get("RIVERBOAT_HASH_QUEUE", DEFAULT_HASH_QUEUE)),
             "hash_per_peer": int(env.get("RIVERBOAT_HASH_PER_PEER", DEFAULT_HASH_PER_PEER)),
+            "owners_bucket": env.get("RIVERBOAT_OWNERS_BUCKET", DEFAULT_BUCKET),
             "sweep_seconds": float(env.get("RIVERBOAT_LOBBY_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})

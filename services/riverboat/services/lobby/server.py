@@ -12,6 +12,8 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.leases import JetStreamLeaseStore
+from riverboat.routing import Channels
 from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
@@ -24,8 +26,9 @@ from riverboat.services.common.tracing import client_interceptors
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.hashing import PasswordHashing
 from riverboat.services.lobby.log import Lobby
+from riverboat.services.lobby.owners import OwnerDirectory, TableServices
 from riverboat.services.lobby.service import JOIN_GRACE_SECONDS, RULES, LobbyService
-from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc, table_pb2_grpc
+from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc
 
 log = structlog.get_logger("riverboat.lobby")
 
@@ -43,6 +46,8 @@ class LobbyServer:
         self.nc: NATS | None = None
         self.service: LobbyService | None = None
         self.lobby: Lobby | None = None
+        self.owners: OwnerDirectory | None = None
+        self.tables: TableServices | None = None
         self._resolver: asyncio.Task[None] | None = None
         self._channels: list[grpc.aio.Channel] = []
         self.hashing = PasswordHashing(config.hash_workers, config.hash_queue, config.hash_per_peer)
@@ -90,17 +95,23 @@ class LobbyServer:
         self.lobby = lobby
         # Every instance folds the whole log and follows what the others append.
         await lobby.follow(store, sweep_seconds=self.config.sweep_seconds)
-        tables = grpc.aio.insecure_channel(
-            self.config.table_address, interceptors=client_interceptors()
+        nc = self.nc
+        bucket = self.config.owners_bucket
+        self.owners = OwnerDirectory(lambda: JetStreamLeaseStore.open(nc, bucket=bucket))
+        self.owners.start()
+        # A channel per table-service instance, traced like every other.
+        channels = Channels(
+            lambda address: grpc.aio.insecure_channel(address, interceptors=client_interceptors())
         )
+        self.tables = TableServices(self.config.table_address, self.owners, channels)
         settlement = grpc.aio.insecure_channel(
             self.config.settlement_address, interceptors=client_interceptors()
         )
-        self._channels = [tables, settlement]
+        self._channels = [settlement]
         self.service = LobbyService(
             lobby,
             self.issuer,
-            table_pb2_grpc.TableServiceStub(tables),  # type: ignore[no-untyped-call]
+            self.tables,
             settlement_pb2_grpc.SettlementServiceStub(settlement),  # type: ignore[no-untyped-call]
             service_token=self.issuer.issue("lobby", "service", ttl=10 * 365 * 86400),
             token_ttl=self.config.token_ttl,
@@ -149,6 +160,10 @@ class LobbyServer:
         if self.lobby is not None:
             await self.lobby.stop_following()
         self.hashing.close()
+        if self.owners is not None:
+            await self.owners.stop()
+        if self.tables is not None:
+            await self.tables.close()
         for channel in self._channels:
             await channel.close(None)
         if self.nc is not None:

@@ -54,13 +54,13 @@ from riverboat.services.common.errors import (
 )
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.services.lobby.log import Lobby
+from riverboat.services.lobby.owners import TableServices
 from riverboat.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
     settlement_pb2,
     settlement_pb2_grpc,
     table_pb2,
-    table_pb2_grpc,
 )
 
 log = structlog.get_logger("riverboat.lobby")
@@ -102,7 +102,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self,
         lobby: Lobby,
         issuer: TokenIssuer,
-        tables: table_pb2_grpc.TableServiceStub,
+        tables: TableServices,
         settlement: settlement_pb2_grpc.SettlementServiceStub,
         *,
         service_token: str,
@@ -225,7 +225,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             return lobby_pb2.CreateTableResponse(table=await self._created(listed, key, fp))
         action_seconds = request.action_seconds or 30
         await self._call(
-            self.tables.OpenTable(
+            self.tables.call(
+                table_id,
+                "OpenTable",
                 table_pb2.OpenTableRequest(
                     table_id=table_id,
                     name=name,
@@ -272,19 +274,22 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise AlreadyExists(clash.message, reason=clash.reason)
         return await self._describe(listed)
 
-    async def _view(self, table_id: str) -> table_pb2.TableView:
-        reply = await self._call(
-            self.tables.GetTableView(
+    async def _view(self, table_id: str) -> tuple[table_pb2.TableView, str]:
+        """The table's view, and the address of its owner (the instance that answered)."""
+        reply, address = await self._call(
+            self.tables.call(
+                table_id,
+                "GetTableView",
                 table_pb2.GetTableViewRequest(table_id=table_id),
                 metadata=self.metadata,
                 timeout=5,
             )
         )
         view: table_pb2.TableView = reply.view
-        return view
+        return view, address
 
     async def _describe(self, table: ListedTable) -> lobby_pb2.LobbyTable:
-        view = await self._view(table.table_id)
+        view, answered = await self._view(table.table_id)
         return lobby_pb2.LobbyTable(
             table_id=table.table_id,
             name=table.name,
@@ -299,6 +304,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 lobby_pb2.TakenSeat(seat=s.seat, player=s.player, stack=s.stack) for s in view.seats
             ],
             created_at=_stamp(table.created_at),
+            # The lease's word, else whoever answered for the table (the owner, redirect
+            # followed; a lone table service without leases).
+            owner_address=self.tables.owner_address(table.table_id) or answered,
         )
 
     async def ListTables(
@@ -350,8 +358,12 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 raise AlreadyExists(clash.message, reason=clash.reason)
             if known.status == "completed":
                 balance = await self._balance(player)
+                owner = self.tables.owner_address(known.table_id)
                 return lobby_pb2.JoinTableResponse(
-                    seat=known.seat, stack=known.buy_in, balance=balance
+                    seat=known.seat,
+                    stack=known.buy_in,
+                    balance=balance,
+                    owner_address=owner or (await self._view(known.table_id))[1],
                 )
             if known.status == "failed":
                 raise FailedPrecondition(
@@ -372,7 +384,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise InvalidArgument(
                 f"buy in for {table.min_buy_in} to {table.max_buy_in} cents at this table"
             )
-        view = await self._view(table.table_id)
+        view, _ = await self._view(table.table_id)
         taken = {s.seat for s in view.seats}
         if any(s.player == player for s in view.seats):
             raise FailedPrecondition(f"you already sit at {table.table_id}")
@@ -412,8 +424,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             await self._fail_join(reference, str(exc), release=False)
             raise
         try:
-            await self._call(
-                self.tables.SeatPlayer(
+            _, owner = await self._call(
+                self.tables.call(
+                    table.table_id,
+                    "SeatPlayer",
                     table_pb2.SeatPlayerRequest(
                         table_id=table.table_id,
                         seat=seat,
@@ -438,7 +452,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         )
         log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
         return lobby_pb2.JoinTableResponse(
-            seat=seat, stack=request.buy_in, balance=reserved.balance
+            seat=seat,
+            stack=request.buy_in,
+            balance=reserved.balance,
+            owner_address=self.tables.owner_address(table.table_id) or owner,
         )
 
     async def _fail_join(self, reference: str, reason: str, *, release: bool) -> None:
@@ -471,7 +488,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         since = datetime.now(UTC) - timedelta(seconds=older_than)
         for join in self.lobby.state.pending_joins(started_before=since):
             try:
-                view = await self._view(join.table_id)
+                view, _ = await self._view(join.table_id)
             except Exception as exc:  # the table service may not be up yet; try next start
                 log.warning("join_unresolved", reference=join.reference, reason=str(exc))
                 continue
@@ -501,8 +518,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             # The table finds the player's seat itself (seat 0) and keeps the request id, with
             # the player in it, in its log: a retry gets the original answer, even once the
             # player has gone, and nobody else's leave is ever taken for theirs.
-            reply = await self._call(
-                self.tables.UnseatPlayer(
+            reply, _ = await self._call(
+                self.tables.call(
+                    request.table_id,
+                    "UnseatPlayer",
                     table_pb2.UnseatPlayerRequest(
                         table_id=request.table_id,
                         seat=0,

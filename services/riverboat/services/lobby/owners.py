@@ -1,0 +1,142 @@
+"""Who owns each table, as the lobby reads it from the table leases (riverboat.leases).
+
+The lobby keeps the leases' holders in memory from a watch of the lease bucket (every lease
+held when it starts, then every change), so describing a page of tables costs no lookups. If
+the bucket cannot be read (not created yet: no table service has started; NATS away) it keeps
+trying in the background; meanwhile :meth:`OwnerDirectory.address` knows nothing and the
+lobby's table calls go to its configured table address and follow the redirect from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import structlog
+from google.protobuf.message import Message
+
+from riverboat.leases import LeaseStore
+from riverboat.routing import Channels, call_owner
+from riverboat.v1 import table_pb2_grpc
+
+__all__ = ["OwnerDirectory", "TableServices"]
+
+log = structlog.get_logger("riverboat.lobby")
+
+#: Seconds between attempts to open or re-open the lease watch.
+RETRY_SECONDS = 2.0
+
+
+class OwnerDirectory:
+    """Table id -> the owner's advertised address, followed from the lease bucket.
+
+    Args:
+        open_store: opens the lease store (called again after a failure).
+    """
+
+    def __init__(self, open_store: Callable[[], Awaitable[LeaseStore]]) -> None:
+        self._open = open_store
+        self._owners: dict[str, str] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.watching = asyncio.Event()  # set once the watch has started
+
+    def address(self, table_id: str) -> str:
+        """The owner's address as the leases say, or "" if unknown (or nobody owns it)."""
+        return self._owners.get(table_id, "")
+
+    def start(self) -> None:
+        """Follow the leases in the background."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._follow(), name="lobby-owners")
+
+    async def stop(self) -> None:
+        """Stop following; idempotent."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _follow(self) -> None:
+        store: LeaseStore | None = None
+        while True:
+            try:
+                if store is None:
+                    store = await self._open()
+                async with await store.watch() as changes:
+                    self.watching.set()
+                    async for change in changes:
+                        if change.lease is None or not change.lease.holder.address:
+                            self._owners.pop(change.key, None)
+                        else:
+                            self._owners[change.key] = change.lease.holder.address
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the bucket is not there yet, or NATS is away
+                log.info("owners_unknown", reason=str(exc) or type(exc).__name__)
+            # The watch ended or failed: what we knew may be stale from here on.
+            self.watching.clear()
+            self._owners.clear()
+            await asyncio.sleep(RETRY_SECONDS)
+
+
+class TableServices:
+    """The table service as the lobby calls it: each table's owner, over a channel per address.
+
+    A call goes to the address the leases name (else ``default_address``, any instance) and
+    follows one ``NOT_OWNER`` redirect (:func:`riverboat.routing.call_owner`). ``NO_OWNER`` is
+    passed on at once (UNAVAILABLE: the lobby's caller retries with the same request id).
+
+    Args:
+        default_address: a table-service address (``--table``).
+        owners: where the leases say each table is, if the lobby reads them.
+        channels: the channel pool (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        default_address: str,
+        owners: OwnerDirectory | None = None,
+        channels: Channels | None = None,
+    ) -> None:
+        self.default_address = default_address
+        self.owners = owners
+        self.channels = channels or Channels()
+        self._stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+
+    def owner_address(self, table_id: str) -> str:
+        """The owner's address as the leases say ("" if unknown)."""
+        return self.owners.address(table_id) if self.owners is not None else ""
+
+    def _stub(self, address: str) -> table_pb2_grpc.TableServiceStub:
+        stub = self._stubs.get(address)
+        if stub is None:
+            channel = self.channels.get(address)
+            stub = self._stubs[address] = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        return stub
+
+    async def call(
+        self,
+        table_id: str,
+        method: str,
+        request: Message,
+        *,
+        metadata: Sequence[tuple[str, str]],
+        timeout: float,
+    ) -> tuple[Any, str]:
+        """``TableService/<method>(request)`` at ``table_id``'s owner: the answer and the
+        address that gave it."""
+
+        async def send(address: str) -> Any:
+            rpc = getattr(self._stub(address), method)
+            return await rpc(request, metadata=tuple(metadata), timeout=timeout)
+
+        first = self.owner_address(table_id) or self.default_address
+        return await call_owner(send, first, no_owner_budget=0)
+
+    async def close(self) -> None:
+        """Close every channel."""
+        self._stubs.clear()
+        await self.channels.close()
