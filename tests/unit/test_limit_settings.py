@@ -52,15 +52,18 @@ def test_the_services_take_their_limits_from_flags_and_environment(
     monkeypatch.setenv("RIVERBOAT_MAX_WATCH_STREAMS", "5")
     monkeypatch.setenv("RIVERBOAT_HASH_QUEUE", "3")
     args = parse_table(["--rate-limit", "Act.account=4/s"])
-    table = TableConfig.from_env(rate_limits=args.rate_limit, max_watch_streams=None)
+    table = TableConfig.from_namespace(args)
     assert table.rate_limits.rate("Act", "peer") == Rate(9, 1.0)
     assert table.rate_limits.rate("Act", "account") == Rate(4, 1.0)
     assert table.rate_limits.max_streams == 5
-    assert TableConfig.from_env(max_watch_streams=7).rate_limits.max_streams == 7
-    args = parse_lobby(["--rate-limit", "Login.account=1/min", "--hash-workers", "1"])
-    lobby = LobbyConfig.from_env(
-        rate_limits=args.rate_limit, hash_workers=args.hash_workers, hash_queue=args.hash_queue
+    assert (
+        TableConfig.from_namespace(
+            parse_table(["--max-watch-streams", "7"])
+        ).rate_limits.max_streams
+        == 7
     )
+    args = parse_lobby(["--rate-limit", "Login.account=1/min", "--hash-workers", "1"])
+    lobby = LobbyConfig.from_namespace(args)
     assert lobby.rate_limits.rate("Login", "account") == Rate(1, 60.0)
     assert (lobby.hash_workers, lobby.hash_queue, lobby.hash_per_peer) == (1, 3, 4)
     with pytest.raises(ValueError, match="hash-workers"):

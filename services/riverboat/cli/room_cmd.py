@@ -62,16 +62,14 @@ def cmd_lobby_serve(args: argparse.Namespace) -> int:
     """Run the lobby (same flags as ``python -m riverboat.services.lobby``)."""
     from riverboat.services.lobby.__main__ import main
 
-    main(args.args)
-    return 0
+    return main(args.args)
 
 
 def cmd_table_serve(args: argparse.Namespace) -> int:
     """Run the table service (same flags as ``python -m riverboat.services.table``)."""
     from riverboat.services.table.__main__ import main
 
-    main(args.args)
-    return 0
+    return main(args.args)
 
 
 def _issuer(var: str = "var") -> TokenIssuer:

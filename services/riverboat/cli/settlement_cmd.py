@@ -146,10 +146,9 @@ async def _rebuild(args: argparse.Namespace) -> int:
     config = _config(args)
     try:
         nc = await nats.connect(
-            config.nats_url,
             connect_timeout=5,
             max_reconnect_attempts=3,
-            **config.nats_login.connect_options(),
+            **config.nats.connect_options(),
         )
     except Exception as exc:
         print(

@@ -138,13 +138,12 @@ class DealerServer:
             # the start-up deadline is a timeout around the whole connect.
             await asyncio.wait_for(
                 nc.connect(
-                    self.config.nats_url,
                     name="riverboat-dealer",
                     connect_timeout=2,
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
                     reconnect_time_wait=1,
-                    **self.config.nats_login.connect_options(),
+                    **self.config.nats.connect_options(),
                     **self._health.callbacks(),
                 ),
                 timeout=self.config.connect_timeout,

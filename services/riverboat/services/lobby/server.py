@@ -76,11 +76,10 @@ class LobbyServer:
     async def start(self) -> None:
         """Replay the log, ensure bootstrap accounts, settle interrupted buy-ins, serve."""
         self.nc = await nats.connect(
-            self.config.nats_url,
             name="riverboat-lobby",
             max_reconnect_attempts=-1,
             reconnect_time_wait=1,
-            **self.config.nats_login.connect_options(),
+            **self.config.nats.connect_options(),
             **self.health.callbacks(),
         )
         store = await JetStreamEventStore.open(

@@ -8,16 +8,20 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from riverboat.natsauth import NatsCredentials
-from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
-from riverboat.services.common.addresses import split_address
-from riverboat.services.common.metrics import add_metrics_arguments
-from riverboat.services.common.natslogin import (
-    NatsLoginError,
-    add_nats_login_arguments,
-    nats_login,
+from riverboat.services.common.config import (
+    DEFAULT_NATS_URL,
+    ENV_DATABASE_URL,
+    ENV_NATS_URL,
+    ConfigError,
+    ServiceConfig,
+    Settings,
+    add_database_arguments,
+    add_nats_arguments,
+    add_service_arguments,
+    address_env,
+    check_address,
+    service_values,
 )
-from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
     "DEFAULT_ADDRESS",
@@ -32,20 +36,10 @@ __all__ = [
 
 DEFAULT_ADDRESS = "127.0.0.1:50054"
 DEFAULT_DATABASE_URL = "sqlite:///var/settlement.db"
-ENV_DATABASE_URL = "RIVERBOAT_DATABASE_URL"  # the same name as riverboat.ledger.db's
-DEFAULT_NATS_URL = f"nats://{DEFAULT_HOST}:{DEFAULT_PORT}"  # Riverboat's own NATS, never 4222
-
-ENV_ADDRESS = "RIVERBOAT_SETTLEMENT_ADDRESS"
-ENV_NATS_URL = "RIVERBOAT_NATS_URL"
-ENV_LOG_FORMAT = "RIVERBOAT_LOG_FORMAT"
-ENV_LOG_LEVEL = "RIVERBOAT_LOG_LEVEL"
+ENV_ADDRESS = address_env("settlement")
 
 _NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
-
-
-class ConfigError(ValueError):
-    """A setting is missing or malformed; the message names it."""
 
 
 def _database_url(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -53,14 +47,12 @@ def _database_url(explicit: str | None = None, env: Mapping[str, str] | None = N
     return explicit or environ.get(ENV_DATABASE_URL) or DEFAULT_DATABASE_URL
 
 
-@dataclass(frozen=True, slots=True)
-class SettlementConfig:
-    """Everything the settlement process needs to know.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettlementConfig(ServiceConfig):
+    """Everything the settlement process needs to know (NATS and logging: its base).
 
     Attributes:
         address: gRPC ``host:port`` (port 0: any free port).
-        nats_url: the NATS server(s).
-        nats_login: how to log in to NATS (see ``riverboat.services.common.natslogin``).
         database_url: the ledger (SQLite file or PostgreSQL); hidden from ``repr``.
         wallets_stream, wallets_prefix: the wallet logs (written here).
         tables_stream, tables_prefix: the table logs (read here).
@@ -73,14 +65,9 @@ class SettlementConfig:
         fetch_batch: messages per pull.
         release_wait: seconds ReleaseBuyIn waits for the ledger to catch up with the table log.
         sweep_interval: seconds between sweeps for cash-outs still in transit.
-        replicas: replicas of the wallet stream when it is created.
-        nats_timeout, connect_timeout, grace: seconds (per request, start-up, shutdown).
-        log_format, log_level: logging.
     """
 
     address: str = DEFAULT_ADDRESS
-    nats_url: str = DEFAULT_NATS_URL
-    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     database_url: str = field(default_factory=_database_url, repr=False)
     wallets_stream: str = "RB_WALLETS"
     wallets_prefix: str = "rb.wallets"
@@ -93,20 +80,10 @@ class SettlementConfig:
     fetch_batch: int = 64
     release_wait: float = 5.0
     sweep_interval: float = 30.0
-    replicas: int = 1
-    nats_timeout: float = 5.0
-    connect_timeout: float = 30.0
-    grace: float = 5.0
-    log_format: str = "auto"
-    log_level: str = "info"
 
     def __post_init__(self) -> None:
-        try:
-            split_address(self.address)
-        except ValueError as exc:
-            raise ConfigError(f"--address: {exc}") from None
-        if not self.nats_url.strip():
-            raise ConfigError("--nats: the NATS URL is empty")
+        check_address("--address", self.address)
+        self.check_common()
         from sqlalchemy.engine import make_url  # here, not at import: the CLI stays quick
 
         try:
@@ -136,22 +113,11 @@ class SettlementConfig:
             ("--ack-wait", self.ack_wait),
             ("--release-wait", self.release_wait),
             ("--sweep-interval", self.sweep_interval),
-            ("--nats-timeout", self.nats_timeout),
-            ("--connect-timeout", self.connect_timeout),
-            ("--grace", self.grace),
         ):
             if not seconds > 0:
                 raise ConfigError(f"{flag} must be a positive number of seconds")
         if not 1 <= self.fetch_batch <= 1000:
             raise ConfigError("--fetch-batch must be 1..1000")
-        if self.replicas < 1:
-            raise ConfigError("--replicas must be at least 1")
-        if self.log_format not in ("json", "console", "auto"):
-            raise ConfigError(
-                f"--log-format must be json, console or auto, not {self.log_format!r}"
-            )
-        if self.log_level.lower() not in ("debug", "info", "warning", "error"):
-            raise ConfigError("--log-level must be debug, info, warning or error")
 
     @property
     def database_display(self) -> str:
@@ -165,40 +131,18 @@ class SettlementConfig:
         cls, args: argparse.Namespace, environ: Mapping[str, str] | None = None
     ) -> SettlementConfig:
         """Build from parsed :func:`add_arguments` flags, falling back to the environment."""
-        env = os.environ if environ is None else environ
-
-        def pick(value: str | None, env_name: str, default: str) -> str:
-            return value if value is not None else (env.get(env_name) or default)
-
-        try:
-            login = nats_login(args, env)
-        except NatsLoginError as exc:
-            raise ConfigError(str(exc)) from None
-        values = {
-            "address": pick(getattr(args, "address", None), ENV_ADDRESS, DEFAULT_ADDRESS),
-            "nats_url": pick(args.nats, ENV_NATS_URL, DEFAULT_NATS_URL),
-            "nats_login": login,
-            "database_url": _database_url(args.database, env),
-            "wallets_stream": args.wallets_stream,
-            "wallets_prefix": args.wallets_prefix,
-            "tables_stream": args.tables_stream,
-            "tables_prefix": args.tables_prefix,
-            "accounts_stream": getattr(args, "accounts_stream", "RB_LOBBY"),
-            "accounts_prefix": getattr(args, "accounts_prefix", "rb.lobby"),
-            "log_format": pick(getattr(args, "log_format", None), ENV_LOG_FORMAT, "auto"),
-            "log_level": pick(getattr(args, "log_level", None), ENV_LOG_LEVEL, "info"),
-        }
-        for name in (
-            "consumer",
-            "ack_wait",
-            "fetch_batch",
-            "release_wait",
-            "sweep_interval",
-            "replicas",
-            "nats_timeout",
-            "connect_timeout",
-            "grace",
-        ):
+        settings = Settings(args, environ)
+        values = service_values(settings, service="settlement", default_address=DEFAULT_ADDRESS)
+        values.update(
+            database_url=_database_url(args.database, settings.env),
+            wallets_stream=args.wallets_stream,
+            wallets_prefix=args.wallets_prefix,
+            tables_stream=args.tables_stream,
+            tables_prefix=args.tables_prefix,
+            accounts_stream=getattr(args, "accounts_stream", "RB_LOBBY"),
+            accounts_prefix=getattr(args, "accounts_prefix", "rb.lobby"),
+        )
+        for name in ("consumer", "ack_wait", "fetch_batch", "release_wait", "sweep_interval"):
             if getattr(args, name, None) is not None:
                 values[name] = getattr(args, name)
         return cls(**values)
@@ -207,26 +151,18 @@ class SettlementConfig:
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the ledger and the logs are (shared by serve, migrate, rebuild, check)."""
     group = parser.add_argument_group("ledger and logs")
-    group.add_argument(
-        "--database",
-        help=f"ledger database URL (env {ENV_DATABASE_URL}; default sqlite:///var/settlement.db; "
-        "PostgreSQL: postgresql+psycopg://user@host/db)",
-    )
-    group.add_argument("--nats", help=f"NATS URL (env {ENV_NATS_URL}; default {DEFAULT_NATS_URL})")
-    add_nats_login_arguments(group)
+    add_database_arguments(group, default=DEFAULT_DATABASE_URL)
+    add_nats_arguments(group)
     group.add_argument("--wallets-stream", default="RB_WALLETS", help="default %(default)s")
     group.add_argument("--wallets-prefix", default="rb.wallets", help="default %(default)s")
     group.add_argument("--tables-stream", default="RB_TABLES", help="default %(default)s")
     group.add_argument("--tables-prefix", default="rb.tables", help="default %(default)s")
-    group.add_argument(
-        "--nats-timeout", type=float, default=None, help="seconds per NATS request (default 5)"
-    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """All the service's flags (``python -m`` and ``riverboat settlement serve``)."""
-    parser.add_argument(
-        "--address", help=f"gRPC host:port (env {ENV_ADDRESS}; default {DEFAULT_ADDRESS})"
+    add_service_arguments(
+        parser, service="settlement", default_address=DEFAULT_ADDRESS, with_nats=False
     )
     add_store_arguments(parser)
     registry = parser.add_argument_group("account registry (the lobby's log)")
@@ -250,11 +186,3 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     consume.add_argument(
         "--sweep-interval", type=float, default=None, help="cash-out sweep period (default 30)"
     )
-    consume.add_argument("--replicas", type=int, default=None, help="wallet stream replicas (1)")
-    ops = parser.add_argument_group("operation")
-    ops.add_argument("--connect-timeout", type=float, default=None, help="seconds (default 30)")
-    ops.add_argument("--grace", type=float, default=None, help="shutdown grace seconds (5)")
-    ops.add_argument("--log-format", choices=("json", "console", "auto"), default=None)
-    ops.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None)
-    add_metrics_arguments(ops)
-    add_tracing_arguments(ops)

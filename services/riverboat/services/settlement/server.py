@@ -225,13 +225,12 @@ class SettlementServer:
         try:
             await asyncio.wait_for(
                 nc.connect(
-                    self.config.nats_url,
                     name="riverboat-settlement",
                     connect_timeout=2,
                     allow_reconnect=True,
                     max_reconnect_attempts=-1,
                     reconnect_time_wait=1,
-                    **self.config.nats_login.connect_options(),
+                    **self.config.nats.connect_options(),
                     **self._health.callbacks(),
                 ),
                 timeout=self.config.connect_timeout,

@@ -1,26 +1,35 @@
-"""Table service configuration (flags, then environment, then defaults)."""
+"""Table service configuration: flags, then ``RIVERBOAT_*`` environment, then defaults.
+
+Built on the one idiom of :mod:`riverboat.services.common.config` (the shared NATS and logging
+settings live in :class:`~riverboat.services.common.config.ServiceConfig`).
+"""
 
 from __future__ import annotations
 
-import os
+import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from riverboat.natsauth import NatsCredentials
+from riverboat.services.common.config import (
+    ServiceConfig,
+    Settings,
+    add_service_arguments,
+    check_address,
+    service_values,
+)
 from riverboat.services.common.limits import RateLimits
 
+__all__ = ["DEFAULT_ADDRESS", "DEFAULT_DEALER_ADDRESS", "TableConfig", "add_arguments"]
+
 DEFAULT_ADDRESS = "127.0.0.1:50052"
-DEFAULT_NATS_URL = "nats://127.0.0.1:4333"
 DEFAULT_DEALER_ADDRESS = "127.0.0.1:50053"
 
 
-@dataclass(frozen=True, slots=True)
-class TableConfig:
-    """Where the table service listens and what it talks to."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableConfig(ServiceConfig):
+    """Where the table service listens and what it talks to (NATS, logging: its base)."""
 
     address: str = DEFAULT_ADDRESS
-    nats_url: str = DEFAULT_NATS_URL
-    #: How to log in to NATS (``--nats-user`` etc., see riverboat.services.common.natslogin).
-    nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     dealer_address: str = DEFAULT_DEALER_ADDRESS
     stream: str = "RB_TABLES"
     subject_prefix: str = "rb.tables"
@@ -35,34 +44,69 @@ class TableConfig:
     #: Act and Watch per account and per peer, and the Watch streams one account may hold.
     rate_limits: RateLimits = field(default_factory=RateLimits)
 
-    @classmethod
-    def from_env(
-        cls,
-        *,
-        rate_limits: list[str] | None = None,
-        max_watch_streams: int | None = None,
-        **overrides: object,
-    ) -> TableConfig:
-        """Defaults, overridden by RIVERBOAT_* variables, overridden by ``overrides``.
+    def __post_init__(self) -> None:
+        check_address("--address", self.address)
+        check_address("--dealer", self.dealer_address)
+        self.check_common()
+        if self.hand_pause < 0:
+            raise ValueError("--hand-pause must be 0 or more seconds")
 
-        ``rate_limits`` are ``--rate-limit`` specs, applied over ``RIVERBOAT_RATE_LIMITS``;
-        ``max_watch_streams`` overrides ``RIVERBOAT_MAX_WATCH_STREAMS``.
+    @classmethod
+    def from_namespace(
+        cls, args: argparse.Namespace, environ: Mapping[str, str] | None = None
+    ) -> TableConfig:
+        """Build from parsed :func:`add_arguments` flags, falling back to the environment.
 
         Raises:
-            ValueError: a setting is malformed.
+            ValueError: a setting is malformed (a ``ConfigError`` names the flag).
         """
-        env = os.environ
-        if max_watch_streams is None and "RIVERBOAT_MAX_WATCH_STREAMS" in env:
-            max_watch_streams = int(env["RIVERBOAT_MAX_WATCH_STREAMS"])
-        values: dict[str, object] = {
-            "address": env.get("RIVERBOAT_TABLE_ADDRESS", DEFAULT_ADDRESS),
-            "nats_url": env.get("RIVERBOAT_NATS_URL", DEFAULT_NATS_URL),
-            "dealer_address": env.get("RIVERBOAT_DEALER_ADDRESS", DEFAULT_DEALER_ADDRESS),
-        }
-        if "RIVERBOAT_HAND_PAUSE" in env:
-            values["hand_pause"] = float(env["RIVERBOAT_HAND_PAUSE"])
-        values["rate_limits"] = RateLimits.from_settings(
-            env, rate_limits or (), max_streams=max_watch_streams
+        settings = Settings(args, environ)
+        max_streams = settings.get("max_watch_streams", "RIVERBOAT_MAX_WATCH_STREAMS", None, int)
+        values = service_values(settings, service="table", default_address=DEFAULT_ADDRESS)
+        values.update(
+            dealer_address=settings.get(
+                "dealer", "RIVERBOAT_DEALER_ADDRESS", DEFAULT_DEALER_ADDRESS
+            ),
+            rate_limits=RateLimits.from_settings(
+                settings.env, getattr(args, "rate_limit", None) or (), max_streams=max_streams
+            ),
         )
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)  # type: ignore[arg-type]
+        hand_pause = settings.get("hand_pause", "RIVERBOAT_HAND_PAUSE", None, float)
+        if hand_pause is not None:
+            values["hand_pause"] = hand_pause
+        for name in ("stream", "subject_prefix"):
+            if getattr(args, name, None) is not None:
+                values[name] = getattr(args, name)
+        return cls(**values)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The table service's flags: the shared ones, then its own."""
+    add_service_arguments(parser, service="table", default_address=DEFAULT_ADDRESS)
+    own = parser.add_argument_group("table service")
+    own.add_argument(
+        "--dealer",
+        help=f"dealer address (env RIVERBOAT_DEALER_ADDRESS; default {DEFAULT_DEALER_ADDRESS})",
+    )
+    own.add_argument(
+        "--hand-pause",
+        type=float,
+        help="seconds between hands (env RIVERBOAT_HAND_PAUSE; default 2)",
+    )
+    own.add_argument("--stream", help="JetStream stream of table logs (default RB_TABLES)")
+    own.add_argument("--subject-prefix", help="subject prefix of table logs (rb.tables)")
+    own.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        metavar="METHOD.SCOPE=RATE",
+        help="an Act or Watch limit per account or per peer, e.g. Act.account=20/s or "
+        "Watch.peer=off (repeatable; over RIVERBOAT_RATE_LIMITS; defaults: Act.account=50/s, "
+        "Act.peer=5000/s, Watch.account=120/min, Watch.peer=20000/min)",
+    )
+    own.add_argument(
+        "--max-watch-streams",
+        type=int,
+        help="Watch streams one account may hold open at once (env "
+        "RIVERBOAT_MAX_WATCH_STREAMS; default 32)",
+    )

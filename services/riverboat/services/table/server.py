@@ -71,12 +71,11 @@ class TableServer:
         # no_echo: the registry follows the table subjects to hear of other instances'
         # appends; our own would only come back to be parsed and ignored, once per action.
         self.nc = await nats.connect(
-            self.config.nats_url,
             name="riverboat-table",
             max_reconnect_attempts=-1,
             reconnect_time_wait=1,
             no_echo=True,
-            **self.config.nats_login.connect_options(),
+            **self.config.nats.connect_options(),
             **self.health.callbacks(),
         )
         store = await JetStreamEventStore.open(

@@ -1,0 +1,161 @@
+"""The one configuration idiom: flags over RIVERBOAT_* over defaults, the same in all four."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from riverboat.services.common.config import ConfigError, ServiceConfig
+from riverboat.services.dealer.config import DealerConfig
+from riverboat.services.dealer.server import build_parser as dealer_parser
+from riverboat.services.lobby.__main__ import parse as lobby_parse
+from riverboat.services.lobby.config import LobbyConfig
+from riverboat.services.settlement.config import SettlementConfig
+from riverboat.services.settlement.server import build_parser as settlement_parser
+from riverboat.services.table.__main__ import parse as table_parse
+from riverboat.services.table.config import TableConfig
+
+Build = Callable[[list[str], Mapping[str, str]], ServiceConfig]
+
+
+def _dealer(argv: list[str], env: Mapping[str, str]) -> ServiceConfig:
+    return DealerConfig.from_namespace(dealer_parser().parse_args(argv), env)
+
+
+def _settlement(argv: list[str], env: Mapping[str, str]) -> ServiceConfig:
+    return SettlementConfig.from_namespace(settlement_parser().parse_args(argv), env)
+
+
+def _table(argv: list[str], env: Mapping[str, str]) -> ServiceConfig:
+    return TableConfig.from_namespace(table_parse(argv), env)
+
+
+def _lobby(argv: list[str], env: Mapping[str, str]) -> ServiceConfig:
+    return LobbyConfig.from_namespace(lobby_parse(argv), env)
+
+
+SERVICES: dict[str, tuple[Build, str]] = {
+    "dealer": (_dealer, "127.0.0.1:50053"),
+    "settlement": (_settlement, "127.0.0.1:50054"),
+    "table": (_table, "127.0.0.1:50052"),
+    "lobby": (_lobby, "127.0.0.1:50051"),
+}
+
+every_service = pytest.mark.parametrize("name", sorted(SERVICES))
+
+
+def _address(config: ServiceConfig) -> str:
+    return str(getattr(config, "address"))  # noqa: B009 (each subclass has its own default)
+
+
+@every_service
+def test_defaults(name: str) -> None:
+    build, address = SERVICES[name]
+    config = build([], {})
+    assert _address(config) == address
+    assert config.nats.urls == ("nats://127.0.0.1:4333",)
+    assert (config.replicas, config.nats_timeout, config.connect_timeout) == (1, 5.0, 30.0)
+    assert (config.grace, config.log_format, config.log_level) == (5.0, "auto", "info")
+    assert not config.nats_tls.enabled
+    assert "tls" not in config.nats.connect_options()
+
+
+@every_service
+def test_the_environment_over_the_defaults(name: str) -> None:
+    build, _ = SERVICES[name]
+    env = {
+        f"RIVERBOAT_{name.upper()}_ADDRESS": "127.0.0.1:6001",
+        "RIVERBOAT_NATS_URL": "nats://a:1,nats://b:2",
+        "RIVERBOAT_REPLICAS": "3",
+        "RIVERBOAT_NATS_TIMEOUT": "7",
+        "RIVERBOAT_CONNECT_TIMEOUT": "8",
+        "RIVERBOAT_GRACE": "9",
+        "RIVERBOAT_LOG_FORMAT": "json",
+        "RIVERBOAT_LOG_LEVEL": "debug",
+    }
+    config = build([], env)
+    assert _address(config) == "127.0.0.1:6001"
+    assert config.nats.urls == ("nats://a:1", "nats://b:2")
+    assert config.nats.connect_options()["servers"] == ["nats://a:1", "nats://b:2"]
+    assert (config.replicas, config.nats_timeout, config.connect_timeout) == (3, 7.0, 8.0)
+    assert (config.grace, config.log_format, config.log_level) == (9.0, "json", "debug")
+
+
+@every_service
+def test_flags_over_the_environment(name: str) -> None:
+    build, _ = SERVICES[name]
+    env = {
+        f"RIVERBOAT_{name.upper()}_ADDRESS": "127.0.0.1:6001",
+        "RIVERBOAT_NATS_URL": "nats://env:1",
+        "RIVERBOAT_REPLICAS": "3",
+        "RIVERBOAT_LOG_LEVEL": "debug",
+    }
+    argv = [
+        "--address",
+        "127.0.0.1:7001",
+        "--nats",
+        "nats://x:1,nats://y:2",
+        "--nats",
+        "nats://z:3",
+        "--replicas",
+        "1",
+        "--log-level",
+        "warning",
+    ]
+    config = build(argv, env)
+    assert _address(config) == "127.0.0.1:7001"
+    assert config.nats.urls == ("nats://x:1", "nats://y:2", "nats://z:3")
+    assert (config.replicas, config.log_level) == (1, "warning")
+
+
+@every_service
+@pytest.mark.parametrize(
+    ("argv", "env", "named"),
+    [
+        (["--replicas", "0"], {}, "--replicas"),
+        ([], {"RIVERBOAT_REPLICAS": "three"}, "RIVERBOAT_REPLICAS"),
+        ([], {"RIVERBOAT_GRACE": "soon"}, "RIVERBOAT_GRACE"),
+        (["--nats", "http://x:1"], {}, "--nats"),
+        (["--nats", " , "], {}, "--nats"),
+        (["--nats-ca", "/nonexistent/ca.pem"], {}, "--nats-ca"),
+        ([], {"RIVERBOAT_NATS_CERT": "/nonexistent/c.pem"}, "--nats-key"),
+        (["--address", "nowhere"], {}, "--address"),
+        (["--connect-timeout", "0"], {}, "--connect-timeout"),
+    ],
+)
+def test_a_bad_setting_is_named(
+    name: str, argv: list[str], env: dict[str, str], named: str
+) -> None:
+    build, _ = SERVICES[name]
+    with pytest.raises(ConfigError, match=named) as caught:
+        build(argv, env)
+    assert "\n" not in str(caught.value)
+
+
+def test_tls_files_give_a_context(tmp_path: Path) -> None:
+    # A CA file that is not a certificate is refused at start-up, by the flag's name.
+    bogus = tmp_path / "ca.pem"
+    bogus.write_text("not a certificate")
+    with pytest.raises(ConfigError, match="TLS"):
+        _table(["--nats-ca", str(bogus)], {})
+
+
+@pytest.mark.parametrize("name", sorted(SERVICES))
+def test_bad_settings_exit_2_in_one_line(name: str) -> None:
+    """The real entry point: one line on stderr, status 2, no traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-m", f"riverboat.services.{name}", "--replicas", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "RIVERBOAT_LOG_FORMAT": "json"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--replicas" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
