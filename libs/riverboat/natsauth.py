@@ -171,7 +171,8 @@ def room_permissions(layout: StreamLayout | None = None) -> dict[str, Permission
     lay = layout or StreamLayout()
     info = [f"{_API}.INFO"]  # account info: limits and counts only, and the start-up probe
     publish: dict[str, list[str]] = {
-        "lobby": _owner(lay.lobby_stream, lay.lobby_prefix),
+        # Every lobby instance follows the log: direct gets of its subjects' last records.
+        "lobby": _owner(lay.lobby_stream, lay.lobby_prefix) + _reader(lay.lobby_stream),
         "table": _owner(lay.tables_stream, lay.tables_prefix) + _reader(lay.tables_stream),
         "dealer": (
             _owner(lay.seeds_stream, lay.seeds_prefix, update=False)
