@@ -10,8 +10,10 @@ table's owner directly.
 
 Per row: accepted Act calls per second in the window, their client-side p50/p99, and each
 process's CPU in milliseconds per accepted action (``/proc`` counters over the window; ``other``
-is the rest of the machine, which is shared). The table instances' ms/action are what the
-capacity model in docs/scaling.md divides a core by.
+is the rest of the machine, which is shared), and the table stream's records per action. The
+table instances' ms/action are what the capacity model in docs/scaling.md divides a core by;
+a last line gives the raw JetStream publish rate of the same server (64 publishers), the
+stream's ceiling.
 
 ``RIVERBOAT_BENCH_INSTANCES`` lists the rows' instance counts (default ``1``);
 ``RIVERBOAT_BENCH_TABLES`` the tables (default 20). Several instances need table ownership
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import grpc
 import grpc.aio
+import nats
 
 from bench._room import (
     ACTION_SECONDS,
@@ -39,6 +42,7 @@ from bench._room import (
     drive,
     percentile,
     player_names,
+    raw_publish,
     table_ids,
 )
 from riverboat import eventloop
@@ -57,6 +61,10 @@ WINDOW = 12.0
 SETUP_TIMEOUT = 120.0
 #: Seconds a table waits for an owner (a new instance's leases settling) before the row fails.
 PLACEMENT_TIMEOUT = 30.0
+#: The raw publish line after the rows (as in the room bench: one table record's size).
+RAW_CONCURRENCY = 64
+RAW_SECONDS = 3.0
+RAW_PAYLOAD = 400
 
 
 @dataclass
@@ -68,6 +76,7 @@ class Row:
     result: WindowResult | None = None
     cpu: dict[str, float] = field(default_factory=dict)  # % of one core over the window
     placement: dict[str, int] = field(default_factory=dict)  # instance address -> tables
+    records: int = 0  # the table stream's growth over the window (actions and deals)
     failure: str = ""
 
     @property
@@ -88,6 +97,7 @@ class ScaledRoom:
     dealer: ServiceProcess
     settlement: ServiceProcess
     tables: list[ServiceProcess]
+    stream: str
 
     def pids(self) -> dict[str, int]:
         named = [("dealer", self.dealer), ("settlement", self.settlement)]
@@ -150,7 +160,7 @@ def start_scaled_room(
                 env={**env, "RIVERBOAT_INSTANCE_ID": f"bench-table-{k}"},
             )
         )
-    room = ScaledRoom(dealer, settlement, [])
+    room = ScaledRoom(dealer, settlement, [], tables_stream)
     try:
         dealer.start()
         settlement.start()
@@ -235,12 +245,8 @@ def _run_row(server: NatsServer, var: Path, token_key: bytes, instances: int, ta
         for address in owners.values():
             row.placement[address] = row.placement.get(address, 0) + 1
         meter = CpuMeter({"nats": server.pid or 0, **room.pids(), "bots": os.getpid()})
-
-        async def on_window(opening: bool) -> None:
-            meter.start() if opening else meter.stop()
-
         row.result = eventloop.run(
-            drive(owners, issuer, ids, "bots", warmup=WARMUP, window=WINDOW, on_window=on_window)
+            _measure(row, server.url, room.stream, owners, issuer, ids, meter)
         )
         row.cpu = meter.percent
     except Exception as exc:  # a failed row is reported; the others still run
@@ -248,6 +254,37 @@ def _run_row(server: NatsServer, var: Path, token_key: bytes, instances: int, ta
     finally:
         room.stop()
     return row
+
+
+async def _measure(
+    row: Row,
+    nats_url: str,
+    stream: str,
+    owners: dict[str, str],
+    issuer: TokenIssuer,
+    ids: list[str],
+    meter: CpuMeter,
+) -> WindowResult:
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    first = 0
+
+    async def on_window(opening: bool) -> None:
+        nonlocal first
+        messages = (await js.stream_info(stream)).state.messages
+        if opening:
+            first = messages
+            meter.start()
+        else:
+            meter.stop()
+            row.records = messages - first
+
+    try:
+        return await drive(
+            owners, issuer, ids, "bots", warmup=WARMUP, window=WINDOW, on_window=on_window
+        )
+    finally:
+        await nc.close()
 
 
 def _print_row(row: Row) -> None:
@@ -261,7 +298,8 @@ def _print_row(row: Row) -> None:
     print(
         f"{head}  {rate:7.1f} actions/s  p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
         f"({row.actions} actions in {r.seconds:.1f} s, {len(r.errors)} errors, "
-        f"{r.tables_acting}/{r.tables} tables acting)",
+        f"{r.tables_acting}/{r.tables} tables acting; "
+        f"{row.records / max(row.actions, 1):.2f} log records per action)",
         flush=True,
     )
     print(
@@ -298,3 +336,21 @@ def run() -> None:
         with NatsServer(var / "store", port=0) as server:
             for count in instances:
                 _print_row(_run_row(server, var, token_key, count, tables))
+            # The stream's ceiling on this machine, for the NATS side of the capacity model.
+            raw = eventloop.run(
+                raw_publish(
+                    server.url,
+                    concurrency=RAW_CONCURRENCY,
+                    seconds=RAW_SECONDS,
+                    payload_size=RAW_PAYLOAD,
+                    meter=CpuMeter({"nats": server.pid or 0, "bench": os.getpid()}),
+                    stream="RAW_SCALEOUT",
+                )
+            )
+            nats_ms = raw.cpu["nats"] / 100 * raw.seconds / max(len(raw.latencies), 1) * 1000
+            print(
+                f"  raw JetStream publish, {RAW_CONCURRENCY} publishers, {RAW_PAYLOAD} B: "
+                f"{raw.rate:.0f} acks/s, nats {nats_ms:.3f} CPU ms/publish "
+                f"({raw.cpu['nats']:.0f}% of a core)",
+                flush=True,
+            )
