@@ -11,23 +11,99 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
 from riverboat.engine.betting import LegalAction
+from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
+
+T = TypeVar("T")
 
 
 class TableClient:
-    """Calls one table service with one bearer token; ``name`` labels its request ids."""
+    """Calls the table service with one bearer token; ``name`` labels its request ids.
 
-    def __init__(self, channel: grpc.aio.Channel, token: str, name: str = "") -> None:
+    ``channel`` reaches any table-service instance. A call about a table goes to that table's
+    owner once known (:meth:`set_owner`, or the last redirect followed); an instance that does
+    not own it answers ``NOT_OWNER`` and the call is sent again, once, to the owner it names
+    (the same request, so the same request id), over a channel ``connect`` opens; ``NO_OWNER``
+    is waited out up to ``no_owner_budget`` seconds (see :mod:`riverboat.routing`).
+    :meth:`close` closes the channels it opened.
+    """
+
+    def __init__(
+        self,
+        channel: grpc.aio.Channel,
+        token: str,
+        name: str = "",
+        *,
+        connect: Connect | None = None,
+        no_owner_budget: float = DEFAULT_NO_OWNER_BUDGET,
+    ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         self.player = name
         self.metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),)
+        self.no_owner_budget = no_owner_budget
+        self._channels = Channels(connect)
+        self._stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+        self._owners: dict[str, str] = {}  # table id -> its owner's address, where known
+
+    def set_owner(self, table_id: str, address: str) -> None:
+        """Send ``table_id``'s calls to ``address`` (a lobby record's ``owner_address``)."""
+        if address:
+            self._owners[table_id] = address
+        else:
+            self._owners.pop(table_id, None)
+
+    def owner(self, table_id: str) -> str:
+        """Where ``table_id``'s calls go ("": the channel given at construction)."""
+        return self._owners.get(table_id, "")
+
+    def stub_at(self, address: str) -> table_pb2_grpc.TableServiceStub:
+        """The stub for ``address`` ("": the channel given at construction)."""
+        if not address:
+            return self.stub
+        stub = self._stubs.get(address)
+        if stub is None:
+            channel = self._channels.get(address)
+            stub = self._stubs[address] = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        return stub
+
+    async def close(self) -> None:
+        """Close the channels opened to owners (not the one given)."""
+        self._stubs.clear()
+        await self._channels.close()
+
+    async def _owned(
+        self, table_id: str, send: Callable[[table_pb2_grpc.TableServiceStub], Awaitable[T]]
+    ) -> T:
+        """``send`` to the table's owner, following one redirect (riverboat.routing)."""
+        start = self.owner(table_id)
+        try:
+            reply, address = await call_owner(
+                lambda address: send(self.stub_at(address)),
+                start,
+                no_owner_budget=self.no_owner_budget,
+            )
+        except grpc.aio.AioRpcError as exc:
+            if start and exc.code() is grpc.StatusCode.UNAVAILABLE:
+                self._owners.pop(table_id, None)  # that owner is gone: ask anyone next time
+            raise
+        self.set_owner(table_id, address)
+        return reply
+
+    async def _unary(
+        self, table_id: str, method: str, request: Message, timeout: float | None = None
+    ) -> Any:
+        return await self._owned(
+            table_id,
+            lambda stub: getattr(stub, method)(request, metadata=self.metadata, timeout=timeout),
+        )
 
     async def create_table(
         self,
@@ -53,28 +129,25 @@ class TableClient:
             request.options.CopyFrom(options)
         if rules is not None:
             request.dealers_choice.CopyFrom(rules)
-        reply = await self.stub.OpenTable(request, metadata=self.metadata)
+        reply = await self._unary(table_id, "OpenTable", request)
         return int(reply.version)
 
     async def seat(self, table_id: str, seat: int, player: str, stack: int) -> int:
         """Seat a player (operator)."""
-        reply = await self.stub.SeatPlayer(
-            table_pb2.SeatPlayerRequest(
-                table_id=table_id,
-                seat=seat,
-                player=player,
-                stack=stack,
-                request_id=f"seat-{table_id}-{seat}-{player}",
-            ),
-            metadata=self.metadata,
+        request = table_pb2.SeatPlayerRequest(
+            table_id=table_id,
+            seat=seat,
+            player=player,
+            stack=stack,
+            request_id=f"seat-{table_id}-{seat}-{player}",
         )
+        reply = await self._unary(table_id, "SeatPlayer", request)
         return int(reply.version)
 
     async def view(self, table_id: str) -> table_pb2.TableView:
         """The table as this identity sees it."""
-        reply = await self.stub.GetTableView(
-            table_pb2.GetTableViewRequest(table_id=table_id), metadata=self.metadata
-        )
+        request = table_pb2.GetTableViewRequest(table_id=table_id)
+        reply = await self._unary(table_id, "GetTableView", request)
         view: table_pb2.TableView = reply.view
         return view
 
@@ -106,21 +179,30 @@ class TableClient:
         )
         if options:
             request.options.update(options)
-        response: table_pb2.ActResponse = await self.stub.Act(
-            request, metadata=self.metadata, timeout=timeout
-        )
+        response: table_pb2.ActResponse = await self._unary(table_id, "Act", request, timeout)
         return response
 
     async def watch(
         self, table_id: str, after_version: int = 0
     ) -> AsyncIterator[table_pb2.WatchResponse]:
-        """Updates of the table as this identity sees them."""
-        call = self.stub.Watch(
-            table_pb2.WatchRequest(table_id=table_id, after_version=after_version),
-            metadata=self.metadata,
-        )
-        async for update in call:
-            yield update
+        """Updates of the table as this identity sees them (from its owner)."""
+        calls: list[Any] = []
+
+        async def first(stub: table_pb2_grpc.TableServiceStub) -> Any:
+            # A redirect comes as the stream's first answer: read it under the redirect rule.
+            call = stub.Watch(request, metadata=self.metadata)
+            calls.append(call)
+            return await call.read()
+
+        request = table_pb2.WatchRequest(table_id=table_id, after_version=after_version)
+        try:
+            update = await self._owned(table_id, first)
+            while update is not grpc.aio.EOF:  # type: ignore[attr-defined]  # missing from the stubs
+                yield update
+                update = await calls[-1].read()
+        finally:
+            for call in calls:
+                call.cancel()
 
 
 Chooser = Callable[[list[LegalAction]], tuple[str, int]]
@@ -283,32 +365,48 @@ async def watch_until(
     One timer and one waiter per stream, not per message: a bot reads many messages, and
     racing each read against ``stop`` would cost more than the read itself.
     """
-    call = client.stub.Watch(
-        table_pb2.WatchRequest(table_id=table_id, after_version=after), metadata=client.metadata
-    )
+    request = table_pb2.WatchRequest(table_id=table_id, after_version=after)
+    calls: list[Any] = []  # the stream opened last is the one read (the owner's, once found)
     loop = asyncio.get_running_loop()
     last = loop.time()
     timer: asyncio.TimerHandle | None = None
+
+    def cancel() -> None:
+        if calls:
+            calls[-1].cancel()
 
     def check_idle() -> None:
         nonlocal timer
         assert idle is not None
         if loop.time() - last >= idle:
-            call.cancel()
+            cancel()
         else:
             timer = loop.call_at(last + idle, check_idle)
+
+    async def first(stub: table_pb2_grpc.TableServiceStub) -> Any:
+        # A redirect comes as the stream's first answer: read it under the redirect rule.
+        call = stub.Watch(request, metadata=client.metadata)
+        calls.append(call)
+        if stop.is_set():
+            call.cancel()
+        return await call.read()
 
     if idle is not None:
         timer = loop.call_later(idle, check_idle)
     stopper = asyncio.ensure_future(stop.wait())
-    stopper.add_done_callback(lambda _: call.cancel())
+    stopper.add_done_callback(lambda _: cancel())
     try:
+        opened = False
         while True:
             try:
-                update = await call.read()
+                if opened:
+                    update = await calls[-1].read()
+                else:
+                    update = await client._owned(table_id, first)
+                    opened = True
             except asyncio.CancelledError:
                 task = asyncio.current_task()
-                if call.cancelled() and not (task is not None and task.cancelling()):
+                if calls and calls[-1].cancelled() and not (task is not None and task.cancelling()):
                     return  # stopped or idle: our own cancel, not the task's
                 raise
             if update is grpc.aio.EOF:  # type: ignore[attr-defined]  # missing from the stubs
@@ -319,7 +417,8 @@ async def watch_until(
         if timer is not None:
             timer.cancel()
         stopper.cancel()
-        call.cancel()
+        for call in calls:
+            call.cancel()
 
 
 def random_chooser(rng: random.Random) -> Chooser:

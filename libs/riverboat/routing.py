@@ -23,13 +23,14 @@ import grpc
 
 from riverboat.redirect import no_owner_delay, owner_address
 
-__all__ = ["DEFAULT_NO_OWNER_BUDGET", "Channels", "call_owner"]
+__all__ = ["DEFAULT_NO_OWNER_BUDGET", "Channels", "Connect", "call_owner"]
 
 T = TypeVar("T")
 
 #: Seconds a call may spend waiting out NO_OWNER answers (a lease's default TTL, and some).
 DEFAULT_NO_OWNER_BUDGET = 15.0
 
+#: Opens a channel to an address.
 Connect = Callable[[str], grpc.aio.Channel]
 
 

@@ -9,6 +9,10 @@ Log in (or register), list tables, buy in with ``j <table> <buy-in>``, act with 
 ``take``/``stand``/``m``/``dec`` (or ``a ACTION ...``), leave with ``l``; ``h`` lists every
 command. Money is typed in dollars
 (``40``, ``12.50``) or in cents with a trailing ``c`` (``1250c``).
+
+Table calls go to ``--table`` until the lobby names a table's owner (its records'
+``owner_address``); an instance that does not own the table answers NOT_OWNER and the call is
+sent once more to the owner it names (:class:`riverboat.client.TableClient`).
 """
 
 from __future__ import annotations
@@ -329,6 +333,8 @@ class PlaySession:
                 with contextlib.suppress(BaseException):
                     await self.watcher
             self.reader.close()
+            if self.tables is not None:
+                await self.tables.close()  # the channels to owners it opened
             for channel in channels:
                 await channel.close(None)
 
@@ -451,6 +457,7 @@ class PlaySession:
             if not page_token:
                 break
         self.listed = tables
+        self._learn_owners(tables)
         if not tables:
             self.say("No tables yet: an operator opens them with `riverboat admin create-table`.")
             return
@@ -458,6 +465,13 @@ class PlaySession:
             lobby_table(tables, self.player),
             Text("j TABLE BUY-IN sits down (for example: j 1 40), w TABLE watches.", style="dim"),
         )
+
+    def _learn_owners(self, tables: list[lobby_pb2.LobbyTable]) -> None:
+        """Send each table's calls to its owner, as the lobby names it (a table-service
+        instance that does not own a table redirects anyway: this saves the round trip)."""
+        if self.tables is not None:
+            for table in tables:
+                self.tables.set_owner(table.table_id, table.owner_address)
 
     def _table_ref(self, text: str) -> str | None:
         """A table id from its number in the last list or its id."""
@@ -478,6 +492,7 @@ class PlaySession:
         table = await self._lobby_call(self.lobby.get_table(table_id))
         if table is None:
             return
+        self._learn_owners([table])
         if any(s.player == self.player for s in table.seats):
             self.say(f"You already sit at {table_id}; back at the table.")
             await self.attach(table_id)
@@ -497,6 +512,7 @@ class PlaySession:
         )
         if reply is None:
             return
+        self.tables.set_owner(table_id, reply.owner_address or table.owner_address)
         self.say(
             f"You sit in seat {reply.seat} at {table.name} with {money(reply.stack)}; "
             f"{money(reply.balance)} left in your wallet.",
