@@ -23,6 +23,7 @@ from riverboat.eventstore.jetstream import AppendWatch, JetStreamEventStore
 from riverboat.lobby.aggregate import Folded, LobbyAggregate
 from riverboat.lobby.state import LobbyState
 from riverboat.services.common.errors import log_error
+from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.lobby.config import DEFAULT_SWEEP_SECONDS
 from riverboat.v1 import lobby_pb2
 
@@ -33,6 +34,7 @@ log = structlog.get_logger("riverboat.lobby")
 # A nudge can arrive before the stream has stored the record: read again for this long.
 _NUDGE_RETRY_SECONDS = 2.0
 _NUDGE_RETRY_SLEEP = 0.05
+_FOLLOWER = "lobby-follow"  # its lag in riverboat_consumer_lag_records
 
 
 class Lobby:
@@ -115,7 +117,13 @@ class Lobby:
         # Off the subscription's callback: a slow read must not hold up the next nudge.
         task = asyncio.create_task(self._follow_nudge(aggregate_id, version))
         self._nudged.add(task)
-        task.add_done_callback(self._nudged.discard)
+        task.add_done_callback(self._nudge_done)
+        set_consumer_lag(_FOLLOWER, len(self._nudged))
+
+    def _nudge_done(self, task: asyncio.Task[None]) -> None:
+        self._nudged.discard(task)
+        # Catch-ups still running: how many aggregates this instance knows it trails.
+        set_consumer_lag(_FOLLOWER, len(self._nudged))
 
     async def _follow_nudge(self, aggregate_id: str, version: int) -> None:
         loop = asyncio.get_running_loop()
