@@ -16,7 +16,7 @@ import nats
 import psutil
 import pytest
 
-from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.auth import TokenIssuer
 from riverboat.services.launcher import free_port, wait_serving
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc
 
@@ -49,7 +49,12 @@ def _up(var: Path, ports: list[int], *extra: str) -> list[str]:
     )
 
 
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+# Without the tests' shared keys: `riverboat up` must hand its services the keys it makes (a
+# service on its own refuses to start without one).
+ENV = {
+    **{k: v for k, v in os.environ.items() if k not in ("RIVERBOAT_TOKEN_KEY", "RIVERBOAT_DEALER_KEY")},
+    "PYTHONUNBUFFERED": "1",
+}
 
 
 def leftovers(root: Path) -> list[str]:
@@ -84,9 +89,10 @@ def _ports() -> list[int]:
 
 def _seated(var: Path, lobby: str, timeout: float = 90) -> None:
     """Wait until both demo tables have bots seated: up has printed its banner by then."""
-    token = TokenIssuer(load_token_key(var / "token.key")).issue("test", "operator")
-    metadata = (("authorization", f"Bearer {token}"),)
     wait_serving(lobby, timeout)
+    # The file up wrote, not this process's RIVERBOAT_TOKEN_KEY (the tests' key).
+    token = TokenIssuer(bytes.fromhex((var / "token.key").read_text())).issue("test", "operator")
+    metadata = (("authorization", f"Bearer {token}"),)
     deadline = time.monotonic() + timeout
     with grpc.insecure_channel(lobby) as channel:
         stub = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -138,6 +144,7 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
             text=True,
             timeout=60,
             cwd=tmp_path,
+            env=ENV,
             check=False,
         )
         assert bots.returncode == 0, bots.stderr

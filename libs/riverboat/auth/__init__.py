@@ -11,6 +11,7 @@ from riverboat.auth.tokens import (
     Identity,
     TokenError,
     TokenIssuer,
+    TokenKeyError,
     load_token_key,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "PasswordError",
     "TokenError",
     "TokenIssuer",
+    "TokenKeyError",
     "hash_password",
     "load_token_key",
     "verify_password",

@@ -87,22 +87,57 @@ class TokenIssuer:
         return Identity(subject, role, int(claims["exp"]))
 
 
-def load_token_key(path: Path | None = None) -> bytes:
-    """The shared token key: ``RIVERBOAT_TOKEN_KEY`` (hex), or a key file (hex), or a new
-    development key written to ``var/token.key`` (mode 0600) when none exists."""
+class TokenKeyError(ValueError):
+    """No token key is configured, or the configured one is malformed (never shows the key)."""
+
+
+def load_token_key(path: Path | None = None, *, create: bool = False) -> bytes:
+    """The shared token key: ``RIVERBOAT_TOKEN_KEY`` (hex), else the file named by
+    ``RIVERBOAT_TOKEN_KEY_FILE``, else ``path`` (default ``var/token.key``).
+
+    A service never makes up a key of its own: two replicas with keys of their own would refuse
+    each other's tokens. Only the embedded room (``riverboat up``) passes ``create=True``, which
+    writes a new key to the file (mode 0600) when it does not exist yet.
+
+    Raises:
+        TokenKeyError: no key is configured (and ``create`` is false), or it is malformed.
+    """
     text = os.environ.get(ENV_KEY)
     if text:
-        return bytes.fromhex(text.strip())
+        return _decode(text, ENV_KEY)
     file = Path(os.environ.get(ENV_KEY_FILE) or path or DEFAULT_KEY_FILE)
     if file.exists():
-        return bytes.fromhex(file.read_text().strip())
+        return _decode(_read(file), f"token key file {file}")
+    if not create:
+        raise TokenKeyError(
+            f"no token key: set {ENV_KEY} (64 hex digits) or {ENV_KEY_FILE} "
+            f"({file} does not exist)"
+        )
     file.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_bytes(32)
     try:
         fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another service created it a moment ago
         time.sleep(0.1)
-        return bytes.fromhex(file.read_text().strip())
+        return _decode(_read(file), f"token key file {file}")
     with os.fdopen(fd, "w") as handle:
         handle.write(key.hex() + "\n")
+    return key
+
+
+def _read(file: Path) -> str:
+    try:
+        return file.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not ASCII text"
+        raise TokenKeyError(f"cannot read the token key file {file}: {reason}") from None
+
+
+def _decode(text: str, where: str) -> bytes:
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        raise TokenKeyError(f"{where}: the token key is not hex digits") from None
+    if len(key) < 32:
+        raise TokenKeyError(f"{where}: the token key must be at least 32 bytes (64 hex digits)")
     return key

@@ -33,8 +33,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands whose flags belong to the service they start: everything after them is handed over
+#: as it is (argparse's REMAINDER would refuse a first argument that looks like a flag, so
+#: ``riverboat table serve --address ...`` is dispatched before parsing).
+PASSTHROUGH = {
+    ("lobby", "serve"): "riverboat.services.lobby.__main__",
+    ("table", "serve"): "riverboat.services.table.__main__",
+}
+
+
 def run(argv: list[str]) -> int:
     """Parse ``argv`` and run the chosen command; returns the exit status."""
+    module = PASSTHROUGH.get((argv[0], argv[1])) if len(argv) >= 2 else None
+    if module is not None:
+        import importlib
+
+        rest = argv[2:]
+        main = importlib.import_module(module).main
+        main(rest[1:] if rest[:1] == ["--"] else rest)
+        return 0
     args = build_parser().parse_args(argv)
     status: int = args.handler(args)
     return status

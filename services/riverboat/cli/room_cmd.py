@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 
 from riverboat import eventloop
-from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.auth import TokenIssuer, TokenKeyError, load_token_key
 from riverboat.cli.up_cmd import narrator
 from riverboat.client import BotStats, TableClient, play_bot, random_chooser
 
@@ -74,7 +74,11 @@ def cmd_table_serve(args: argparse.Namespace) -> int:
 
 def _issuer(var: str = "var") -> TokenIssuer:
     """The room's token issuer: the operator's own tools run next to the key."""
-    return TokenIssuer(load_token_key(Path(var) / "token.key"))
+    try:
+        return TokenIssuer(load_token_key(Path(var) / "token.key"))
+    except TokenKeyError as exc:
+        print(f"riverboat: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _token(args: argparse.Namespace) -> str:

@@ -174,7 +174,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         for line in stale:
             print(f"riverboat up: {line}", file=sys.stderr)
         return 1
-    load_token_key(var / "token.key")  # create the room's token key before any service starts
+    # The room's own keys, made here and passed to every service explicitly: a service on its
+    # own never makes up a key (riverboat.services.common.secrets).
+    load_token_key(var / "token.key", create=True)
     password = _operator_password(var)
     env = {
         "RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key"),

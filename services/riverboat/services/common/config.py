@@ -61,6 +61,7 @@ from riverboat.services.common.natslogin import (
     add_nats_login_arguments,
     nats_login,
 )
+from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
@@ -476,4 +477,5 @@ def run_main(
     except ValueError as exc:  # ConfigError and the services' own ValueErrors
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    require_token_key(prog)  # every service verifies tokens: a missing key stops it here
     return run(config, args)

@@ -24,7 +24,6 @@ from riverboat.services.common.config import (
 
 __all__ = [
     "DEFAULT_ADDRESS",
-    "DEFAULT_DEV_KEY_FILE",
     "DEFAULT_NATS_URL",
     "ENV_ADDRESS",
     "ENV_KEY",
@@ -38,7 +37,6 @@ __all__ = [
 ]
 
 DEFAULT_ADDRESS = "127.0.0.1:50053"
-DEFAULT_DEV_KEY_FILE = Path("var/dealer.key")
 
 ENV_ADDRESS = address_env("dealer")
 ENV_KEY = "RIVERBOAT_DEALER_KEY"
@@ -56,7 +54,8 @@ class DealerConfig(ServiceConfig):
         address: gRPC ``host:port`` to listen on (port 0: any free port).
         seal_key_file: file holding the AES-256 sealing key (hex or base64).
         seal_key_text: the key itself (from ``RIVERBOAT_DEALER_KEY``); hidden from ``repr``.
-        dev_key_file: where a development key is kept when no key is configured.
+        dev_key_file: where ``riverboat up`` keeps its development key (created if missing);
+            ``None`` (the default) makes a missing key a start-up error.
         tables_stream, tables_prefix: the table logs (read only): stream and subject prefix.
         seeds_stream, seeds_prefix: the dealer-only stream of sealed seeds.
         audit_stream, audit_prefix: the auditors' stream of revealed seeds.
@@ -65,7 +64,7 @@ class DealerConfig(ServiceConfig):
     address: str = DEFAULT_ADDRESS
     seal_key_file: Path | None = None
     seal_key_text: str | None = field(default=None, repr=False)
-    dev_key_file: Path = DEFAULT_DEV_KEY_FILE
+    dev_key_file: Path | None = None
     tables_stream: str = "RB_TABLES"
     tables_prefix: str = "rb.tables"
     seeds_stream: str = "RB_DEALER"
@@ -111,7 +110,7 @@ class DealerConfig(ServiceConfig):
             **service_values(settings, service="dealer", default_address=DEFAULT_ADDRESS),
             seal_key_file=Path(key_file) if key_file else None,
             seal_key_text=settings.env.get(ENV_KEY) or None,
-            dev_key_file=Path(args.dev_key_file),
+            dev_key_file=Path(args.dev_key_file) if args.dev_key_file else None,
             tables_stream=args.tables_stream,
             tables_prefix=args.tables_prefix,
             seeds_stream=args.seeds_stream,
@@ -129,13 +128,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     keys.add_argument(
         "--seal-key-file",
         help=f"file with the AES-256 seed-sealing key, 64 hex digits or base64 (env "
-        f"{ENV_KEY_FILE}, or the key itself in {ENV_KEY}); without either, a development "
-        f"key is created in --dev-key-file",
+        f"{ENV_KEY_FILE}, or the key itself in {ENV_KEY}); required: without a key the "
+        "dealer does not start",
     )
     keys.add_argument(
         "--dev-key-file",
-        default=str(DEFAULT_DEV_KEY_FILE),
-        help="development key file, used only when no key is configured (default %(default)s)",
+        metavar="FILE",
+        help="the embedded room's development key (riverboat up passes it): created in FILE "
+        "if missing, used only when no key is configured; never in production",
     )
     streams = parser.add_argument_group("JetStream")
     streams.add_argument("--tables-stream", default=defaults.tables_stream)

@@ -62,15 +62,18 @@ class SealingKey:
 
 
 def load_seal_key(config: DealerConfig) -> SealingKey:
-    """The key from ``--seal-key-file``, else ``RIVERBOAT_DEALER_KEY``, else a development key.
+    """The key from ``--seal-key-file``, else ``RIVERBOAT_DEALER_KEY``, else the embedded
+    room's development key, else a :class:`ConfigError`.
 
-    The development key lives in ``config.dev_key_file`` (default ``./var/dealer.key``), created
-    with mode 0600 on first use and reused afterwards, so a restarted development dealer can
-    still open the seeds it sealed. A warning is logged whenever it is used.
+    The development key exists only when ``config.dev_key_file`` is set (``riverboat up`` sets
+    it to ``VAR/dealer.key``): created with mode 0600 on first use and reused afterwards, so a
+    restarted development dealer can still open the seeds it sealed; a warning is logged
+    whenever it is used. Otherwise a dealer never makes up a key: one pod's own key would seal
+    seeds that no other pod, and no restarted pod, could open.
 
     Raises:
-        ConfigError: the key file cannot be read, or a key is malformed (the message never
-            contains the key).
+        ConfigError: no key is configured, the key file cannot be read, or a key is malformed
+            (the message never contains the key).
     """
     if config.seal_key_file is not None:
         path = config.seal_key_file
@@ -80,6 +83,11 @@ def load_seal_key(config: DealerConfig) -> SealingKey:
     if config.seal_key_text is not None:
         return SealingKey(_decode(config.seal_key_text, ENV_KEY), source=f"env {ENV_KEY}")
     path = config.dev_key_file
+    if path is None:
+        raise ConfigError(
+            f"no sealing key: set --seal-key-file, {ENV_KEY_FILE} or {ENV_KEY} (32 random "
+            "bytes, 64 hex digits or base64)"
+        )
     created = _create_dev_key(path)
     key = _decode(_read_key_file(path, "the development key file"), f"key file {path}")
     _log.warning(

@@ -27,6 +27,7 @@ from riverboat.services.common.grpcserver import BindError, GrpcServer, Shutdown
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
+from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import start_tracing
 from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
@@ -200,11 +201,12 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"riverboat dealer: {exc}", file=sys.stderr)
         return 2
+    require_token_key("riverboat dealer")
     configure_logging(fmt=config.log_format, level=config.log_level, service="dealer")
     try:
         key = load_seal_key(config)
     except ConfigError as exc:
-        _log.error("dealer configuration error", error=str(exc))
+        print(f"riverboat dealer: {exc}", file=sys.stderr)
         return 2
     start_metrics(args, "riverboat dealer")
     start_tracing(args, "dealer", "riverboat dealer")

@@ -30,6 +30,7 @@ from riverboat.services.common.grpcserver import BindError, GrpcServer, Shutdown
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
+from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import start_tracing
 from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
 from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
@@ -275,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"riverboat settlement: {exc}", file=sys.stderr)
         return 2
+    require_token_key("riverboat settlement")
     configure_logging(fmt=config.log_format, level=config.log_level, service="settlement")
     start_metrics(args, "riverboat settlement")
     start_tracing(args, "settlement", "riverboat settlement")
