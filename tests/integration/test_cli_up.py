@@ -52,7 +52,11 @@ def _up(var: Path, ports: list[int], *extra: str) -> list[str]:
 # Without the tests' shared keys: `riverboat up` must hand its services the keys it makes (a
 # service on its own refuses to start without one).
 ENV = {
-    **{k: v for k, v in os.environ.items() if k not in ("RIVERBOAT_TOKEN_KEY", "RIVERBOAT_DEALER_KEY")},
+    **{
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("RIVERBOAT_TOKEN_KEY", "RIVERBOAT_DEALER_KEY")
+    },
     "PYTHONUNBUFFERED": "1",
 }
 

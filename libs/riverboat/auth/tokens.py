@@ -110,8 +110,7 @@ def load_token_key(path: Path | None = None, *, create: bool = False) -> bytes:
         return _decode(_read(file), f"token key file {file}")
     if not create:
         raise TokenKeyError(
-            f"no token key: set {ENV_KEY} (64 hex digits) or {ENV_KEY_FILE} "
-            f"({file} does not exist)"
+            f"no token key: set {ENV_KEY} (64 hex digits) or {ENV_KEY_FILE} ({file} does not exist)"
         )
     file.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_bytes(32)

@@ -105,10 +105,11 @@ def test_key_file_then_environment_then_development_key(tmp_path: Path) -> None:
 
 
 def test_development_key_is_private_and_reused(tmp_path: Path, captured_logs: io.StringIO) -> None:
-    config = DealerConfig(dev_key_file=tmp_path / "var" / "dealer.key")
+    dev_key_file = tmp_path / "var" / "dealer.key"
+    config = DealerConfig(dev_key_file=dev_key_file)
     first = load_seal_key(config)
     assert first.development
-    assert stat.S_IMODE(config.dev_key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(dev_key_file.stat().st_mode) == 0o600
     assert load_seal_key(config).key == first.key  # a restart opens the same seeds
     warnings = [json.loads(line) for line in captured_logs.getvalue().splitlines()]
     assert [line["created"] for line in warnings if line["level"] == "warning"] == [True, False]

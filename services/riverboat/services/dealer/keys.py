@@ -82,21 +82,21 @@ def load_seal_key(config: DealerConfig) -> SealingKey:
         return SealingKey(_decode(text, f"key file {path}"), source=f"file {path}")
     if config.seal_key_text is not None:
         return SealingKey(_decode(config.seal_key_text, ENV_KEY), source=f"env {ENV_KEY}")
-    path = config.dev_key_file
-    if path is None:
+    dev = config.dev_key_file
+    if dev is None:
         raise ConfigError(
             f"no sealing key: set --seal-key-file, {ENV_KEY_FILE} or {ENV_KEY} (32 random "
             "bytes, 64 hex digits or base64)"
         )
-    created = _create_dev_key(path)
-    key = _decode(_read_key_file(path, "the development key file"), f"key file {path}")
+    created = _create_dev_key(dev)
+    key = _decode(_read_key_file(dev, "the development key file"), f"key file {dev}")
     _log.warning(
         "no sealing key configured: using a DEVELOPMENT key; configure --seal-key-file or "
         f"{ENV_KEY} in production",
-        key_file=str(path),
+        key_file=str(dev),
         created=created,
     )
-    return SealingKey(key, source=f"development file {path}", development=True)
+    return SealingKey(key, source=f"development file {dev}", development=True)
 
 
 def _decode(text: str, where: str) -> bytes:
