@@ -51,6 +51,10 @@ class DealerProcess:
             "debug",
             "--grace",
             "1",
+            # The embedded room's development key, as `riverboat up` passes it: without a key
+            # (or this flag) the dealer would not start at all.
+            "--dev-key-file",
+            "var/dealer.key",
         ]
         for flag in ("tables", "seeds", "audit"):
             args += [f"--{flag}-stream", getattr(config, f"{flag}_stream")]
@@ -85,7 +89,7 @@ async def test_kill_9_and_restart_serve_the_same_deck(
     table, hand = unique("t"), unique("h")
     first = DealerProcess(config, tmp_path, tmp_path / "first.log")
     try:
-        # No key configured: a development key is made in ./var, private to its owner.
+        # No key configured but --dev-key-file: the key is made there, private to its owner.
         key_file = tmp_path / "var" / "dealer.key"
         assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
         warnings = [line for line in first.lines() if line["level"] == "warning"]
