@@ -50,8 +50,8 @@ def run(argv: list[str]) -> int:
 
         rest = argv[2:]
         main = importlib.import_module(module).main
-        main(rest[1:] if rest[:1] == ["--"] else rest)
-        return 0
+        code: int = main(rest[1:] if rest[:1] == ["--"] else rest)
+        return code
     args = build_parser().parse_args(argv)
     status: int = args.handler(args)
     return status
