@@ -12,11 +12,11 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from riverboat.ledger.db import WRITE
 
-__all__ = ["current_revision", "downgrade_all", "head_revision", "upgrade"]
+__all__ = ["MIGRATION_LOCK", "current_revision", "downgrade_all", "head_revision", "upgrade"]
 
 _SCRIPTS = Path(__file__).parent / "migrations"
 
@@ -27,10 +27,25 @@ def _config() -> Config:
     return config
 
 
+#: The PostgreSQL advisory lock that serialises migrations (any fixed 64-bit number: this
+#: one is "RBLEDGER" in ASCII). Replicas starting together migrate one after the other.
+MIGRATION_LOCK = 0x52424C4544474552
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema up to ``revision`` (the latest by default); idempotent."""
+    """Bring the schema up to ``revision`` (the latest by default); idempotent.
+
+    Safe to run from several processes at once: on PostgreSQL each takes the advisory lock
+    :data:`MIGRATION_LOCK` first (the one that gets it migrates, the others then find the
+    schema current); on SQLite the write transaction (``BEGIN IMMEDIATE``) serialises them.
+    """
     with engine.connect() as conn:
         conn.execution_options(**{WRITE: True})
+        postgres = conn.dialect.name == "postgresql"
+        if postgres:
+            # Transaction-scoped: released by the commit below, or by the rollback if the
+            # migration fails or the process dies (the server ends the session).
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config = _config()
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
