@@ -6,7 +6,7 @@ JetStream API calls each one makes; the table is in ``docs/architecture.md``):
 
 =============  ===========================================================================
 ``lobby``      owns ``RB_LOBBY`` (create/update it, append, read); listens to ``rb.lobby.>`` to hear
-               other lobby instances' appends
+               other lobby instances' appends; watches the table leases (``RB_TABLE_OWNERS``)
 ``table``      owns ``RB_TABLES``; listens to ``rb.tables.>`` to hear other instances' appends
 ``dealer``     owns ``RB_DEALER`` (sealed seeds: nobody else reads them) and ``RB_AUDIT``
                (revealed seeds); reads ``RB_TABLES``
@@ -113,6 +113,8 @@ class StreamLayout:
     seeds_prefix: str = "rb.dealer.seeds"
     audit_stream: str = "RB_AUDIT"
     audit_prefix: str = "rb.audit.seeds"
+    #: The table leases' KV bucket (riverboat.leases; its stream is ``KV_<bucket>``).
+    owners_bucket: str = "RB_TABLE_OWNERS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,20 @@ def _consumer_reader(stream: str) -> list[str]:
     ]
 
 
+def _kv_watcher(bucket: str) -> list[str]:
+    """Open a KV bucket someone else created and watch it (an ordered push consumer: create
+    it, answer its flow control, delete it); no writes."""
+    stream = f"KV_{bucket}"
+    return [
+        f"{_API}.STREAM.INFO.{stream}",
+        f"{_API}.CONSUMER.CREATE.{stream}",
+        f"{_API}.CONSUMER.CREATE.{stream}.>",
+        f"{_API}.CONSUMER.INFO.{stream}.>",
+        f"{_API}.CONSUMER.DELETE.{stream}.>",
+        f"$JS.FC.{stream}.>",
+    ]
+
+
 def _durable_reader(stream: str) -> list[str]:
     """Consume a stream with an acknowledged durable consumer (settlement's projection)."""
     return [
@@ -172,7 +188,12 @@ def room_permissions(layout: StreamLayout | None = None) -> dict[str, Permission
     info = [f"{_API}.INFO"]  # account info: limits and counts only, and the start-up probe
     publish: dict[str, list[str]] = {
         # Every lobby instance follows the log: direct gets of its subjects' last records.
-        "lobby": _owner(lay.lobby_stream, lay.lobby_prefix) + _reader(lay.lobby_stream),
+        "lobby": (
+            _owner(lay.lobby_stream, lay.lobby_prefix)
+            + _reader(lay.lobby_stream)
+            # Who owns each table: the table leases, read (watched), never written.
+            + _kv_watcher(lay.owners_bucket)
+        ),
         "table": _owner(lay.tables_stream, lay.tables_prefix) + _reader(lay.tables_stream),
         "dealer": (
             _owner(lay.seeds_stream, lay.seeds_prefix, update=False)
