@@ -87,6 +87,7 @@ class LobbyServer:
             StreamSettings(
                 name=self.config.stream,
                 subject_prefix=self.config.subject_prefix,
+                replicas=self.config.replicas,
                 description="Riverboat lobby (accounts, tables, buy-ins)",
             ),
         )

@@ -61,8 +61,10 @@ def wallet_stream_settings(config: SettlementConfig) -> StreamSettings:
 
 
 def table_stream_settings(config: SettlementConfig) -> StreamSettings:
-    """The table logs' stream, as the table service creates it."""
-    return StreamSettings(name=config.tables_stream, subject_prefix=config.tables_prefix)
+    """The table logs' stream, as the table service creates it (settlement may start first)."""
+    return StreamSettings(
+        name=config.tables_stream, subject_prefix=config.tables_prefix, replicas=config.replicas
+    )
 
 
 class SettlementServer:

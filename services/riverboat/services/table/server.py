@@ -80,7 +80,11 @@ class TableServer:
         )
         store = await JetStreamEventStore.open(
             self.nc,
-            StreamSettings(name=self.config.stream, subject_prefix=self.config.subject_prefix),
+            StreamSettings(
+                name=self.config.stream,
+                subject_prefix=self.config.subject_prefix,
+                replicas=self.config.replicas,
+            ),
         )
         self.dealer = DealerClient(
             self.config.dealer_address,
