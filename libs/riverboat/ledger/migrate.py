@@ -32,12 +32,15 @@ def _config() -> Config:
 MIGRATION_LOCK = 0x52424C4544474552
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
+def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | None]:
     """Bring the schema up to ``revision`` (the latest by default); idempotent.
 
     Safe to run from several processes at once: on PostgreSQL each takes the advisory lock
     :data:`MIGRATION_LOCK` first (the one that gets it migrates, the others then find the
     schema current); on SQLite the write transaction (``BEGIN IMMEDIATE``) serialises them.
+
+    Returns:
+        The revision found once the lock was held (None: an empty schema) and the one after.
     """
     with engine.connect() as conn:
         conn.execution_options(**{WRITE: True})
@@ -46,10 +49,13 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
             # Transaction-scoped: released by the commit below, or by the rollback if the
             # migration fails or the process dies (the server ends the session).
             conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+        found = MigrationContext.configure(conn).get_current_revision()
         config = _config()
         config.attributes["connection"] = conn
         command.upgrade(config, revision)
+        now = MigrationContext.configure(conn).get_current_revision()
         conn.commit()
+    return found, now
 
 
 def downgrade_all(engine: Engine) -> None:

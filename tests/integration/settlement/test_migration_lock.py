@@ -37,10 +37,11 @@ async def test_a_migration_waits_for_the_one_holding_the_lock(postgres_reachable
         holder.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
         done = threading.Event()
         failed: list[BaseException] = []
+        result: list[tuple[str | None, str | None]] = []
 
         def migrate() -> None:
             try:
-                upgrade(engine)
+                result.append(upgrade(engine))
             except BaseException as exc:  # reported below
                 failed.append(exc)
             finally:
@@ -66,6 +67,8 @@ async def test_a_migration_waits_for_the_one_holding_the_lock(postgres_reachable
         holder.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
         await asyncio.to_thread(thread.join, 30)
         assert not failed, failed
-        assert current_revision(engine) == head_revision()
-        upgrade(engine)  # a replica that comes second finds the schema current
+        head = head_revision()
+        assert result == [(None, head)] and current_revision(engine) == head
+        # A replica that comes second finds the schema current.
+        assert upgrade(engine) == (head, head)
         engine.dispose()

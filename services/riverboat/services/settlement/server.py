@@ -122,7 +122,9 @@ class SettlementServer:
             await self._grpc.start()
             self._nc = await self._connect()
             self.db = Database.open(self.config.database_url)
-            await self.db.run(upgrade, self.db.engine)
+            found, now = await self.db.run(upgrade, self.db.engine)
+            # Under the migration lock: of replicas starting together, one migrates.
+            _log.info("ledger_schema", found=found or "empty", revision=now)
             timeout = self.config.nats_timeout
             wallet_log = JetStreamEventStore(
                 self._nc, wallet_stream_settings(self.config), timeout=timeout
