@@ -788,7 +788,10 @@ class NatsCluster:
             time.sleep(0.1)
 
     def stream_leader(self, stream: str, *, account: str = "$G") -> NatsServer | None:
-        """The running node that leads ``stream`` (in ``account``), or None during an election."""
+        """The running node that leads ``stream`` (in ``account``), or None during an election.
+
+        Only a node's word about itself counts: a follower may still name a leader that is gone.
+        """
         for node in self.nodes:
             report = self.jsz(node, accounts="true", streams="true", acc=account)
             for acct in report.get("account_details", None) or []:
@@ -799,10 +802,8 @@ class NatsCluster:
                         continue
                     cluster = detail.get("cluster")
                     leader = cluster.get("leader") if isinstance(cluster, dict) else None
-                    if leader:
-                        server = self.node(str(leader))
-                        if server.is_running:
-                            return server
+                    if leader == node.server_name:
+                        return node
         return None
 
     def wait_stream_leader(self, stream: str, timeout: float | None = None) -> NatsServer:

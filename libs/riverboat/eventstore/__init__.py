@@ -18,10 +18,13 @@ from riverboat.eventstore.errors import (
 )
 from riverboat.eventstore.jetstream import JetStreamEventStore, StreamSettings
 from riverboat.eventstore.memory import InMemoryEventStore
+from riverboat.eventstore.retry import AppendRetry
+from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 
 __all__ = [
     "AppendOutcomeUnknownError",
     "AppendResult",
+    "AppendRetry",
     "ConcurrencyError",
     "CorruptHistoryError",
     "EventStore",
@@ -32,6 +35,8 @@ __all__ = [
     "JetStreamEventStore",
     "StoreUnavailableError",
     "StoredRecord",
+    "StreamCheck",
     "StreamConfigError",
     "StreamSettings",
+    "ensure_stream_config",
 ]

@@ -39,6 +39,11 @@ Outages
     :class:`AppendOutcomeUnknownError`: the record may be stored, now or when nats-py resends
     what it had buffered, so the caller retries with the same request id (found by the
     idempotency above) and a writer holding the aggregate in memory reads the log again.
+    Before either reaches the caller, ``append`` itself retries them with backoff for a few
+    seconds (:mod:`riverboat.eventstore.retry`: no responders and timeouts while a cluster
+    elects a stream leader, a reconnection to another node), with the same ``Nats-Msg-Id`` and
+    request id, so a retry is found rather than recorded twice. A call made while disconnected
+    still fails at once: the retries follow a failure of a request that was made.
 
 Reading
     ``iter_records`` asks the leader for the subject's last message (the read's upper bound and a
@@ -63,7 +68,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -92,8 +97,9 @@ from riverboat.eventstore.errors import (
     CorruptHistoryError,
     EventStoreError,
     StoreUnavailableError,
-    StreamConfigError,
 )
+from riverboat.eventstore.retry import AppendRetry, with_retries
+from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 
 __all__ = [
     "HEADER_REQUEST_ID",
@@ -108,7 +114,6 @@ HEADER_REQUEST_ID = "Rb-Request-Id"
 
 _ERR_WRONG_LAST_SEQUENCE = 10071  # JSStreamWrongLastSequenceErrF
 _ERR_WRONG_LAST_SEQUENCE_CONSTANT = 10164  # same check, constant-message variant
-_ERR_STREAM_NAME_IN_USE = 10058  # add_stream raced with another creator, different config
 _ERR_NO_MESSAGE_FOUND = 10037  # as opposed to 10059, stream not found
 _SUBJECT_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 _DEFAULT_API_PREFIX = "$JS.API"
@@ -197,6 +202,7 @@ class JetStreamEventStore(EventStore):
         timeout: float = 5.0,
         page_size: int = 256,
         position_cache_size: int = 10_000,
+        retry: AppendRetry | None = None,
     ) -> None:
         """Wrap a connected client. Call :meth:`ensure_stream` once before use.
 
@@ -207,6 +213,9 @@ class JetStreamEventStore(EventStore):
             timeout: seconds to wait for each server response.
             page_size: records per direct-get request when reading.
             position_cache_size: aggregates whose last (version, sequence) is remembered.
+            retry: how long an append retries transient failures (a leader election); default
+                :class:`~riverboat.eventstore.retry.AppendRetry`'s, ``AppendRetry(total=0)``
+                never retries.
         """
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -218,6 +227,10 @@ class JetStreamEventStore(EventStore):
         self._js: JetStreamContext = nc.jetstream(prefix=api_prefix, timeout=timeout)
         self._positions: OrderedDict[str, _Position] = OrderedDict()
         self._position_cache_size = position_cache_size
+        self._retry = retry or AppendRetry()
+        self._stream_seen = False  # see _require_stream
+        self.stream_check: StreamCheck | None = None
+        """What the last :meth:`ensure_stream` found (None before one)."""
 
     @classmethod
     async def open(
@@ -239,55 +252,37 @@ class JetStreamEventStore(EventStore):
 
     # -- stream management ------------------------------------------------------------------
 
-    async def ensure_stream(self) -> None:
+    async def ensure_stream(self) -> StreamCheck:
         """Create the stream, or bring an existing one in line with the settings; idempotent.
 
         Only fields the settings own are updated, and only when they differ, so repeated calls
-        cost one ``STREAM.INFO`` request.
+        cost one ``STREAM.INFO`` request. Replicas are never changed on an existing stream
+        (never lowered under an operator's R3, never raised behind their back): a difference
+        is reported in the returned check and logged (see :mod:`riverboat.eventstore.streams`).
 
         Raises:
             StreamConfigError: the existing stream differs in something the server cannot change
                 (storage type, ``deny_delete``/``deny_purge``).
         """
-        desired = self.settings.stream_config()
         try:
-            try:
-                info = await self._js.stream_info(self.stream)
-            except nats.js.errors.NotFoundError:
-                try:
-                    await self._js.add_stream(desired)
-                    return
-                except nats.js.errors.APIError as exc:
-                    if exc.err_code != _ERR_STREAM_NAME_IN_USE:
-                        raise
-                    # Someone else created it meanwhile: reconcile with theirs below.
-                    info = await self._js.stream_info(self.stream)
-            current = info.config
-            fixed = ("storage", "deny_delete", "deny_purge")
-            clashes = [
-                f"{field}={getattr(current, field)!r} (want {getattr(desired, field)!r})"
-                for field in fixed
-                if getattr(current, field) != getattr(desired, field)
-            ]
-            if clashes:
-                raise StreamConfigError(
-                    f"stream {self.stream!r} exists with settings that cannot be changed in "
-                    f"place: {', '.join(clashes)}; migrate it to a new stream"
-                )
-            updated = replace(
-                current,
-                description=desired.description,
-                subjects=desired.subjects,
-                num_replicas=desired.num_replicas,
-                max_msg_size=desired.max_msg_size,
-                duplicate_window=desired.duplicate_window,
-                allow_direct=desired.allow_direct,
-                allow_rollup_hdrs=desired.allow_rollup_hdrs,
+            check = await ensure_stream_config(
+                self._js,
+                self.settings.stream_config(),
+                fixed=("storage", "deny_delete", "deny_purge"),
+                managed=(
+                    "description",
+                    "subjects",
+                    "max_msg_size",
+                    "duplicate_window",
+                    "allow_direct",
+                    "allow_rollup_hdrs",
+                ),
             )
-            if _comparable(updated) != _comparable(current):
-                await self._js.update_stream(updated)
         except nats.errors.Error as exc:
             raise EventStoreError(f"cannot ensure stream {self.stream!r}: {exc}") from exc
+        self.stream_check = check
+        self._stream_seen = True
+        return check
 
     # -- EventStore -------------------------------------------------------------------------
 
@@ -308,8 +303,13 @@ class JetStreamEventStore(EventStore):
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await self._append(
-                aggregate_id, subject, payload, expected_version, request_id, observer
+            result = await with_retries(
+                lambda: self._append(
+                    aggregate_id, subject, payload, expected_version, request_id, observer
+                ),
+                self._retry,
+                connected=lambda: bool(self._nc.is_connected),
+                on_retry=lambda kind: observer.retried(self.stream, kind),
             )
             outcome = "duplicate" if result.duplicate else "ok"
             return result
@@ -513,7 +513,11 @@ class JetStreamEventStore(EventStore):
                 nats.js.errors.NoStreamResponseError,
             ) as exc:
                 # Refused before it left (the connection dropped a moment ago), or nothing
-                # stores the subject: not written.
+                # stores the subject: not written. No responder is also what a stream between
+                # leaders answers (retried); a stream that does not exist is not worth waiting
+                # for.
+                if isinstance(exc, nats.js.errors.NoStreamResponseError):
+                    await self._require_stream()
                 raise StoreUnavailableError(
                     f"append to {subject!r} was not sent: {exc or type(exc).__name__}"
                 ) from exc
@@ -528,6 +532,7 @@ class JetStreamEventStore(EventStore):
                 original = await self._js.get_msg(self.stream, seq=ack.seq)
                 return _result(_record_from_raw(aggregate_id, original), duplicate=True)
             self._remember(aggregate_id, _Position(expected_version + 1, ack.seq))
+            self._stream_seen = True
             return AppendResult(
                 aggregate_id=aggregate_id,
                 version=expected_version + 1,
@@ -562,6 +567,25 @@ class JetStreamEventStore(EventStore):
                 if record.request_id == request_id:
                     return record
         return None
+
+    async def _require_stream(self) -> None:
+        """Raise :class:`EventStoreError` (not retried) if the stream does not exist at all.
+
+        Asked once: after :meth:`ensure_stream` or one answer from the stream, it is known to
+        exist (streams are not deleted under a running service), and during a leader election
+        the question itself would wait out the request timeout.
+        """
+        if self._stream_seen:
+            return
+        try:
+            await self._js.stream_info(self.stream)
+        except nats.js.errors.NotFoundError as exc:
+            raise EventStoreError(
+                f"stream {self.stream!r} does not exist; was ensure_stream() called?"
+            ) from exc
+        except nats.errors.Error:
+            return  # no answer either: leave it to the caller's retry
+        self._stream_seen = True
 
     def _require_connection(self, what: str) -> None:
         """Fail at once while disconnected: nothing is sent (or buffered for a late resend)."""
@@ -674,18 +698,3 @@ def _result(record: StoredRecord, *, duplicate: bool) -> AppendResult:
         request_id=record.request_id,
         duplicate=duplicate,
     )
-
-
-def _comparable(config: StreamConfig) -> dict[str, object]:
-    data = config.as_dict()
-    # The server fills in defaults we never set; compare only what we manage.
-    keys = (
-        "description",
-        "subjects",
-        "num_replicas",
-        "max_msg_size",
-        "duplicate_window",
-        "allow_direct",
-        "allow_rollup_hdrs",
-    )
-    return {key: data.get(key) for key in keys}

@@ -22,6 +22,7 @@ from nats.aio.client import Client as NATS
 
 from riverboat.eventstore import (
     AppendOutcomeUnknownError,
+    AppendRetry,
     JetStreamEventStore,
     StoreUnavailableError,
 )
@@ -104,7 +105,10 @@ async def test_an_append_while_disconnected_fails_at_once_and_is_never_sent_late
 async def test_an_unanswered_append_is_outcome_unknown_and_the_retry_finds_the_original(
     own_server: NatsServer, client: NATS
 ) -> None:
-    store = await JetStreamEventStore.open(client, unique_settings(), timeout=0.5)
+    # A short retry budget: the server stays stopped longer than the append retries.
+    store = await JetStreamEventStore.open(
+        client, unique_settings(), timeout=0.5, retry=AppendRetry(total=0.5)
+    )
     await store.append("t1", b"one", expected_version=0, request_id="r1")
     assert own_server.pid is not None
     os.kill(own_server.pid, signal.SIGSTOP)  # it still accepts bytes, but answers nothing

@@ -42,7 +42,13 @@ from nats.js.api import (
     StreamConfig,
 )
 
-from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.eventstore import (
+    JetStreamEventStore,
+    StreamCheck,
+    StreamConfigError,
+    StreamSettings,
+    ensure_stream_config,
+)
 from riverboat.services.common.errors import DataLoss, FailedPrecondition, Unavailable
 from riverboat.services.dealer.config import DealerConfig
 
@@ -60,7 +66,6 @@ REVEAL_RECORD_TYPE = "riverboat.audit.SeedRevealed/1"
 
 _ERR_NO_MESSAGE_FOUND = 10037
 _ERR_STREAM_NOT_FOUND = 10059
-_ERR_STREAM_NAME_IN_USE = 10058
 
 
 class StoreConfigError(RuntimeError):
@@ -237,20 +242,25 @@ class DealerStore:
 
     # -- streams ------------------------------------------------------------------------------
 
-    async def ensure_streams(self) -> None:
+    async def ensure_streams(self) -> list[StreamCheck]:
         """Create the seeds and audit streams, or check that existing ones are write-once.
+
+        Returns what was found for each (replicas are never changed; see
+        :func:`~riverboat.eventstore.ensure_stream_config`).
 
         Raises:
             StoreConfigError: an existing stream lacks a protection the dealer relies on.
             Unavailable: NATS did not answer.
         """
         cfg = self._config
-        await self._ensure(
-            self._write_once(cfg.seeds_stream, cfg.seeds_prefix, "Riverboat sealed seeds")
-        )
-        await self._ensure(
-            self._write_once(cfg.audit_stream, cfg.audit_prefix, "Riverboat revealed seeds")
-        )
+        return [
+            await self._ensure(
+                self._write_once(cfg.seeds_stream, cfg.seeds_prefix, "Riverboat sealed seeds")
+            ),
+            await self._ensure(
+                self._write_once(cfg.audit_stream, cfg.audit_prefix, "Riverboat revealed seeds")
+            ),
+        ]
 
     def _write_once(self, name: str, prefix: str, description: str) -> StreamConfig:
         return StreamConfig(
@@ -271,39 +281,27 @@ class DealerStore:
             allow_rollup_hdrs=False,
         )
 
-    async def _ensure(self, desired: StreamConfig) -> None:
+    async def _ensure(self, desired: StreamConfig) -> StreamCheck:
+        # The event store's one way to create and check streams; the write-once limits are
+        # fixed fields (a stream without them would let a seed be replaced).
         name = str(desired.name)
-        with _unavailable(f"stream {name!r} set-up"):
-            try:
-                info = await self._js.stream_info(name)
-            except nats.js.errors.NotFoundError:
-                try:
-                    await self._js.add_stream(desired)
-                    return
-                except nats.js.errors.APIError as exc:
-                    if exc.err_code != _ERR_STREAM_NAME_IN_USE:
-                        raise
-                    info = await self._js.stream_info(name)  # created meanwhile by a peer
-        current = info.config
-        required = (
-            "subjects",
-            "storage",
-            "discard",
-            "discard_new_per_subject",
-            "max_msgs_per_subject",
-            "deny_delete",
-            "deny_purge",
-        )
-        clashes = [
-            f"{key}={getattr(current, key)!r} (need {getattr(desired, key)!r})"
-            for key in required
-            if getattr(current, key) != getattr(desired, key)
-        ]
-        if clashes:
-            raise StoreConfigError(
-                f"stream {name!r} exists with settings the dealer cannot rely on: "
-                f"{', '.join(clashes)}; use another stream name or recreate it"
-            )
+        try:
+            with _unavailable(f"stream {name!r} set-up"):
+                return await ensure_stream_config(
+                    self._js,
+                    desired,
+                    fixed=(
+                        "subjects",
+                        "storage",
+                        "discard",
+                        "discard_new_per_subject",
+                        "max_msgs_per_subject",
+                        "deny_delete",
+                        "deny_purge",
+                    ),
+                )
+        except StreamConfigError as exc:
+            raise StoreConfigError(f"the dealer cannot rely on it: {exc}") from None
 
     # -- seeds --------------------------------------------------------------------------------
 
