@@ -101,6 +101,21 @@ def _status(error: grpc.RpcError) -> status_pb2.Status | None:
     return None
 
 
+def _reason_trailer(error: grpc.RpcError) -> str | None:
+    """The ``rb-error-reason`` trailer (services.common.errors sends every reason there)."""
+    trailers = getattr(error, "trailing_metadata", None)
+    raw = (trailers() if callable(trailers) else trailers) if trailers is not None else ()
+    for key, value in raw or ():
+        if key == "rb-error-reason" and isinstance(value, str):
+            return value
+    return None
+
+
+def _code(error: grpc.RpcError) -> grpc.StatusCode | None:
+    code = getattr(error, "code", None)
+    return code() if callable(code) else None
+
+
 def _error_info(status: status_pb2.Status, reason: str) -> error_details_pb2.ErrorInfo | None:
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
@@ -127,9 +142,18 @@ def owner_of(error: grpc.RpcError) -> Owner | None:
 
 def no_owner_delay(error: grpc.RpcError) -> float | None:
     """Seconds to wait before retrying a ``NO_OWNER`` error (its RetryInfo, else
-    :data:`DEFAULT_NO_OWNER_DELAY`), or None for any other error."""
+    :data:`DEFAULT_NO_OWNER_DELAY`), or None for any other error.
+
+    Also an ``UNAVAILABLE`` that names the reason only in Riverboat's ``rb-error-reason``
+    trailer (no status detail) counts: every service sends that trailer with its reasons.
+    """
     status = _status(error)
     if status is None or _error_info(status, REASON_NO_OWNER) is None:
+        if (
+            _reason_trailer(error) == REASON_NO_OWNER
+            and _code(error) is grpc.StatusCode.UNAVAILABLE
+        ):
+            return DEFAULT_NO_OWNER_DELAY
         return None
     for detail in status.details:
         if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
