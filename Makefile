@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-# NATS, the dealer and table services, a demo table with bots; Ctrl-C stops everything.
+# NATS, the four services (lobby, table, dealer, settlement), two demo tables with bots;
+# Ctrl-C stops everything.
 run: setup
 	$(BIN)/riverboat up
 
