@@ -3,6 +3,9 @@ append lets one of two conflicting changes through, and the loser reads the winn
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from riverboat.eventstore import ConcurrencyError, InMemoryEventStore
@@ -38,3 +41,62 @@ async def test_load_reads_what_others_wrote() -> None:
     await reader.load(["account-eve", "account-fay"])
     assert sorted(reader.state.accounts) == ["eve", "fay"]
     assert reader.aggregate.version("account-fay") == 1
+
+
+class _Followable(InMemoryEventStore):
+    """The in-memory store with what following needs: per-aggregate counts and nudges that
+    the test sends by hand (as core NATS would, maybe before the record is stored)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nudge: Callable[[str, int], Awaitable[None]] | None = None
+
+    async def aggregate_versions(self) -> dict[str, int]:
+        return {a: len(h) for a, h in self._histories.items()}
+
+    async def watch(self, on_append: Callable[[str, int], Awaitable[None]]) -> _Stopped:
+        self.nudge = on_append
+        return _Stopped()
+
+
+class _Stopped:
+    async def stop(self) -> None:
+        pass
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    for _ in range(2000):
+        if check():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("not folded")
+
+
+async def test_a_follower_loads_then_folds_what_it_is_nudged_about() -> None:
+    store = _Followable()
+    writer, follower = Lobby(store), Lobby(store)
+    await writer.record(*registration("gus", "player", "h1"))
+    await follower.follow(store, sweep_seconds=3600)
+    assert "gus" in follower.state.accounts  # the start-up sweep
+    await writer.record(*registration("hal", "player", "h2"))
+    assert store.nudge is not None
+    await store.nudge("account-hal", 1)
+    await _until(lambda: "hal" in follower.state.accounts)
+    # A nudge that races the stream's write: read again until the record is there.
+    await store.nudge("account-ida", 1)
+    await asyncio.sleep(0.01)
+    await writer.record(*registration("ida", "player", "h3"))
+    await _until(lambda: "ida" in follower.state.accounts)
+    await follower.stop_following()
+
+
+async def test_a_missed_nudge_is_found_by_the_sweep() -> None:
+    store = _Followable()
+    writer, follower = Lobby(store), Lobby(store)
+    await follower.follow(store, sweep_seconds=3600)
+    await writer.record(*registration("jo", "player", "h1"))  # no nudge: NATS was away
+    assert "jo" not in follower.state.accounts
+    assert await follower.sweep() == 1
+    assert "jo" in follower.state.accounts
+    assert await follower.sweep() == 0
+    await follower.stop_following()

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Protocol
 
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError
-from riverboat.eventstore.jetstream import AppendWatch, JetStreamEventStore
 from riverboat.lobby.aggregate import Folded, LobbyAggregate
 from riverboat.lobby.state import LobbyState
 from riverboat.services.common.errors import log_error
@@ -37,6 +38,21 @@ _NUDGE_RETRY_SLEEP = 0.05
 _FOLLOWER = "lobby-follow"  # its lag in riverboat_consumer_lag_records
 
 
+class Watch(Protocol):
+    """A running watch of appends (:class:`riverboat.eventstore.jetstream.AppendWatch`)."""
+
+    async def stop(self) -> None: ...
+
+
+class Followable(Protocol):
+    """What following needs of a store (:class:`~riverboat.eventstore.JetStreamEventStore`
+    has it: per-subject counts and append nudges)."""
+
+    async def aggregate_versions(self) -> dict[str, int]: ...
+
+    async def watch(self, on_append: Callable[[str, int], Awaitable[None]]) -> Watch: ...
+
+
 class Lobby:
     """The lobby's state (folded from the log) and its writes to the log."""
 
@@ -47,8 +63,8 @@ class Lobby:
         self._in_doubt: set[str] = set()
         self._lock = asyncio.Lock()  # one append at a time (and its fold)
         self._reads: dict[str, asyncio.Lock] = {}  # one catch-up per aggregate at a time
-        self._followed: JetStreamEventStore | None = None
-        self._watch: AppendWatch | None = None
+        self._followed: Followable | None = None
+        self._watch: Watch | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._nudged: set[asyncio.Task[None]] = set()
         self._sweep_now = asyncio.Event()
@@ -77,7 +93,7 @@ class Lobby:
     # --- following -------------------------------------------------------------------------
 
     async def follow(
-        self, store: JetStreamEventStore, *, sweep_seconds: float = DEFAULT_SWEEP_SECONDS
+        self, store: Followable, *, sweep_seconds: float = DEFAULT_SWEEP_SECONDS
     ) -> None:
         """Load the whole log, then keep folding what other instances append to it."""
         self._followed = store
