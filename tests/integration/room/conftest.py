@@ -111,6 +111,9 @@ def _lobby(
             f"RB_LOBBY_{tag}",
             "--subject-prefix",
             f"rb.lobby{tag.lower()}",
+            # The table leases of this room's table stream (riverboat.leases' naming rule).
+            "--owners-bucket",
+            f"RB_TABLES_{tag}_OWNERS",
             "--account",
             "boss:operator",
             "--log-format",

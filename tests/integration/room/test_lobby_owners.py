@@ -38,7 +38,9 @@ async def test_table_records_name_the_owner_and_calls_follow_its_redirect(room: 
     stale = ScriptedTable(redirect(room.table_address))
     await stale.start()
     nc = await nats.connect(room.nats_url)
-    leases = await JetStreamLeaseStore.open(nc, ttl=60)
+    # The room's lease bucket, made as the table service makes it (the lobby only reads it).
+    tag = room.table.args[room.table.args.index("--stream") + 1]
+    leases = await JetStreamLeaseStore.open(nc, ttl=60, bucket=f"{tag}_OWNERS")
     try:
         async with settled_lobby(room) as services:
             await _check(room, services.lobby.address, services.settlement.address, stale, leases)

@@ -1,9 +1,9 @@
 """Who owns each table, as the lobby reads it from the table leases (riverboat.leases).
 
 The lobby keeps the leases' holders in memory from a watch of the lease bucket (every lease
-held when it starts, then every change), so describing a page of tables costs no lookups. If
-the bucket cannot be read (not created yet: no table service has started; NATS away) it keeps
-trying in the background; meanwhile :meth:`OwnerDirectory.address` knows nothing and the
+held when it starts, then every change), so describing a page of tables costs no lookups. The
+table service creates the bucket; until it exists (or while NATS is away) the lobby keeps
+trying in the background, never creating it; meanwhile :meth:`OwnerDirectory.address` knows nothing and the
 lobby's table calls go to its configured table address and follow the redirect from there.
 """
 
@@ -61,12 +61,14 @@ class OwnerDirectory:
 
     async def _follow(self) -> None:
         store: LeaseStore | None = None
+        said = ""  # the last reason logged: once per reason, not every retry
         while True:
             try:
                 if store is None:
                     store = await self._open()
                 async with await store.watch() as changes:
                     self.watching.set()
+                    said = ""
                     async for change in changes:
                         if change.lease is None or not change.lease.holder.address:
                             self._owners.pop(change.key, None)
@@ -75,7 +77,10 @@ class OwnerDirectory:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the bucket is not there yet, or NATS is away
-                log.info("owners_unknown", reason=str(exc) or type(exc).__name__)
+                reason = str(exc) or type(exc).__name__
+                if reason != said:
+                    log.info("owners_unknown", reason=reason, retry_every=RETRY_SECONDS)
+                    said = reason
             # The watch ended or failed: what we knew may be stale from here on.
             self.watching.clear()
             self._owners.clear()

@@ -12,7 +12,7 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
-from riverboat.leases import JetStreamLeaseStore
+from riverboat.leases import JetStreamLeaseStore, LeaseStore
 from riverboat.routing import Channels
 from riverboat.services.common import (
     ConnectionHealth,
@@ -97,7 +97,14 @@ class LobbyServer:
         await lobby.follow(store, sweep_seconds=self.config.sweep_seconds)
         nc = self.nc
         bucket = self.config.owners_bucket
-        self.owners = OwnerDirectory(lambda: JetStreamLeaseStore.open(nc, bucket=bucket))
+
+        async def open_leases() -> LeaseStore:
+            # The table service creates the bucket (with its replicas); the lobby only reads
+            # it, so it waits for it rather than creating one of its own.
+            await nc.jetstream().key_value(bucket)
+            return await JetStreamLeaseStore.open(nc, bucket=bucket)
+
+        self.owners = OwnerDirectory(open_leases)
         self.owners.start()
         # A channel per table-service instance, traced like every other.
         channels = Channels(
