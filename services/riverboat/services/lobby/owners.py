@@ -3,8 +3,9 @@
 The lobby keeps the leases' holders in memory from a watch of the lease bucket (every lease
 held when it starts, then every change), so describing a page of tables costs no lookups. The
 table service creates the bucket; until it exists (or while NATS is away) the lobby keeps
-trying in the background, never creating it; meanwhile :meth:`OwnerDirectory.address` knows nothing and the
-lobby's table calls go to its configured table address and follow the redirect from there.
+trying in the background, never creating it. Meanwhile :meth:`OwnerDirectory.address` knows
+nothing and the lobby's table calls go to its configured table address and follow the
+redirect from there.
 """
 
 from __future__ import annotations
