@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import nats
 import psycopg
 import pytest
@@ -33,7 +37,7 @@ from tests.deploy._kit import ROOT, pod_specs, render
 pytestmark = pytest.mark.timeout(180)
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/{db}"
-ORDER = ["dealer", "table", "settlement", "lobby"]  # any order works; this one starts fastest
+ORDER = ["dealer", "table", "settlement", "lobby"]  # started together; readiness waits in order
 STREAMS = {  # stream -> a user allowed to read its info
     "RB_TABLES": "table",
     "RB_LOBBY": "lobby",
@@ -67,12 +71,37 @@ def _secrets(database_url: str, nats_passwords: dict[str, str]) -> dict[tuple[st
     return values
 
 
-def _environment(container: dict[str, Any], values: dict[tuple[str, str], str]) -> dict[str, str]:
+def _environment(
+    container: dict[str, Any], values: dict[tuple[str, str], str], pod: dict[str, str]
+) -> dict[str, str]:
+    """The container's environment as the kubelet builds it: Secret keys, the pod's own fields
+    (``pod`` maps a fieldPath to its value) and ``$(VAR)`` references to earlier variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RIVERBOAT_")}
     for variable in container.get("env", []):
-        ref = variable["valueFrom"]["secretKeyRef"]
-        env[variable["name"]] = values[(ref["name"], ref["key"])]
+        source = variable.get("valueFrom", {})
+        if "secretKeyRef" in source:
+            ref = source["secretKeyRef"]
+            value = values[(ref["name"], ref["key"])]
+        elif "fieldRef" in source:
+            value = pod[source["fieldRef"]["fieldPath"]]
+        else:
+            value = re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], variable["value"])
+        env[variable["name"]] = value
     return env
+
+
+@dataclass
+class Replica:
+    """One pod of a Deployment, as a process on loopback ports."""
+
+    name: str
+    grpc_port: int = field(default_factory=free_port)
+    metrics_port: int = field(default_factory=free_port)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
 
 
 def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> None:
@@ -80,30 +109,40 @@ def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> 
     cluster = NatsCluster(tmp_path / "nats", size=3, users=room_users(passwords))
     cluster.start()
     values = _secrets(database, passwords)
-    pods = dict(pod_specs(render(ROOT / "deploy" / "k8s" / "base")))
-    grpc_ports = {name: free_port() for name in ORDER}
-    metrics_ports = {name: free_port() for name in ORDER}
+    manifests = render(ROOT / "deploy" / "k8s" / "base")
+    pods = dict(pod_specs(manifests))
+    replicas = {
+        m["metadata"]["name"]: [
+            Replica(f"{m['metadata']['name']}-{n}") for n in range(m["spec"]["replicas"])
+        ]
+        for m in manifests
+        if m["kind"] == "Deployment"
+    }
+    assert set(replicas) == set(ORDER)
+    # A Service's name reaches one of its pods; the first replica stands for it here.
+    services = {name: pods_[0].address for name, pods_ in replicas.items()}
 
-    def rewrite(name: str, args: list[str]) -> list[str]:
+    def rewrite(replica: Replica, args: list[str]) -> list[str]:
         out = []
         for arg in args:
+            host, _, port = arg.partition(":")
             if arg == "nats://nats:4222":
                 arg = ",".join(cluster.urls)
-            elif arg.startswith("0.0.0.0:9090"):
-                arg = f"127.0.0.1:{metrics_ports[name]}"
-            elif arg.startswith("0.0.0.0:"):
-                arg = f"127.0.0.1:{grpc_ports[name]}"
-            elif arg.partition(":")[0] in grpc_ports and arg.partition(":")[2].isdigit():
-                arg = f"127.0.0.1:{grpc_ports[arg.partition(':')[0]]}"
+            elif arg == "0.0.0.0:9090":
+                arg = f"127.0.0.1:{replica.metrics_port}"
+            elif host == "0.0.0.0":
+                arg = replica.address
+            elif host in services and port.isdigit():
+                arg = services[host]
             out.append(arg)
         return out
 
-    running: list[subprocess.Popen[bytes]] = []
+    everyone = [r for name in ORDER for r in replicas[name]]
     try:
         (job,) = pods["settlement-migrate"]["containers"]
         migrated = subprocess.run(
             [sys.executable, "-m", "riverboat.cli", *job["args"]],
-            env=_environment(job, values),
+            env=_environment(job, values, {}),
             cwd=tmp_path,
             capture_output=True,
             timeout=60,
@@ -113,32 +152,39 @@ def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> 
         assert b"ledger schema empty ->" in migrated.stdout
         for name in ORDER:
             (container,) = pods[name]["containers"]
-            log = (tmp_path / f"{name}.log").open("wb")
-            running.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "riverboat.cli", *rewrite(name, container["args"])],
-                    env=_environment(container, values),
+            for replica in replicas[name]:
+                fields = {"metadata.name": replica.name, "status.podIP": "127.0.0.1"}
+                env = _environment(container, values, fields)
+                # "$(POD_IP):<containerPort>" is this replica's own address here.
+                own = f"127.0.0.1:{container['ports'][0]['containerPort']}"
+                env = {k: v.replace(own, replica.address) for k, v in env.items()}
+                log = (tmp_path / f"{replica.name}.log").open("wb")
+                replica.process = subprocess.Popen(
+                    [sys.executable, "-m", "riverboat.cli", *rewrite(replica, container["args"])],
+                    env=env,
                     cwd=tmp_path,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                 )
-            )
-        for name, process in zip(ORDER, running, strict=True):
-            address = f"127.0.0.1:{grpc_ports[name]}"
-            wait_serving(address, timeout=60, process=process)  # the readiness probe
+        for replica in everyone:
+            wait_serving(replica.address, timeout=90, process=replica.process)  # readiness
+            with socket.create_connection(("127.0.0.1", replica.grpc_port), timeout=5):
+                pass  # the liveness probe
             metrics = urllib.request.urlopen(
-                f"http://127.0.0.1:{metrics_ports[name]}/metrics", timeout=5
+                f"http://127.0.0.1:{replica.metrics_port}/metrics", timeout=5
             ).read()
-            assert b"# TYPE" in metrics, name
-        asyncio.run(_check_room(cluster, passwords, values, grpc_ports))
-        for process in reversed(running):
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(30) == 0
+            assert b"# TYPE" in metrics, replica.name
+        lobbies = [r.address for r in replicas["lobby"]]
+        asyncio.run(_check_room(cluster, passwords, values, lobbies))
+        for replica in reversed(everyone):
+            assert replica.process is not None
+            replica.process.send_signal(signal.SIGTERM)
+            assert replica.process.wait(30) == 0, replica.name
     finally:
-        for process in running:
-            if process.poll() is None:
-                process.kill()
-                process.wait(10)
+        for replica in everyone:
+            if replica.process is not None and replica.process.poll() is None:
+                replica.process.kill()
+                replica.process.wait(10)
         cluster.close()
 
 
@@ -146,16 +192,23 @@ async def _check_room(
     cluster: NatsCluster,
     passwords: dict[str, str],
     values: dict[tuple[str, str], str],
-    ports: dict[str, int],
+    lobbies: list[str],
 ) -> None:
-    import grpc
-
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{ports['lobby']}") as channel:
+    password = values[("riverboat-operator", "password")]
+    async with grpc.aio.insecure_channel(lobbies[0]) as channel:
         lobby = LobbyClient(channel)
-        await lobby.login("operator", values[("riverboat-operator", "password")])
+        await lobby.login("operator", password)
         table = await lobby.create_table("pacific", "From the manifests", request_id="deploy-1")
-        listed = await lobby.list_tables()
-        assert [t.table_id for t in listed.tables] == [table.table_id]
+    for address in lobbies:  # every lobby replica follows the log: each lists the new table
+        async with grpc.aio.insecure_channel(address) as channel:
+            lobby = LobbyClient(channel)
+            await lobby.login("operator", password)
+            for _ in range(300):  # a bound, not a timed assertion: the follow takes milliseconds
+                listed = [t.table_id for t in (await lobby.list_tables()).tables]
+                if listed:
+                    break
+                await asyncio.sleep(0.1)
+            assert listed == [table.table_id], address
     for stream, user in STREAMS.items():  # R3 on the three nodes, as the manifests ask
         nc = await nats.connect(
             cluster.urls, user=user, password=passwords[user], inbox_prefix=inbox_prefix(user)
