@@ -176,6 +176,9 @@ def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> 
             assert b"# TYPE" in metrics, replica.name
         lobbies = [r.address for r in replicas["lobby"]]
         asyncio.run(_check_room(cluster, passwords, values, lobbies))
+        for replica in everyone:  # the cluster's users let every service do what it does
+            log_text = (tmp_path / f"{replica.name}.log").read_text().lower()
+            assert "violation" not in log_text, (replica.name, log_text[-2000:])
         for replica in reversed(everyone):
             assert replica.process is not None
             replica.process.send_signal(signal.SIGTERM)
