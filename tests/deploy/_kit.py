@@ -41,6 +41,7 @@ NAMESPACED = {
     "ConfigMap",
     "Deployment",
     "Job",
+    "NetworkPolicy",
     "PodDisruptionBudget",
     "Secret",
     "Service",

@@ -189,6 +189,12 @@ def test_nats_is_a_three_node_jetstream_cluster(rendered: list[dict[str, Any]]) 
     assert routes == [f"nats-{n}.{headless['metadata']['name']}" for n in range(3)]
     assert "sync_interval: always" in _nats_conf(rendered)
     assert _by(rendered, "PodDisruptionBudget")["nats"]["spec"]["maxUnavailable"] == 1
+    # The routes carry no credentials: only NATS nodes may reach them.
+    policy = _by(rendered, "NetworkPolicy")["nats"]["spec"]
+    (routes_rule,) = [r for r in policy["ingress"] if r["ports"] == [{"port": 6222}]]
+    assert routes_rule["from"] == [
+        {"podSelector": {"matchLabels": nats["spec"]["selector"]["matchLabels"]}}
+    ]
 
 
 def test_nats_users_are_the_rooms_identities(rendered: list[dict[str, Any]]) -> None:
