@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from riverboat.audit.archive import Archive, read_archive
 from riverboat.audit.natsread import FetchError, Layout, fetch_archive
@@ -21,21 +22,20 @@ INBOX_PREFIX = "_AUDIT_INBOX"
 
 async def _fetch(
     url: str,
-    credentials: NatsCredentials,
+    options: dict[str, Any],
     layout: Layout,
     on_message: Callable[[int], None] | None,
 ) -> Archive:
     import nats  # imported here: reading a file needs no NATS client
 
-    options = credentials.connect_options()
     options.setdefault("inbox_prefix", INBOX_PREFIX)
+    options.setdefault("servers", [url])
 
     async def quiet(exc: Exception) -> None:
         """A refused login is reported once, below, not also as nats-py's logged traceback."""
 
     try:
         nc = await nats.connect(
-            url,
             connect_timeout=5,
             allow_reconnect=False,
             max_reconnect_attempts=0,
@@ -55,10 +55,14 @@ def load_archive(
     file: Path | None = None,
     nats_url: str | None = None,
     credentials: NatsCredentials | None = None,
+    connect_options: Mapping[str, Any] | None = None,
     layout: Layout | None = None,
     on_message: Callable[[int], None] | None = None,
 ) -> Archive:
     """Read an archive file, or the streams of a NATS server (exactly one of the two).
+
+    ``connect_options`` (``nats.connect`` keyword arguments: ``servers``, login, ``tls``) take
+    the place of ``credentials`` when given; ``nats_url`` then only names the source.
 
     Raises:
         ArchiveError: the file is not a readable archive.
@@ -70,5 +74,9 @@ def load_archive(
     if file is not None:
         return read_archive(file)
     assert nats_url is not None
-    login = credentials or NatsCredentials()
-    return asyncio.run(_fetch(nats_url, login, layout or Layout(), on_message))
+    if connect_options is not None:
+        # The caller's whole nats.connect options (servers, login, TLS): the services' idiom.
+        options = dict(connect_options)
+    else:
+        options = (credentials or NatsCredentials()).connect_options()
+    return asyncio.run(_fetch(nats_url, options, layout or Layout(), on_message))

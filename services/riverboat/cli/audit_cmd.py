@@ -22,10 +22,16 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags saying where the streams are (shared with ``riverboat history``)."""
+    from riverboat.services.common.config import add_nats_tls_arguments
     from riverboat.services.common.natslogin import add_nats_login_arguments
 
-    parser.add_argument("--nats", metavar="URL", help="read the streams from this NATS server")
+    parser.add_argument(
+        "--nats",
+        metavar="URLS",
+        help="read the streams from this NATS server (a cluster: its URLs, comma-separated)",
+    )
     add_nats_login_arguments(parser)
+    add_nats_tls_arguments(parser)
     # The older spelling of --nats-creds.
     parser.add_argument("--creds", dest="nats_creds", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--tables-stream", default="RB_TABLES", help="table-log stream")
@@ -92,12 +98,14 @@ def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
     """The archive the arguments name (file or NATS), or an exit status on failure."""
     from riverboat.audit.archive import ArchiveError
     from riverboat.audit.source import FetchError, load_archive
-    from riverboat.services.common.natslogin import NatsLoginError, nats_login
+    from riverboat.services.common.config import ConfigError, Settings, nats_settings
 
-    try:
-        credentials = nats_login(args)
-    except NatsLoginError as exc:
-        return _fail(str(exc))
+    connect_options = None
+    if args.nats:
+        try:
+            connect_options = nats_settings(Settings(args)).connect_options()
+        except ConfigError as exc:
+            return _fail(str(exc))
     if args.nats and args.source:
         return _fail("give an archive FILE or --nats URL, not both")
     if not args.nats and not args.source:
@@ -108,7 +116,7 @@ def load(args: argparse.Namespace, *, show_progress: bool) -> Any:
             return load_archive(
                 file=Path(args.source) if args.source else None,
                 nats_url=args.nats,
-                credentials=credentials,
+                connect_options=connect_options,
                 layout=layout_of(args),
                 on_message=bar.update,
             )

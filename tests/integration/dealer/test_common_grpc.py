@@ -17,7 +17,7 @@ import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from riverboat.services.common.errors import ErrorInterceptor, FailedPrecondition, NotFound
-from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.grpcserver import LIVENESS, BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
 from riverboat.v1 import dealer_pb2
 from tests.integration.dealer._kit import rpc_error
@@ -182,6 +182,15 @@ async def test_health_is_not_serving_until_told(probe: GrpcServer) -> None:
     assert await _health(probe.address) == health_pb2.HealthCheckResponse.SERVING
     await probe.set_serving(False)
     assert await _health(probe.address, SERVICE) == not_serving
+
+
+async def test_liveness_is_serving_from_start_whatever_readiness_says(probe: GrpcServer) -> None:
+    serving = health_pb2.HealthCheckResponse.SERVING
+    assert await _health(probe.address, LIVENESS) == serving  # started, not yet ready
+    await probe.set_serving(True)
+    await probe.set_serving(False)  # e.g. NATS gone: readiness only
+    assert await _health(probe.address, LIVENESS) == serving
+    assert await _health(probe.address) == health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 async def test_a_taken_port_is_a_bind_error(probe: GrpcServer) -> None:

@@ -97,12 +97,12 @@ def outage_room(tmp_path: Path) -> Iterator[OutageRoom]:
         server.close()
 
 
-async def health(address: str) -> str:
-    """The service's overall gRPC health, or the status code of a failed check."""
+async def health(address: str, service: str = "") -> str:
+    """The service's gRPC health (overall, or of ``service``), or the code of a failed check."""
     async with grpc.aio.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
-            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
         except grpc.aio.AioRpcError as exc:
             return exc.code().name
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))

@@ -21,8 +21,10 @@ import pytest
 
 from riverboat.client import LobbyClient, TableClient
 from riverboat.services.common.errors import RETRY_SAME_REQUEST
+from riverboat.services.common.grpcserver import LIVENESS
 from tests.integration.room._outage import (
     OutageRoom,
+    health,
     is_request,
     outage_room,
     read_records,
@@ -64,12 +66,38 @@ async def _act(client: TableClient, table_id: str, turn: tuple[str, ...], rid: s
     return int(reply.version)
 
 
+SERVICE_NAMES = {
+    "lobby": "riverboat.v1.LobbyService",
+    "table": "riverboat.v1.TableService",
+    "dealer": "riverboat.v1.DealerService",
+    "settlement": "riverboat.v1.SettlementService",
+}
+
+
+async def _statuses(services: dict[str, str]) -> dict[str, tuple[str, str, str]]:
+    """Per service: (readiness "", readiness by its own name, liveness)."""
+    found = {}
+    for name, address in services.items():
+        found[name] = (
+            await health(address),
+            await health(address, SERVICE_NAMES[name]),
+            await health(address, LIVENESS),
+        )
+    return found
+
+
 async def test_health_of_every_service_follows_the_nats_connection(outage: OutageRoom) -> None:
+    """Readiness ("" and the service's name) follows NATS; liveness stays SERVING throughout."""
+    assert set(outage.services) == set(SERVICE_NAMES)
     await wait_health(outage.services, "SERVING")
+    assert set((await _statuses(outage.services)).values()) == {("SERVING",) * 3}
     outage.kill_nats()
     await wait_health(outage.services, "NOT_SERVING")
+    down = await _statuses(outage.services)
+    assert set(down.values()) == {("NOT_SERVING", "NOT_SERVING", "SERVING")}, down
     outage.restart_nats()
     await wait_health(outage.services, "SERVING")
+    assert set((await _statuses(outage.services)).values()) == {("SERVING",) * 3}
 
 
 async def test_an_unanswered_act_is_unavailable_and_its_retry_returns_the_original(

@@ -84,8 +84,10 @@ __all__ = [
     "Settings",
     "add_database_arguments",
     "add_nats_arguments",
+    "add_nats_tls_arguments",
     "add_service_arguments",
     "address_env",
+    "nats_settings",
     "nats_values",
     "run_main",
     "service_values",
@@ -255,6 +257,16 @@ def add_nats_arguments(parser: argparse.ArgumentParser | Any) -> None:
         f"{DEFAULT_NATS_URL})",
     )
     add_nats_login_arguments(parser)
+    add_nats_tls_arguments(parser)
+    parser.add_argument(
+        "--nats-timeout",
+        type=float,
+        help=f"seconds per NATS request (env {ENV_NATS_TIMEOUT}; default 5)",
+    )
+
+
+def add_nats_tls_arguments(parser: argparse.ArgumentParser | Any) -> None:
+    """``--nats-ca``, ``--nats-cert``, ``--nats-key`` (for tools that add ``--nats`` their way)."""
     parser.add_argument(
         "--nats-ca",
         metavar="FILE",
@@ -268,11 +280,6 @@ def add_nats_arguments(parser: argparse.ArgumentParser | Any) -> None:
     )
     parser.add_argument(
         "--nats-key", metavar="FILE", help=f"the client certificate's key (env {ENV_NATS_KEY})"
-    )
-    parser.add_argument(
-        "--nats-timeout",
-        type=float,
-        help=f"seconds per NATS request (env {ENV_NATS_TIMEOUT}; default 5)",
     )
 
 
@@ -361,6 +368,19 @@ def nats_values(settings: Settings) -> dict[str, Any]:
     if timeout is not None:
         values["nats_timeout"] = timeout
     return values
+
+
+def nats_settings(settings: Settings) -> NatsSettings:
+    """The :class:`NatsSettings` the flags and environment name (for tools without a config).
+
+    Raises:
+        ConfigError: the login is incomplete, a TLS file is missing or unusable.
+    """
+    values = nats_values(settings)
+    tls: NatsTls = values["nats_tls"]
+    if tls.enabled:
+        tls.context()
+    return NatsSettings(urls=split_urls(values["nats_url"]), login=values["nats_login"], tls=tls)
 
 
 def service_values(settings: Settings, *, service: str, default_address: str) -> dict[str, Any]:

@@ -15,8 +15,10 @@ Usage, in a service's start-up code::
 Health follows the standard ``grpc.health.v1`` protocol: the overall status (service ``""``)
 and each named service report ``NOT_SERVING`` until :meth:`GrpcServer.set_serving`, and
 ``NOT_SERVING`` for good once shutdown begins, so load balancers stop routing before the port
-closes. Reflection lists the named services plus health and reflection themselves, which makes
-``grpcurl`` work without proto files.
+closes: that is READINESS. The name ``liveness`` (:data:`LIVENESS`) is LIVENESS: ``SERVING``
+from :meth:`GrpcServer.start` while the event loop runs, whatever NATS does. Reflection lists
+the named services plus health and reflection themselves, which makes ``grpcurl`` work without
+proto files.
 """
 
 from __future__ import annotations
@@ -37,9 +39,15 @@ from grpc_reflection.v1alpha import reflection
 from riverboat.services.common.addresses import split_address
 from riverboat.services.common.tracing import server_interceptors
 
-__all__ = ["BindError", "GrpcServer", "ShutdownSignals"]
+__all__ = ["LIVENESS", "BindError", "GrpcServer", "ShutdownSignals"]
 
 HEALTH_SERVICE_NAME: str = health.SERVICE_NAME
+
+LIVENESS: str = "liveness"
+"""The health name that answers LIVENESS: ``SERVING`` from :meth:`GrpcServer.start` for as long
+as the process's event loop runs (it answers from that loop), whatever NATS does. ``""`` and the
+service's own names answer READINESS (``SERVING`` only when started and connected). Kubernetes:
+``livenessProbe: {grpc: {port, service: liveness}}``, ``readinessProbe: {grpc: {port}}``."""
 REFLECTION_SERVICE_NAME: str = reflection.SERVICE_NAME
 
 _log = structlog.get_logger("riverboat.grpc")
@@ -134,6 +142,8 @@ class GrpcServer:
             raise BindError(f"cannot listen on {self._requested}")
         self._port = port
         await self._server.start()
+        # Liveness is not readiness: it never follows NATS, only the loop that answers it.
+        await self._health.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
         _log.info("grpc server listening", address=self.address, services=self._service_names)
 
     async def set_serving(self, serving: bool) -> None:
