@@ -1,10 +1,11 @@
 """The room exactly as the manifests run it, on loopback: no cluster or Docker engine here, so
-each container of deploy/k8s/base runs as a process with its own args and its Secret-fed
-environment (only the addresses are rewritten to loopback ports), against a three-node NATS
-cluster with the room's users and R3 streams and a PostgreSQL database. The migration Job runs
-first and exits 0; then every service passes its readiness probe (gRPC health ``""``), its
-liveness probe (the port), serves Prometheus text on its metrics port, and the lobby logs in the
-operator from the Secret and opens a table through the table service."""
+every replica of every Deployment in deploy/k8s/base runs as a process with its own args and
+its Secret-fed environment (only the addresses are rewritten to loopback ports), against a
+three-node NATS cluster with the room's users and a PostgreSQL database. The migration Job runs
+first and exits 0; then every replica passes its readiness probe (gRPC health ``""``) and its
+liveness probe (health ``liveness``) and serves Prometheus text on its metrics port; the
+operator from the Secret logs in and opens a table, which every lobby lists; the streams are R3,
+no log shows a NATS permission violation, and every replica stops with 0 on SIGTERM."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -168,8 +168,7 @@ def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> 
                 )
         for replica in everyone:
             wait_serving(replica.address, timeout=90, process=replica.process)  # readiness
-            with socket.create_connection(("127.0.0.1", replica.grpc_port), timeout=5):
-                pass  # the liveness probe
+            wait_serving(replica.address, timeout=5, service="liveness")  # the liveness probe
             metrics = urllib.request.urlopen(
                 f"http://127.0.0.1:{replica.metrics_port}/metrics", timeout=5
             ).read()

@@ -121,10 +121,10 @@ def test_services_probes_resources_budgets_and_scraping(rendered: list[dict[str,
         (container,) = pod["spec"]["containers"]
         assert f"0.0.0.0:{port}" in container["args"]
         # Readiness: the overall health (""), NOT_SERVING while NATS is gone; liveness: the
-        # process alone (its port), so a NATS outage restarts nothing.
+        # name "liveness", SERVING while the process runs, so a NATS outage restarts nothing.
         assert container["readinessProbe"]["grpc"] == {"port": port}
         assert container["startupProbe"]["grpc"] == {"port": port}
-        assert container["livenessProbe"]["tcpSocket"] == {"port": port}
+        assert container["livenessProbe"]["grpc"] == {"port": port, "service": "liveness"}
         resources = container["resources"]
         assert {"cpu", "memory"} <= set(resources["requests"]) and "memory" in resources["limits"]
         # Metrics: --metrics-address on the port the annotations and the Service name.
