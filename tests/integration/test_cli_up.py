@@ -3,6 +3,7 @@ pipes, a server an earlier run left behind, and NATS identities on."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -308,3 +309,59 @@ async def test_a_second_up_names_the_stale_server_and_leaves_its_store_alone(
         assert store_files and sorted(p.name for p in (var / "nats").rglob("*")) == store_files
     finally:
         os.kill(stale, signal.SIGKILL)
+
+
+async def _stream_replicas(urls: list[str], password_file: Path) -> dict[str, int]:
+    nc = await nats.connect(
+        servers=urls,
+        user="auditor",
+        password=password_file.read_text().strip(),
+        inbox_prefix="_INBOX_auditor",
+        connect_timeout=5,
+    )
+    try:
+        js = nc.jetstream()
+        found = {}
+        for stream in ("RB_TABLES", "RB_AUDIT", "RB_WALLETS"):
+            found[stream] = int((await js.stream_info(stream)).config.num_replicas or 1)
+        return found
+    finally:
+        await nc.close()
+
+
+def test_up_with_a_three_node_cluster_and_two_table_instances(tmp_path: Path) -> None:
+    """`riverboat up --cluster 3 --table-instances 2`: three nats-servers, R3 streams, two table
+    processes, the bots playing; Ctrl-C stops every process."""
+    ports = _ports()
+    output = tmp_path / "up.out"
+    var = tmp_path / "var"
+    command = _up(var, ports, "--cluster", "3", "--table-instances", "2")
+    with output.open("w") as sink:
+        up = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path, env=ENV)
+    try:
+        deadline = time.monotonic() + 90
+        seen = ""
+        while time.monotonic() < deadline and "main pot" not in seen.partition("3rd street")[2]:
+            time.sleep(0.2)
+            seen = output.read_text()
+        assert "*** 3rd street ***" in seen and "main pot" in seen, seen
+        urls = [line.split()[1] for line in seen.splitlines() if line.startswith("nats-server")]
+        assert len(urls) == 3 and f"127.0.0.1:{ports[4]}" not in " ".join(urls), seen
+        assert "streams       3 replicas each" in seen, seen
+        assert any(line.startswith("table-2 ") for line in seen.splitlines()), seen
+        tables = [
+            proc
+            for proc in psutil.process_iter(["cmdline", "cwd"])
+            if "riverboat.services.table" in (proc.info["cmdline"] or [])
+            and proc.info["cwd"] == str(tmp_path)
+        ]
+        assert len(tables) == 2
+        nodes = [line for line in leftovers(tmp_path) if "nats-server" in line.split()[1]]
+        assert len(nodes) == 3, nodes
+        replicas = asyncio.run(_stream_replicas(urls, var / "nats-auth" / "auditor.password"))
+        assert replicas == {"RB_TABLES": 3, "RB_AUDIT": 3, "RB_WALLETS": 3}
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.wait(timeout=60)
+    assert reap(tmp_path) == [], "no service or nats-server is left running"
+    assert up.returncode == 0

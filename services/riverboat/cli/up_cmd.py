@@ -34,13 +34,15 @@ from riverboat.natsauth import room_passwords, room_users
 from riverboat.natsserver import (
     DEFAULT_HOST,
     DEFAULT_PORT,
+    NatsCluster,
     NatsServer,
     StoreInUseError,
     is_listening,
     port_holder,
 )
 from riverboat.services.common.addresses import split_address
-from riverboat.services.launcher import ServiceProcess
+from riverboat.services.launcher import ServiceProcess, free_port
+from riverboat.services.table.config import TableConfig
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
 OPERATOR = "operator"
@@ -55,6 +57,22 @@ def register(groups: Any) -> None:
     up = groups.add_parser("up", help="start the whole room: NATS, services, demo tables, bots")
     up.add_argument("--nats", help="use this NATS server instead of starting one")
     up.add_argument("--nats-port", type=int, default=DEFAULT_PORT, help="port of the NATS started")
+    up.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start a NATS cluster of N nodes on loopback (free ports) instead of one server; "
+        "the streams get min(N, 3) replicas",
+    )
+    up.add_argument(
+        "--table-instances",
+        type=int,
+        default=1,
+        metavar="N",
+        help="table-service instances to start (the first on --table-address, the others on "
+        "free ports)",
+    )
     up.add_argument("--var", default="var", help="logs, keys, the NATS store, the ledger (./var)")
     up.add_argument("--lobby-address", default="127.0.0.1:50051")
     up.add_argument("--table-address", default="127.0.0.1:50052")
@@ -125,12 +143,20 @@ def _describe(pid: int) -> str:
 def stale_processes(args: argparse.Namespace, var: Path) -> list[str]:
     """One line per process that holds the NATS store or a port this room needs (none: [])."""
     holders: dict[int | None, list[str]] = {}
-    if not args.nats:
+    if not args.nats and not args.cluster:
         try:
             NatsServer(var / "nats", port=args.nats_port).check_store()
         except StoreInUseError as exc:
             holders.setdefault(exc.pid, []).append(f"the NATS store {var / 'nats'}")
     wanted = [("NATS", f"{DEFAULT_HOST}:{args.nats_port}")] if not args.nats else []
+    if args.cluster:
+        wanted = []  # a cluster's nodes take free ports
+        for index in range(1, args.cluster + 1):
+            store = var / "nats-cluster" / f"riverboat-{index}"
+            try:
+                NatsServer(store, port=0).check_store()
+            except StoreInUseError as exc:
+                holders.setdefault(exc.pid, []).append(f"the NATS store {store}")
     wanted += [
         ("dealer", args.dealer_address),
         ("table", args.table_address),
@@ -182,36 +208,67 @@ def cmd_up(args: argparse.Namespace) -> int:
         "RIVERBOAT_TOKEN_KEY_FILE": str(var / "token.key"),
         "RIVERBOAT_PASSWORD_OPERATOR": password,
     }
+    if args.cluster < 0 or args.table_instances < 1:
+        print("riverboat up: --cluster is 0 or more, --table-instances 1 or more", file=sys.stderr)
+        return 2
+    if args.cluster and args.nats:
+        print("riverboat up: --cluster starts its own NATS; leave out --nats", file=sys.stderr)
+        return 2
     auth_dir = var / "nats-auth"
     nats_server: NatsServer | None = None
+    nats_cluster: NatsCluster | None = None
     started: list[ServiceProcess] = []
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     try:
+        replicas = 1
         if args.nats:
             nats_url = args.nats
+        elif args.cluster:
+            # Three nodes on loopback: every stream R3 (a two-node cluster keeps R2, and so on).
+            users = room_users(room_passwords(auth_dir))
+            nats_cluster = NatsCluster(var / "nats-cluster", size=args.cluster, users=users)
+            nats_cluster.start()
+            nats_url = ",".join(nats_cluster.urls)
+            replicas = min(args.cluster, 3)
         else:
             # One NATS user per service and tool, passwords made once and kept in VAR.
             users = room_users(room_passwords(auth_dir))
             nats_server = NatsServer(var / "nats", port=args.nats_port, users=users)
             nats_server.start()
             nats_url = nats_server.url
+        ours = nats_server is not None or nats_cluster is not None
 
         def login(name: str) -> list[str]:
-            if nats_server is None:
+            if not ours:
                 return []  # someone else's NATS: its logins are its operator's business
             return ["--nats-user", name, "--nats-password-file", str(auth_dir / f"{name}.password")]
 
         database = args.database or f"sqlite:///{(var / 'settlement.db').resolve()}"
+        host, _ = split_address(args.table_address)
+        table_addresses = [args.table_address] + [
+            f"{host}:{free_port()}" for _ in range(args.table_instances - 1)
+        ]
         plan = [
-            ("dealer", args.dealer_address, ["--dev-key-file", str(var / "dealer.key")]),
-            (
-                "table",
-                args.table_address,
-                ["--dealer", args.dealer_address, "--hand-pause", str(args.hand_pause)],
+            ("dealer", "dealer", args.dealer_address, ["--dev-key-file", str(var / "dealer.key")]),
+            *(
+                (
+                    "table",
+                    "table" if k == 0 else f"table-{k + 1}",
+                    address,
+                    [
+                        "--dealer",
+                        args.dealer_address,
+                        "--hand-pause",
+                        str(args.hand_pause),
+                        *_instance_flags(k, address),
+                    ],
+                )
+                for k, address in enumerate(table_addresses)
             ),
-            ("settlement", args.settlement_address, ["--database", database]),
+            ("settlement", "settlement", args.settlement_address, ["--database", database]),
             (
+                "lobby",
                 "lobby",
                 args.lobby_address,
                 [
@@ -224,7 +281,8 @@ def cmd_up(args: argparse.Namespace) -> int:
                 ],
             ),
         ]
-        for name, address, extra in plan:
+        labels: list[str] = []
+        for name, label, address, extra in plan:
             process = ServiceProcess(
                 name,
                 address,
@@ -234,19 +292,34 @@ def cmd_up(args: argparse.Namespace) -> int:
                     "--nats",
                     nats_url,
                     *login(name),
+                    "--replicas",
+                    str(replicas),
                     "--log-format",
                     "json",
                     *extra,
                 ],
-                log_path=logs / f"{name}.log",
+                log_path=logs / f"{label}.log",
                 env=env,
             )
             started.append(process)  # before start(): a Ctrl-C while it starts stops it too
+            labels.append(label)
             process.start()
-        out.say(f"nats-server   {nats_url}" + (f"  (store {var / 'nats'})" if nats_server else ""))
-        for process in started:
-            out.say(f"{process.name:<13} {process.address}  (log {process.log_path})")
-        asyncio.run(_demo(args, password, out.say, nats_url if nats_server else None, auth_dir))
+        if nats_cluster is not None:
+            for node in nats_cluster:
+                out.say(f"nats-server   {node.url}  ({node.server_name}, store {node.store_dir})")
+            out.say(f"streams       {replicas} replicas each")
+        else:
+            where = f"  (store {var / 'nats'})" if nats_server else ""
+            out.say(f"nats-server   {nats_url}{where}")
+        for label, process in zip(labels, started, strict=True):
+            out.say(f"{label:<13} {process.address}  (log {process.log_path})")
+        if args.table_instances > 1 and not _TABLES_SHARED:
+            out.say(
+                f"note: the {args.table_instances} table-service instances do not divide the "
+                "tables between them yet: each one loads every table; the lobby and the bots "
+                f"use the first, {args.table_address}"
+            )
+        asyncio.run(_demo(args, password, out.say, nats_url if ours else None, auth_dir))
     except KeyboardInterrupt:
         pass
     except RuntimeError as exc:
@@ -261,8 +334,22 @@ def cmd_up(args: argparse.Namespace) -> int:
             process.stop()
         if nats_server is not None:
             nats_server.stop()
+        if nats_cluster is not None:
+            nats_cluster.close()
     out.say("stopped.")
     return 0
+
+
+# Whether the table service divides tables between its instances (table leases: --instance-id
+# and --advertise-address). Until it does, several instances each load every table.
+_TABLES_SHARED = "instance_id" in TableConfig.__dataclass_fields__
+
+
+def _instance_flags(index: int, address: str) -> list[str]:
+    """A table instance's identity flags, once the service takes them (see _TABLES_SHARED)."""
+    if not _TABLES_SHARED:
+        return []
+    return ["--instance-id", f"table-{index + 1}", "--advertise-address", address]
 
 
 async def _demo(
