@@ -7,7 +7,9 @@ JetStream API calls each one makes; the table is in ``docs/architecture.md``):
 =============  ===========================================================================
 ``lobby``      owns ``RB_LOBBY`` (create/update it, append, read); listens to ``rb.lobby.>`` to hear
                other lobby instances' appends; watches the table leases (``RB_TABLE_OWNERS``)
-``table``      owns ``RB_TABLES``; listens to ``rb.tables.>`` to hear other instances' appends
+``table``      owns ``RB_TABLES``; listens to ``rb.tables.>`` to hear other instances' appends;
+               owns the table leases (KV buckets ``RB_TABLE_OWNERS`` and
+               ``RB_TABLE_OWNERS_INSTANCES``: create, write, read, watch)
 ``dealer``     owns ``RB_DEALER`` (sealed seeds: nobody else reads them) and ``RB_AUDIT``
                (revealed seeds); reads ``RB_TABLES``
 ``settlement`` owns ``RB_WALLETS``; reads ``RB_TABLES`` through its durable consumer (may create
@@ -172,6 +174,19 @@ def _kv_watcher(bucket: str) -> list[str]:
     ]
 
 
+def _kv_owner(bucket: str) -> list[str]:
+    """Create a KV bucket, write its keys, read one key's last value, and watch it."""
+    stream = f"KV_{bucket}"
+    return [
+        f"{_API}.STREAM.CREATE.{stream}",
+        f"{_API}.STREAM.MSG.GET.{stream}",
+        f"{_API}.DIRECT.GET.{stream}",
+        f"{_API}.DIRECT.GET.{stream}.>",  # the last value of one key
+        f"$KV.{bucket}.>",
+        *_kv_watcher(bucket),
+    ]
+
+
 def _durable_reader(stream: str) -> list[str]:
     """Consume a stream with an acknowledged durable consumer (settlement's projection)."""
     return [
@@ -194,7 +209,13 @@ def room_permissions(layout: StreamLayout | None = None) -> dict[str, Permission
             # Who owns each table: the table leases, read (watched), never written.
             + _kv_watcher(lay.owners_bucket)
         ),
-        "table": _owner(lay.tables_stream, lay.tables_prefix) + _reader(lay.tables_stream),
+        "table": (
+            _owner(lay.tables_stream, lay.tables_prefix)
+            + _reader(lay.tables_stream)
+            # Its table leases, and its presence among the instances.
+            + _kv_owner(lay.owners_bucket)
+            + _kv_owner(f"{lay.owners_bucket}_INSTANCES")
+        ),
         "dealer": (
             _owner(lay.seeds_stream, lay.seeds_prefix, update=False)
             + _owner(lay.audit_stream, lay.audit_prefix, update=False)

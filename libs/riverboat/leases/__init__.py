@@ -17,7 +17,7 @@ from riverboat.leases.base import (
     LeaseTaken,
     LeaseWatch,
 )
-from riverboat.leases.jetstream import DEFAULT_BUCKET, JetStreamLeaseStore
+from riverboat.leases.jetstream import DEFAULT_BUCKET, JetStreamLeaseStore, owners_bucket
 from riverboat.leases.memory import MemoryLeaseStore
 
 __all__ = [
@@ -33,4 +33,5 @@ __all__ = [
     "LeaseTaken",
     "LeaseWatch",
     "MemoryLeaseStore",
+    "owners_bucket",
 ]

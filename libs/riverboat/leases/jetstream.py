@@ -31,9 +31,17 @@ from riverboat.leases.base import (
     validate_key,
 )
 
-__all__ = ["DEFAULT_BUCKET", "JetStreamLeaseStore"]
+__all__ = ["DEFAULT_BUCKET", "JetStreamLeaseStore", "owners_bucket"]
 
 DEFAULT_BUCKET = "RB_TABLE_OWNERS"
+
+
+def owners_bucket(stream: str = "RB_TABLES") -> str:
+    """The lease bucket of the tables logged in ``stream``: ``RB_TABLE_OWNERS`` for the
+    default ``RB_TABLES``, ``<stream>_OWNERS`` for any other (rooms sharing a NATS server on
+    separate streams, as tests run them, keep separate owners)."""
+    return DEFAULT_BUCKET if stream == "RB_TABLES" else f"{stream}_OWNERS"
+
 
 #: JetStream's "wrong last sequence" error codes: someone else wrote the key first.
 _WRONG_LAST = (10071, 10164)

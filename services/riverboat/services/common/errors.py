@@ -54,7 +54,13 @@ from riverboat.eventstore.errors import (
     EventStoreError,
     StoreUnavailableError,
 )
-from riverboat.redirect import ERROR_DOMAIN
+from riverboat.redirect import (
+    ERROR_DOMAIN,
+    REASON_NO_OWNER,
+    REASON_NOT_OWNER,
+    Owner,
+    not_owner_status,
+)
 from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
 from riverboat.services.common.wrappers import WrapperCache
 
@@ -72,7 +78,9 @@ __all__ = [
     "FailedPrecondition",
     "Internal",
     "InvalidArgument",
+    "NoOwner",
     "NotFound",
+    "NotOwner",
     "OutOfRange",
     "PermissionDenied",
     "ResourceExhausted",
@@ -116,6 +124,10 @@ class ServiceError(Exception):
         super().__init__(message)
         self.message = message
         self.reason = reason
+
+    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        """Trailing metadata beyond the reason (e.g. ``grpc-status-details-bin``); none here."""
+        return ()
 
 
 class InvalidArgument(ServiceError):
@@ -175,21 +187,68 @@ class ResourceExhausted(ServiceError):
         super().__init__(message, reason=reason)
         self.retry_delay = max(0.001, retry_delay)
 
+    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return self.retry_metadata()
+
     def retry_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
         """The retry delay as ``rb-retry-delay-ms`` and as ``google.rpc.RetryInfo``."""
-        millis = math.ceil(self.retry_delay * 1000)
-        # A flood's every refusal carries these: the fixed parts are built once.
-        seconds, rest = divmod(millis, 1000)
-        retry = error_details_pb2.RetryInfo()
-        retry.retry_delay.seconds, retry.retry_delay.nanos = seconds, rest * 1_000_000
-        status = status_pb2.Status(code=code_pb2.RESOURCE_EXHAUSTED, message=self.message)
-        if self.reason:
-            status.details.append(_error_info(self.reason))
-        status.details.add(type_url=_RETRY_TYPE_URL, value=retry.SerializeToString())
-        return (
-            (RETRY_DELAY_METADATA_KEY, str(millis)),
-            ("grpc-status-details-bin", status.SerializeToString()),
+        return _retry_metadata(
+            code_pb2.RESOURCE_EXHAUSTED, self.message, self.reason, self.retry_delay
         )
+
+
+def _retry_metadata(
+    code: int, message: str, reason: str | None, delay: float
+) -> tuple[tuple[str, str | bytes], ...]:
+    millis = math.ceil(delay * 1000)
+    # A flood's every refusal carries these: the fixed parts are built once.
+    seconds, rest = divmod(millis, 1000)
+    retry = error_details_pb2.RetryInfo()
+    retry.retry_delay.seconds, retry.retry_delay.nanos = seconds, rest * 1_000_000
+    status = status_pb2.Status(code=code, message=message)
+    if reason:
+        status.details.append(_error_info(reason))
+    status.details.add(type_url=_RETRY_TYPE_URL, value=retry.SerializeToString())
+    return (
+        (RETRY_DELAY_METADATA_KEY, str(millis)),
+        ("grpc-status-details-bin", status.SerializeToString()),
+    )
+
+
+class NotOwner(ServiceError):
+    """This instance does not own the table; the detail names the one that does (the
+    ``riverboat.redirect`` contract: ``FAILED_PRECONDITION``, ``ErrorInfo`` reason
+    ``NOT_OWNER`` with the owner's instance and address). The client calls the owner once."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+    def __init__(self, owner: Owner, message: str | None = None) -> None:
+        super().__init__(
+            message or f"table {owner.table_id} is served by {owner.address}",
+            reason=REASON_NOT_OWNER,
+        )
+        self.owner = owner
+
+    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        status = not_owner_status(self.owner, self.message)
+        return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+class NoOwner(ServiceError):
+    """Nobody owns the table right now (its owner died and its lease has not run out, or a
+    hand-over is under way): ``UNAVAILABLE``, reason ``NO_OWNER``, retry after the delay."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+    def __init__(self, table_id: str, *, retry_delay: float) -> None:
+        super().__init__(
+            f"table {table_id} is changing hands; retry in a moment", reason=REASON_NO_OWNER
+        )
+        self.table_id = table_id
+        self.retry_delay = max(0.001, retry_delay)
+
+    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return _retry_metadata(code_pb2.UNAVAILABLE, self.message, self.reason, self.retry_delay)
 
 
 _RETRY_TYPE_URL = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
@@ -530,8 +589,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             metadata: tuple[tuple[str, str | bytes], ...] = (
                 ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
             )
-            if isinstance(exc, ResourceExhausted):
-                metadata += exc.retry_metadata()
+            metadata += exc.details_metadata()
             await context.abort(exc.code, message, metadata)
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome

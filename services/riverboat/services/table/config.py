@@ -43,6 +43,20 @@ class TableConfig(ServiceConfig):
     max_request_bytes: int = 64 * 1024
     #: Act and Watch per account and per peer, and the Watch streams one account may hold.
     rate_limits: RateLimits = field(default_factory=RateLimits)
+    #: This instance's id in the table leases (empty: hostname-pid).
+    instance_id: str = ""
+    #: The gRPC address other instances redirect clients to (empty: the listen address).
+    advertise_address: str = ""
+    #: Seconds a table's lease lasts unless renewed (an instance killed -9 loses its tables
+    #: to the others within it).
+    lease_ttl: float = 10.0
+    #: The KV bucket of table leases (instances announce themselves in
+    #: ``<bucket>_INSTANCES``); empty: ``riverboat.leases.owners_bucket(stream)``, which is
+    #: ``RB_TABLE_OWNERS`` for the default stream.
+    owners_bucket: str = ""
+    #: Seconds a stopping instance waits for each table's hand in play before handing it over
+    #: anyway (the next owner resumes the hand).
+    handover_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
@@ -50,6 +64,8 @@ class TableConfig(ServiceConfig):
         self.check_common()
         if self.hand_pause < 0:
             raise ValueError("--hand-pause must be 0 or more seconds")
+        if self.lease_ttl < 1:
+            raise ValueError("--lease-ttl must be at least 1 second")
 
     @classmethod
     def from_namespace(
@@ -77,6 +93,12 @@ class TableConfig(ServiceConfig):
         for name in ("stream", "subject_prefix"):
             if getattr(args, name, None) is not None:
                 values[name] = getattr(args, name)
+        values.update(
+            instance_id=settings.get("instance_id", "RIVERBOAT_INSTANCE_ID", ""),
+            advertise_address=settings.get("advertise_address", "RIVERBOAT_ADVERTISE_ADDRESS", ""),
+            lease_ttl=settings.get("lease_ttl", "RIVERBOAT_LEASE_TTL", 10.0, float),
+            owners_bucket=settings.get("owners_bucket", "RIVERBOAT_OWNERS_BUCKET", ""),
+        )
         return cls(**values)
 
 
@@ -109,4 +131,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="Watch streams one account may hold open at once (env "
         "RIVERBOAT_MAX_WATCH_STREAMS; default 32)",
+    )
+    own.add_argument(
+        "--instance-id",
+        help="this instance's id in the table leases (env RIVERBOAT_INSTANCE_ID; "
+        "default hostname-pid)",
+    )
+    own.add_argument(
+        "--advertise-address",
+        help="host:port other instances send this instance's clients to (env "
+        "RIVERBOAT_ADVERTISE_ADDRESS; default the listen address)",
+    )
+    own.add_argument(
+        "--lease-ttl",
+        type=float,
+        help="seconds a table lease lasts unless renewed (env RIVERBOAT_LEASE_TTL; default 10)",
+    )
+    own.add_argument(
+        "--owners-bucket",
+        help="KV bucket of the table leases (env RIVERBOAT_OWNERS_BUCKET; default "
+        "RB_TABLE_OWNERS, or <stream>_OWNERS for another --stream)",
     )

@@ -1,4 +1,10 @@
-"""All the tables one table-service instance serves, loaded from the log on demand."""
+"""All the tables one table-service instance serves, loaded from the log on demand.
+
+With a :class:`~riverboat.services.table.owners.LeaseKeeper` (the running service always has
+one) only the tables this instance owns are loaded; a call about any other table gets the
+keeper's redirect (NOT_OWNER naming the owner, or NO_OWNER), and a new table is opened here
+only if this instance is the least loaded.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,12 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from riverboat.eventstore import EventStore
+from riverboat.redirect import Owner
+from riverboat.services.common.errors import NotOwner, ServiceError
 from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.table.config import TableConfig
-from riverboat.services.table.dealer_client import DealerClient
+from riverboat.services.table.owners import LeaseKeeper
+from riverboat.services.table.ports import ALWAYS_HELD, Dealer
 from riverboat.services.table.runner import TableRunner
 
 log = structlog.get_logger("riverboat.table")
@@ -26,14 +35,16 @@ class TableRegistry:
     def __init__(
         self,
         store: EventStore,
-        dealer: DealerClient,
+        dealer: Dealer,
         config: TableConfig,
         nc: NATS | None = None,
+        keeper: LeaseKeeper | None = None,
     ) -> None:
         self.store = store
         self.dealer = dealer
         self.config = config
         self.nc = nc
+        self.keeper = keeper
         self._tables: dict[str, TableRunner] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._subscription: Subscription | None = None
@@ -46,6 +57,15 @@ class TableRegistry:
             self._subscription = await self.nc.subscribe(
                 f"{self.config.subject_prefix}.*", cb=self._on_message
             )
+            if self.keeper is not None:
+                await self.keeper.start(
+                    adopt=self._adopt,
+                    drop=self._drop,
+                    hand_over=self._hand_over,
+                    cancel_hand_over=self._cancel_hand_over,
+                    table_ids=self._table_ids,
+                )
+                return
             for table_id in await self._table_ids():
                 runner = await self.get(table_id)
                 if runner is not None:
@@ -79,7 +99,19 @@ class TableRegistry:
         return self._tables.get(table_id)
 
     async def get(self, table_id: str, *, create: bool = False) -> TableRunner | None:
-        """The live table, loading it from the log; None if it does not exist."""
+        """The live table, loading it from the log; None if it does not exist.
+
+        Raises:
+            ServiceError: another instance owns the table (NOT_OWNER), or nobody does right
+                now (NO_OWNER); for ``create``, a less loaded instance should open it.
+        """
+        keeper = self.keeper
+        if (
+            keeper is not None
+            and not keeper.holds(table_id)
+            and not await self._claim_for_call(keeper, table_id, create=create)
+        ):
+            return None  # no such table
         runner = self._tables.get(table_id)
         if runner is not None:
             return runner
@@ -87,12 +119,66 @@ class TableRegistry:
         async with lock:
             runner = self._tables.get(table_id)
             if runner is None:
-                runner = await TableRunner.load(table_id, self.store, self.dealer, self.config)
+                if keeper is not None and not keeper.holds(table_id):
+                    raise keeper.redirect(table_id)
+                runner = await TableRunner.load(
+                    table_id,
+                    self.store,
+                    self.dealer,
+                    self.config,
+                    lease=keeper.handle(table_id) if keeper is not None else ALWAYS_HELD,
+                )
                 if runner.version == 0 and not create:
                     return None
                 self._tables[table_id] = runner
                 log.info("table_loaded", table_id=table_id, version=runner.version)
         return runner
+
+    async def _claim_for_call(self, keeper: LeaseKeeper, table_id: str, *, create: bool) -> bool:
+        """A call about a table this instance does not hold: take it if nobody holds it and
+        it belongs here (True), else raise the redirect; False if there is no such table."""
+        if keeper.owner(table_id) is not None:
+            raise keeper.redirect(table_id)
+        if create:
+            target = keeper.placement()
+            if (
+                target.instance != keeper.me.instance
+                and await self.store.last_version(table_id) == 0
+            ):
+                # A new table goes to the least-loaded instance.
+                raise NotOwner(Owner(table_id, target.instance, target.address))
+        elif await self.store.last_version(table_id) == 0:
+            return False
+        if not await keeper.claim(table_id):
+            raise keeper.redirect(table_id)
+        return True
+
+    def redirect(self, table_id: str) -> ServiceError | None:
+        """The error for a call about a table this instance no longer owns (None: no keeper)."""
+        return self.keeper.redirect(table_id) if self.keeper is not None else None
+
+    async def _adopt(self, table_id: str) -> None:
+        """The keeper took ``table_id``: replay it, resume its hand in progress."""
+        runner = await self.get(table_id)
+        if runner is not None:
+            await runner.resume()
+
+    async def _drop(self, table_id: str) -> None:
+        """The table is no longer ours: let a write in flight finish, then stop it."""
+        runner = self._tables.pop(table_id, None)
+        if runner is not None:
+            await runner.settle()
+            await runner.close()
+            log.info("table_unloaded", table_id=table_id, version=runner.version)
+
+    async def _hand_over(self, table_id: str, patience: float) -> bool:
+        runner = self._tables.get(table_id)
+        return True if runner is None else await runner.hand_over(patience)
+
+    def _cancel_hand_over(self, table_id: str) -> None:
+        runner = self._tables.get(table_id)
+        if runner is not None:
+            runner.cancel_hand_over()
 
     def reconcile_all(self) -> None:
         """Have every loaded table catch up with the log and re-derive what is due, now."""
@@ -104,7 +190,9 @@ class TableRegistry:
         return list(self._tables.values())
 
     async def close(self) -> None:
-        """Stop every table."""
+        """Hand owned tables over (with a keeper), then stop every table."""
+        if self.keeper is not None and not self.keeper.stopped:
+            await self.keeper.stop()
         for runner in self._tables.values():
             await runner.close()
         if self._subscription is not None:

@@ -432,6 +432,22 @@ class TableRunner:
         finally:
             timer.cancel()
 
+    @property
+    def closed(self) -> bool:
+        """:meth:`close` was called."""
+        return self._closed
+
+    def cancel_hand_over(self) -> None:
+        """Keep the table after all: deal again as usual."""
+        self._handing_over = False
+        self._wake_hand_over()
+        self.after_change()
+
+    async def settle(self) -> None:
+        """Wait for the command being decided or appended, if any, to finish."""
+        async with self._lock:
+            pass
+
     def _wake_hand_over(self) -> None:
         for waiter in self._between_hands:
             if not waiter.done():
@@ -478,6 +494,8 @@ class TableRunner:
                 request_id=f"commit-{hand_id}",
                 actor="service:table",
             )
+            # One line per hand (not per action): which instance dealt it, for the record.
+            self.log.info("hand_committed", hand_id=hand_id, version=self.version)
             await self._deal()
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.

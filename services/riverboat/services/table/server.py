@@ -8,6 +8,7 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.leases import Holder, JetStreamLeaseStore, owners_bucket
 from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
@@ -18,6 +19,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
+from riverboat.services.table.owners import LeaseKeeper, default_instance_id, safe_id
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.service import RULES, TableService
 from riverboat.v1 import table_pb2_grpc
@@ -96,6 +98,8 @@ class TableServer:
         add = table_pb2_grpc.add_TableServiceServicer_to_server
         add(servicer, self.grpc.server)  # type: ignore[no-untyped-call]
         await self.grpc.start()
+        # Only now is the real port known (the address may say port 0).
+        self.registry.keeper = await self._keeper(self.nc)
         await self.registry.start()
         await self.health.ready()
         log.info(
@@ -106,6 +110,26 @@ class TableServer:
             max_watch_streams=self.config.rate_limits.max_streams,
         )
 
+    async def _keeper(self, nc: NATS) -> LeaseKeeper:
+        config = self.config
+        me = Holder(
+            safe_id(config.instance_id) if config.instance_id else default_instance_id(),
+            config.advertise_address or self.address,
+        )
+        bucket = config.owners_bucket or owners_bucket(config.stream)
+        tables = await JetStreamLeaseStore.open(nc, ttl=config.lease_ttl, bucket=bucket)
+        instances = await JetStreamLeaseStore.open(
+            nc, ttl=config.lease_ttl, bucket=f"{bucket}_INSTANCES"
+        )
+        log.info(
+            "table_instance",
+            instance=me.instance,
+            address=me.address,
+            lease_ttl=config.lease_ttl,
+            lease_bucket=bucket,
+        )
+        return LeaseKeeper(tables, instances, me, handover_patience=config.handover_seconds)
+
     async def _reconcile(self) -> None:
         """NATS is back: every table reads what it may have missed and re-derives what is due
         (an append cut off by the outage may have landed when nats-py resent it)."""
@@ -113,7 +137,10 @@ class TableServer:
             self.registry.reconcile_all()
 
     async def stop(self) -> None:
-        """Stop answering, finish in-flight calls, stop the tables, disconnect."""
+        """Hand owned tables over (serving their hands until then), stop answering, finish
+        in-flight calls, stop the tables, disconnect."""
+        if self.registry is not None and self.registry.keeper is not None:
+            await self.registry.keeper.stop()
         await self.grpc.stop()
         if self.registry is not None:
             await self.registry.close()

@@ -32,12 +32,14 @@ from riverboat.services.common.errors import (
     AlreadyExists,
     InvalidArgument,
     OutOfRange,
+    ServiceError,
+    Unavailable,
     error_for_code,
     log_error,
 )
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.registry import TableRegistry
-from riverboat.services.table.runner import Submitted, TableRunner, Update
+from riverboat.services.table.runner import LeaseNotHeld, Submitted, TableRunner, Update
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
@@ -172,7 +174,15 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             raise log_error(exc, "your request") from None
         except DealerUnavailable:
             await _fail(context, grpc.StatusCode.UNAVAILABLE, "the dealer is not reachable")
+        except LeaseNotHeld:
+            # The table changed hands while this call waited: its new owner answers.
+            raise self._moved(runner.table_id) from None
         return done
+
+    def _moved(self, table_id: str) -> ServiceError:
+        return self.registry.redirect(table_id) or Unavailable(
+            f"table {table_id} is not served here", reason="NO_OWNER"
+        )
 
     # --- operator RPCs ---------------------------------------------------------------------
 
@@ -388,6 +398,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             while True:
                 update = await queue.get()
                 if update is None:
+                    if self.registry.known(runner.table_id) is not runner and runner.closed:
+                        # Handed over: the stream ends with the redirect to the new owner.
+                        raise self._moved(runner.table_id)
                     return
                 if update.version <= sent:
                     continue
