@@ -106,6 +106,8 @@ def test_every_environment_variable_is_one_the_code_reads(rendered: list[dict[st
     for workload, container in _riverboat_containers(rendered):
         for variable in container.get("env", []):
             name = variable["name"]
+            if "fieldRef" in variable.get("valueFrom", {}):
+                continue  # the pod's own fields, for $(VAR) references (POD_IP)
             assert name.startswith("RIVERBOAT_"), (workload, name)
             assert f'"{name}"' in source, (workload, name)
 
@@ -212,7 +214,11 @@ def test_nats_users_are_the_rooms_identities(rendered: list[dict[str, Any]]) -> 
     for _workload, container in _riverboat_containers(rendered):
         if "--nats-user" in container["args"]:
             user = container["args"][container["args"].index("--nats-user") + 1]
-            refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"]}
+            refs = {
+                e["name"]: e["valueFrom"]["secretKeyRef"]
+                for e in container["env"]
+                if "secretKeyRef" in e.get("valueFrom", {})
+            }
             assert refs["RIVERBOAT_NATS_PASSWORD"] == {"name": "riverboat-nats", "key": user}
 
 
