@@ -68,6 +68,8 @@ async def _check(first: grpc.aio.Channel, second: grpc.aio.Channel) -> None:
     # Logins are rate-limited per account (30/min): poll them gently.
     reply = await until(lambda: ann.login("ann", "correct horse"), "ann logs in on 2", every=0.5)
     await LobbyClient(first, reply.token).list_tables()
+    # A retried Register (its first answer lost) on the other lobby answers as the first did.
+    assert await LobbyClient(second).register("ann", "correct horse") == "ann"
     refused = LobbyClient(second).register("ann", "another horse")
     try:
         await refused

@@ -100,3 +100,14 @@ async def test_a_missed_nudge_is_found_by_the_sweep() -> None:
     assert "jo" in follower.state.accounts
     assert await follower.sweep() == 0
     await follower.stop_following()
+
+
+async def test_a_registration_expects_a_new_aggregate() -> None:
+    """Even a lobby that folded the name cannot append a second registration over it."""
+    store = InMemoryEventStore()
+    lobby = Lobby(store)
+    await lobby.record(*registration("kim", "player", "h1"))
+    aggregate_id, again = registration("kim", "player", "h2")
+    with pytest.raises(ConcurrencyError):
+        await lobby.record(aggregate_id, again, expected_version=0)
+    assert lobby.state.accounts["kim"].password_hash == "h1"

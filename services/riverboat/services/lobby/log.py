@@ -170,8 +170,17 @@ class Lobby:
 
     # --- writing ---------------------------------------------------------------------------
 
-    async def record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
+    async def record(
+        self,
+        aggregate_id: str,
+        event: lobby_pb2.LobbyEvent,
+        *,
+        expected_version: int | None = None,
+    ) -> bool:
         """Append ``event`` to ``aggregate_id`` and fold it; False if this request was a repeat.
+
+        The append expects the version this lobby folded, or ``expected_version`` if given
+        (0: the aggregate must be new).
 
         Raises :class:`ConcurrencyError` when the aggregate moved on (for example a username
         registered a moment ago by another lobby instance; the aggregate is caught up), and
@@ -179,20 +188,23 @@ class Lobby:
         """
         async with self._lock:
             try:
-                return await self._record(aggregate_id, event)
+                return await self._record(aggregate_id, event, expected_version)
             except ConcurrencyError:
                 raise
             except EventStoreError as exc:
                 raise log_error(exc) from None
 
-    async def _record(self, aggregate_id: str, event: lobby_pb2.LobbyEvent) -> bool:
+    async def _record(
+        self, aggregate_id: str, event: lobby_pb2.LobbyEvent, expected_version: int | None
+    ) -> bool:
         if aggregate_id in self._in_doubt:
             await self._catch_up(aggregate_id)
         if not event.HasField("occurred_at"):
             stamp = Timestamp()
             stamp.FromDatetime(datetime.now(UTC))
             event.occurred_at.CopyFrom(stamp)
-        expected = self.aggregate.version(aggregate_id)
+        known = self.aggregate.version(aggregate_id)
+        expected = known if expected_version is None else expected_version
         try:
             result = await self.store.append(
                 aggregate_id,

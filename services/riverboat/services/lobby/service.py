@@ -136,22 +136,35 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             check_rules(password)
         except (LobbyRuleError, PasswordError) as exc:
             raise InvalidArgument(str(exc)) from None
-        if username in self.lobby.state.accounts:
-            raise AlreadyExists(f"the username {username!r} is taken")
+        existing = self.lobby.state.accounts.get(username)
+        if existing is not None:
+            return await self._registered_before(existing, password, role, context)
         hashed = await self.hashing.run(context, hash_password, password)
         # The caller may have given up while it waited for the hash: then write nothing.
         await abort_if_gone(context, WRITE_MARGIN)
-        if username in self.lobby.state.accounts:  # taken meanwhile by another call
-            raise AlreadyExists(f"the username {username!r} is taken")
+        existing = self.lobby.state.accounts.get(username)  # taken meanwhile?
+        if existing is not None:
+            return await self._registered_before(existing, password, role, context)
         aggregate_id, event = registration(username, role, hashed)
         try:
-            await self.lobby.record(aggregate_id, event)
-        except ConcurrencyError:
-            raise AlreadyExists(f"the username {username!r} is taken") from None
+            # A name is registered once: its aggregate must be new, whatever this lobby folded.
+            await self.lobby.record(aggregate_id, event, expected_version=0)
+        except ConcurrencyError:  # registered a moment ago (here, or on another lobby)
+            existing = self.lobby.state.accounts[username]
+            return await self._registered_before(existing, password, role, context)
         account = self.lobby.state.accounts[username]
-        if account.password_hash != hashed:  # a repeat folded someone else's: not ours
-            raise AlreadyExists(f"the username {username!r} is taken")
         log.info("account_registered", player_id=username, role=role)
+        return account
+
+    async def _registered_before(
+        self, account: Account, password: str, role: str, context: Any
+    ) -> Account:
+        """A name that is registered: with its own password (and role) this is a repeat of
+        that registration (a retry, perhaps on another lobby, of one whose answer was lost),
+        answered as it was; with any other it is taken."""
+        ok = await self.hashing.run(context, verify_password, account.password_hash, password)
+        if not ok or account.role != role:
+            raise AlreadyExists(f"the username {account.username!r} is taken")
         return account
 
     async def Register(
