@@ -118,6 +118,10 @@ def test_services_probes_resources_budgets_and_scraping(rendered: list[dict[str,
     budgets = _by(rendered, "PodDisruptionBudget")
     assert set(SERVICES) <= set(deployments)
     assert deployments["table"]["spec"]["replicas"] >= 2
+    # The hand-over on SIGTERM (up to 30 s per hand in play) plus the RPC grace fit in the
+    # grace period Kubernetes gives before it kills the pod.
+    table_pod = deployments["table"]["spec"]["template"]["spec"]
+    assert table_pod["terminationGracePeriodSeconds"] >= 30 + 5 + 10
     for name, port in SERVICES.items():
         pod = deployments[name]["spec"]["template"]
         (container,) = pod["spec"]["containers"]
