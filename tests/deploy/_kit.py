@@ -16,6 +16,7 @@ with kubernetes-validate); ``python -m tests.deploy._kit nats-authorization`` pr
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import subprocess
 import sys
@@ -182,8 +183,9 @@ def nats_authorization() -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.cache
 def help_text(*command: str) -> str:
-    """``riverboat COMMAND... --help`` as the installed command prints it."""
+    """``riverboat COMMAND... --help`` as the installed command prints it (once per command)."""
     done = subprocess.run(
         [sys.executable, "-m", "riverboat.cli", *command, "--help"],
         capture_output=True,
