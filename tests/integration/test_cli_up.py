@@ -360,6 +360,21 @@ def test_up_with_a_three_node_cluster_and_two_table_instances(tmp_path: Path) ->
         assert len(nodes) == 3, nodes
         replicas = asyncio.run(_stream_replicas(urls, var / "nats-auth" / "auditor.password"))
         assert replicas == {"RB_TABLES": 3, "RB_AUDIT": 3, "RB_WALLETS": 3}
+        # The two instances divide the demo tables: each table's owner is one of them.
+        instances = {
+            line.split()[1]
+            for line in seen.splitlines()
+            if line.startswith(("table ", "table-2 ")) and "(log " in line
+        }
+        assert len(instances) == 2, seen
+        token = TokenIssuer(bytes.fromhex((var / "token.key").read_text())).issue("t", "operator")
+        with grpc.insecure_channel(f"127.0.0.1:{ports[0]}") as channel:
+            stub = lobby_pb2_grpc.LobbyServiceStub(channel)  # type: ignore[no-untyped-call]
+            listed = stub.ListTables(
+                lobby_pb2.ListTablesRequest(), metadata=(("authorization", f"Bearer {token}"),)
+            ).tables
+        owners = {t.table_id: t.owner_address for t in listed}
+        assert len(owners) == 2 and set(owners.values()) <= instances, (owners, instances)
     finally:
         up.send_signal(signal.SIGINT)
         up.wait(timeout=60)

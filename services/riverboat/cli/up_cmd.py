@@ -42,7 +42,6 @@ from riverboat.natsserver import (
 )
 from riverboat.services.common.addresses import split_address
 from riverboat.services.launcher import ServiceProcess, free_port
-from riverboat.services.table.config import TableConfig
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
 OPERATOR = "operator"
@@ -71,7 +70,7 @@ def register(groups: Any) -> None:
         default=1,
         metavar="N",
         help="table-service instances to start (the first on --table-address, the others on "
-        "free ports)",
+        "free ports); they divide the tables between them with table leases",
     )
     up.add_argument("--var", default="var", help="logs, keys, the NATS store, the ledger (./var)")
     up.add_argument("--lobby-address", default="127.0.0.1:50051")
@@ -313,12 +312,6 @@ def cmd_up(args: argparse.Namespace) -> int:
             out.say(f"nats-server   {nats_url}{where}")
         for label, process in zip(labels, started, strict=True):
             out.say(f"{label:<13} {process.address}  (log {process.log_path})")
-        if args.table_instances > 1 and not _TABLES_SHARED:
-            out.say(
-                f"note: the {args.table_instances} table-service instances do not divide the "
-                "tables between them yet: each one loads every table; the lobby and the bots "
-                f"use the first, {args.table_address}"
-            )
         asyncio.run(_demo(args, password, out.say, nats_url if ours else None, auth_dir))
     except KeyboardInterrupt:
         pass
@@ -340,15 +333,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
-# Whether the table service divides tables between its instances (table leases: --instance-id
-# and --advertise-address). Until it does, several instances each load every table.
-_TABLES_SHARED = "instance_id" in TableConfig.__dataclass_fields__
-
-
 def _instance_flags(index: int, address: str) -> list[str]:
-    """A table instance's identity flags, once the service takes them (see _TABLES_SHARED)."""
-    if not _TABLES_SHARED:
-        return []
+    """A table instance's identity: its lease holder name and the address clients are sent to."""
     return ["--instance-id", f"table-{index + 1}", "--advertise-address", address]
 
 
