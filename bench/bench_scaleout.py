@@ -15,7 +15,7 @@ table instances' ms/action are what the capacity model in docs/scaling.md divide
 a last line gives the raw JetStream publish rate of the same server (64 publishers), the
 stream's ceiling.
 
-``RIVERBOAT_BENCH_INSTANCES`` lists the rows' instance counts (default ``1``);
+``RIVERBOAT_BENCH_INSTANCES`` lists the rows' instance counts (default ``1,2``);
 ``RIVERBOAT_BENCH_TABLES`` the tables (default 20). Several instances need table ownership
 (leases), without which each instance would deal every table.
 """
@@ -54,7 +54,7 @@ from riverboat.v1 import table_pb2, table_pb2_grpc
 
 ENV_INSTANCES = "RIVERBOAT_BENCH_INSTANCES"
 ENV_TABLES = "RIVERBOAT_BENCH_TABLES"
-DEFAULT_INSTANCES = (1,)  # 2 once table ownership (leases) is on main
+DEFAULT_INSTANCES = (1, 2)
 DEFAULT_TABLES = 20
 WARMUP = (3.0, 20.0)
 WINDOW = 12.0
