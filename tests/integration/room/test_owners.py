@@ -19,6 +19,7 @@ The fail-over time (kill -9 to the first action the new owner accepts) is printe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -39,7 +40,7 @@ from riverboat.cli.app import run
 from riverboat.client import TableClient, next_move, random_chooser, random_picker
 from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
 from riverboat.leases import JetStreamLeaseStore, Lease, owners_bucket
-from riverboat.natsserver import NatsServer
+from riverboat.natsserver import NatsCluster, NatsServer
 from riverboat.redirect import Owner, owner_of
 from riverboat.services.launcher import ServiceProcess
 from riverboat.table.events import HandVoided, PlayerSeated
@@ -62,6 +63,7 @@ END = {"table_handed_over", "table_released", "table_lease_lost", "table_unloade
 class Pair:
     """The dealer and two table-service instances over one stream."""
 
+    #: The NATS URLs, comma-separated (one server, or every node of a cluster).
     nats_url: str
     dealer: ServiceProcess
     instances: dict[str, ServiceProcess]
@@ -82,28 +84,53 @@ class Pair:
     def log(self, name: str) -> Path:
         return self.var / f"table-{name}.log"
 
+    @property
+    def first_url(self) -> str:
+        return self.nats_url.split(",")[0]
 
-def _instance(nats_url: str, var: Path, dealer: str, tag: str, name: str) -> ServiceProcess:
+
+def _instance(
+    nats_url: str, var: Path, dealer: str, tag: str, name: str, replicas: int
+) -> ServiceProcess:
     process = _table(nats_url, var, dealer, tag)
-    process.args += ["--instance-id", name, "--lease-ttl", str(TTL)]
+    process.args += ["--instance-id", name, "--lease-ttl", str(TTL), "--replicas", str(replicas)]
     process.log_path = var / f"table-{name}.log"
     return process
 
 
-@pytest.fixture
-def pair(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Pair]:
-    tag = f"O{abs(hash(request.node.nodeid)) % 10**8}"
-    dealer = _dealer(nats_server.url, tmp_path, tag)
+@contextlib.contextmanager
+def _pair(nats_url: str, var: Path, tag: str, replicas: int = 1) -> Iterator[Pair]:
+    dealer = _dealer(nats_url, var, tag)
     dealer.start()
-    instances = {n: _instance(nats_server.url, tmp_path, dealer.address, tag, n) for n in "ab"}
+    instances = {n: _instance(nats_url, var, dealer.address, tag, n, replicas) for n in "ab"}
     try:
         for process in instances.values():
             process.start()
-        yield Pair(nats_server.url, dealer, instances, tmp_path, tag)
+        yield Pair(nats_url, dealer, instances, var, tag)
     finally:
         for process in instances.values():
             process.kill()
         dealer.stop()
+
+
+def _tag(request: pytest.FixtureRequest) -> str:
+    return f"O{abs(hash(request.node.nodeid)) % 10**8}"
+
+
+@pytest.fixture
+def pair(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Pair]:
+    """The room on the session's single nats-server."""
+    with _pair(nats_server.url, tmp_path, _tag(request)) as pair:
+        yield pair
+
+
+@pytest.fixture
+def cluster_pair(
+    nats_cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Pair]:
+    """The room on a three-node cluster on loopback, R3 streams and lease buckets."""
+    with _pair(",".join(nats_cluster.urls), tmp_path, _tag(request), replicas=3) as pair:
+        yield pair
 
 
 class Driver:
@@ -215,7 +242,19 @@ class Driver:
 
 @pytest.fixture
 async def driver(pair: Pair) -> AsyncIterator[Driver]:
-    nc = await nats.connect(pair.nats_url)
+    async with _driver(pair) as driver:
+        yield driver
+
+
+@pytest.fixture
+async def cluster_driver(cluster_pair: Pair) -> AsyncIterator[Driver]:
+    async with _driver(cluster_pair) as driver:
+        yield driver
+
+
+@contextlib.asynccontextmanager
+async def _driver(pair: Pair) -> AsyncIterator[Driver]:
+    nc = await nats.connect(servers=pair.nats_url.split(","))
     leases = await JetStreamLeaseStore.open(nc, ttl=TTL, bucket=owners_bucket(pair.stream))
     driver = Driver(pair, leases)
     try:
@@ -290,7 +329,7 @@ async def check_log(pair: Pair, tables: list[str]) -> int:
     """Every hand started ended or was voided; chips are conserved. Returns voided hands."""
     voided = 0
     for table_id in tables:
-        batches = await read_log(pair.nats_url, pair.stream, pair.prefix, table_id)
+        batches = await read_log(pair.first_url, pair.stream, pair.prefix, table_id)
         events = [e for batch in batches for e in batch]
         seated = sum(e.stack for e in events if isinstance(e, PlayerSeated))
         rake = sum(e.amount for e in events if isinstance(e, RakeTaken))
@@ -377,6 +416,17 @@ async def test_two_instances_share_the_tables_and_each_is_owned_by_one(
 
 
 async def test_kill_9_moves_its_tables_within_the_ttl(pair: Pair, driver: Driver) -> None:
+    await _kill_9(pair, driver)
+
+
+async def test_kill_9_on_a_three_node_cluster(cluster_pair: Pair, cluster_driver: Driver) -> None:
+    """The same on a three-node NATS cluster: R3 table log, R3 lease buckets."""
+    info = await cluster_driver.leases._js.stream_info(f"KV_{owners_bucket(cluster_pair.stream)}")
+    assert info.config.num_replicas == 3
+    await _kill_9(cluster_pair, cluster_driver)
+
+
+async def _kill_9(pair: Pair, driver: Driver) -> None:
     tables, stop, tasks = await _room(driver, 4)
     try:
         await driver.until_hands(tables, 2)
@@ -396,8 +446,9 @@ async def test_kill_9_moves_its_tables_within_the_ttl(pair: Pair, driver: Driver
         for t in lost
     }
     failover = max(moved.values()) - killed
+    where = "3-node cluster" if "," in pair.nats_url else "one nats-server"
     print(
-        f"\nfail-over after kill -9 (TTL {TTL} s): first action accepted by the new owner "
+        f"\nfail-over after kill -9 (TTL {TTL} s, {where}): first action accepted by the new owner "
         f"{min(moved.values()) - killed:.2f}-{failover:.2f} s after the kill, {len(lost)} tables"
     )
     assert _holders(await driver.leases.all()) == {"a": 4}

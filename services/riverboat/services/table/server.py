@@ -117,9 +117,13 @@ class TableServer:
             config.advertise_address or self.address,
         )
         bucket = config.owners_bucket or owners_bucket(config.stream)
-        tables = await JetStreamLeaseStore.open(nc, ttl=config.lease_ttl, bucket=bucket)
+        # The buckets are created with the streams' replicas (R3 in a cluster).
+        replicas = config.replicas
+        tables = await JetStreamLeaseStore.open(
+            nc, ttl=config.lease_ttl, bucket=bucket, replicas=replicas
+        )
         instances = await JetStreamLeaseStore.open(
-            nc, ttl=config.lease_ttl, bucket=f"{bucket}_INSTANCES"
+            nc, ttl=config.lease_ttl, bucket=f"{bucket}_INSTANCES", replicas=replicas
         )
         log.info(
             "table_instance",
