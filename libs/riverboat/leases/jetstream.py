@@ -10,6 +10,7 @@ lease expires the server removes it and leaves a short-lived marker (the bucket'
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 
@@ -188,24 +189,18 @@ class JetStreamLeaseStore(LeaseStore):
         return (await self._last(key))[0]
 
     async def all(self) -> dict[str, Lease]:
-        leases: dict[str, Lease] = {}
+        # The keys from the stream's subject list, then each key's last value: a watch's
+        # "caught up" marker can come before the values it should follow (nats-py checks the
+        # consumer's pending count before its first deliveries are read).
         try:
-            watcher = await self._kv.watchall()
-            try:
-                while True:
-                    entry = await watcher.updates(timeout=5.0)  # type: ignore[no-untyped-call]
-                    if entry is None:
-                        break  # caught up
-                    if entry.operation in (KV_DEL, KV_PURGE):
-                        leases.pop(entry.key, None)
-                    else:
-                        leases[entry.key] = Lease(
-                            entry.key, Holder.decode(entry.value or b""), entry.revision or 0
-                        )
-            finally:
-                await watcher.stop()  # type: ignore[no-untyped-call]
+            info = await self._js.stream_info(self._stream, subjects_filter=">")
         except _UNREACHABLE as exc:
             raise LeaseStoreUnavailable(f"lease bucket {self.bucket}: {exc}") from exc
+        keys = [s[len(self._prefix) :] for s in info.state.subjects or {}]
+        leases: dict[str, Lease] = {}
+        for start in range(0, len(keys), 256):
+            found = await asyncio.gather(*(self._last(k) for k in keys[start : start + 256]))
+            leases.update({lease.key: lease for lease, _ in found if lease is not None})
         return leases
 
     async def watch(self) -> LeaseWatch:
