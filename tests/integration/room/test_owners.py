@@ -90,7 +90,7 @@ class Pair:
 
 
 def _instance(
-    nats_url: str, var: Path, dealer: str, tag: str, name: str, replicas: int
+    nats_url: str, var: Path, dealer: str, tag: str, name: str, replicas: int = 1
 ) -> ServiceProcess:
     process = _table(nats_url, var, dealer, tag)
     process.args += ["--instance-id", name, "--lease-ttl", str(TTL), "--replicas", str(replicas)]
