@@ -15,10 +15,12 @@ import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import grpc
 import structlog
 from google.protobuf.message import Message
 
 from riverboat.leases import LeaseStore
+from riverboat.redirect import no_owner_delay
 from riverboat.routing import Channels, call_owner
 from riverboat.v1 import table_pb2_grpc
 
@@ -139,8 +141,17 @@ class TableServices:
             rpc = getattr(self._stub(address), method)
             return await rpc(request, metadata=tuple(metadata), timeout=timeout)
 
-        first = self.owner_address(table_id) or self.default_address
-        return await call_owner(send, first, no_owner_budget=0)
+        leased = self.owner_address(table_id)
+        try:
+            return await call_owner(send, leased or self.default_address, no_owner_budget=0)
+        except grpc.aio.AioRpcError as exc:
+            # The lease's holder does not answer (it just stopped; the watch has not said so
+            # yet): any instance knows better, so ask --table, once. Safe: every table call
+            # carries its request id.
+            gone = exc.code() is grpc.StatusCode.UNAVAILABLE and no_owner_delay(exc) is None
+            if not (leased and leased != self.default_address and gone):
+                raise
+        return await call_owner(send, self.default_address, no_owner_budget=0)
 
     async def close(self) -> None:
         """Close every channel."""
