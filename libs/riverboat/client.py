@@ -19,6 +19,7 @@ import grpc
 from google.protobuf.message import Message
 
 from riverboat.engine.betting import LegalAction
+from riverboat.redirect import no_owner_delay
 from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
@@ -345,8 +346,11 @@ async def play_bot(
         except grpc.aio.AioRpcError as exc:
             if stop.is_set():
                 break
-            stats.errors.append(f"watch {exc.code().name}: {exc.details()}")
-            await asyncio.sleep(0.2)  # the service may be restarting: resume from `after`
+            # Code first, as for Act's errors, so callers can sort them by status.
+            stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
+            # The service may be restarting, or the table changing hands (NO_OWNER says how
+            # long): resume from `after`, at the owner (a redirect is followed on reopening).
+            await asyncio.sleep(no_owner_delay(exc) or 0.2)
     return stats
 
 
