@@ -136,8 +136,16 @@ class JetStreamLeaseStore(LeaseStore):
     async def _last(self, key: str) -> tuple[Lease | None, int]:
         """The live lease on ``key`` (None if free) and the key's last revision (0: none)."""
         validate_key(key)
+        subject = self._prefix + key
         try:
-            msg = await self._js.get_last_msg(self._stream, self._prefix + key, direct=self._direct)
+            try:
+                msg = await self._js.get_last_msg(self._stream, subject, direct=self._direct)
+            except nats.errors.NoRespondersError:
+                if not self._direct:
+                    raise
+                # A replicated bucket just created (or electing a leader) may not serve direct
+                # gets yet: its leader answers the API's own get.
+                msg = await self._js.get_last_msg(self._stream, subject, direct=False)
         except nats.js.errors.NotFoundError:
             return None, 0
         except _UNREACHABLE as exc:
