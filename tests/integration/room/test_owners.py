@@ -13,7 +13,8 @@ redirects. Oracles of our own:
   verifies the live streams;
 * no stalled table: every table keeps dealing hands.
 
-The fail-over time (kill -9 to the first action the new owner accepts) is printed.
+The fail-over time (kill -9 to the first action the new owner accepts) is printed. An instance
+started later takes its share (two tables of four) from the first, between hands.
 """
 
 from __future__ import annotations
@@ -474,4 +475,25 @@ async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
     assert await check_log(pair, tables) == 0, "a hand was voided in a clean hand-over"
     handed = [line for line in _lines(pair.log("b")) if line.get("event") == "table_handed_over"]
     assert len(handed) == 2
+    assert await audit(pair) == 0
+
+
+async def test_an_instance_joining_takes_its_share_between_hands(
+    pair: Pair, driver: Driver
+) -> None:
+    await asyncio.to_thread(pair.instances["b"].stop, 30)  # the room starts with one instance
+    tables, stop, tasks = await _room(driver, 4)
+    try:
+        await driver.until_hands(tables, 2)
+        assert _holders(await driver.leases.all()) == {"a": 4}
+        await asyncio.to_thread(pair.instances["b"].start)
+        deadline = time.monotonic() + 90
+        while _holders(await driver.leases.all()) != {"a": 2, "b": 2}:
+            assert time.monotonic() < deadline, "the new instance never got its share"
+            await asyncio.sleep(0.2)
+        await driver.until_hands(tables, 2)  # and every table goes on dealing
+    finally:
+        await _stop(stop, tasks)
+    check_ownership(pair, tables)
+    assert await check_log(pair, tables) == 0, "a hand was voided by a balancing hand-over"
     assert await audit(pair) == 0
