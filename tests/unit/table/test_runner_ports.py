@@ -1,5 +1,6 @@
-"""The table runner over fake ports: dealing, the clock, voids and hand-over, with time moved
-by hand (no real waiting, no timing), the dealer's calls counted and the lease switched.
+"""The table runner over fake ports: dealing, the clock, a draw's reshuffle, voids and
+hand-over, with time moved by hand (no real waiting, no timing), the dealer's calls counted and
+the lease switched.
 """
 
 from __future__ import annotations
@@ -9,14 +10,17 @@ from collections.abc import Callable
 
 import pytest
 
-from riverboat.engine.events import HandStarted
-from riverboat.engine.games import waiting_for
-from riverboat.engine.options import pacific_options
+from riverboat.engine.commands import Act
+from riverboat.engine.events import HandStarted, ReshuffleRequested
+from riverboat.engine.games import moves, waiting_for
+from riverboat.engine.gamestate import RESHUFFLE, GameHandState
+from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.runner import LeaseNotHeld, TableRunner
 from riverboat.table import aggregate as table
+from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent, HandVoided
 from tests.unit.table.fakes import CountingDealer, ManualClock, SwitchLease, settle
@@ -179,3 +183,77 @@ async def test_without_the_lease_nothing_is_written_and_no_clock_acts() -> None:
         )
     assert await store.last_version("t1") == version
     await runner.close()
+
+
+class StackedDealer(CountingDealer):
+    """Deals one fixed deck (the hands in dealing order, then the stub)."""
+
+    def __init__(self, deck: tuple[int, ...]) -> None:
+        super().__init__()
+        self.deck = deck
+
+    async def get_deck(self, table_id: str, hand_id: str, log_sequence: int) -> tuple[int, ...]:
+        self._call("get_deck")
+        return self.deck
+
+
+async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike() -> None:
+    # Eight players: 40 cards dealt, 12 in the stub; the first three drawers throw all five.
+    deck = tuple(range(52))
+    store, dealer, clock = InMemoryEventStore(), StackedDealer(deck), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    await runner.submit(
+        lambda s: table.create_table(
+            s, name="t1", variant="dealers_choice", options=dealers_choice_options(),
+            action_seconds=ACTION,
+        ),
+        request_id="open",
+        actor="op",
+    )  # fmt: skip
+    for seat in range(1, 9):
+        await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
+    await clock.advance(PAUSE)
+    assert runner.state.choosing
+    dealer_seat = runner.state.dealer
+    await runner.act(
+        lambda s: choice.choose_game(s, seat=dealer_seat, game="draw", options=None),
+        request_id="choose",
+        actor="p",
+    )
+    await clock.advance(PAUSE)
+    drawn = 0
+    for step in range(60):
+        hand = runner.state.hand
+        assert isinstance(hand, GameHandState) and not hand.finished
+        if dealer.calls["reshuffle"]:
+            break
+        seat = waiting_for(hand)[0]
+        names = {m.action: m for m in moves(hand, seat)}
+        if "draw" in names:
+            held = hand.cards[hand.seats.index(seat)]
+            act = Act(seat, "draw", cards=tuple(held) if drawn < 3 else ())
+            drawn += 1
+        else:
+            act = Act(seat, "check" if "check" in names else "call")
+        await runner.act(
+            lambda s, act=act: table.act(s, act, runner.deck or ()),
+            request_id=f"a{step}",
+            actor="p",
+        )
+        await settle()
+    assert dealer.calls["reshuffle"] == 1
+    hand = runner.state.hand
+    assert isinstance(hand, GameHandState) and hand.phase != RESHUFFLE
+    assert any(isinstance(e, ReshuffleRequested) for e in await _events(store))
+    await runner.resume()  # the deck is fetched again with the reshuffled stub appended
+    deck_now = runner.deck
+    reshuffled = runner.reshuffles[0]  # the discards the dealer shuffled into the new stub
+    assert deck_now is not None and deck_now[52:] == tuple(sorted(reshuffled))
+    await runner.close()
+    # A new owner rebuilds the same deck: the committed one, then the dealer's reshuffle.
+    calls = dealer.calls["reshuffle"]
+    again = await _runner(store, dealer, clock)
+    await again.resume()
+    assert again.deck == deck_now and dealer.calls["reshuffle"] == calls + 1
+    assert dealer.commits == [hand.hand_id]
+    await again.close()
