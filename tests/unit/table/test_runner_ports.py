@@ -60,6 +60,10 @@ async def _open(runner: TableRunner, players: int = 2) -> None:
         await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
 
 
+def _acting(runner: TableRunner, act: Act) -> Callable[[TableState], list[AnyEvent]]:
+    return lambda s: table.act(s, act, runner.deck or ())
+
+
 def _seat(seat: int) -> Callable[[TableState], list[AnyEvent]]:
     return lambda s: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000)
 
@@ -235,11 +239,7 @@ async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike
             drawn += 1
         else:
             act = Act(seat, "check" if "check" in names else "call")
-        await runner.act(
-            lambda s, act=act: table.act(s, act, runner.deck or ()),
-            request_id=f"a{step}",
-            actor="p",
-        )
+        await runner.act(_acting(runner, act), request_id=f"a{step}", actor="p")
         await settle()
     assert dealer.calls["reshuffle"] == 1
     hand = runner.state.hand
