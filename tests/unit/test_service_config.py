@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from riverboat.services.common.config import ConfigError, ServiceConfig
+from riverboat.services.common.config import ConfigError, ServiceConfig, stream_replicas
 from riverboat.services.dealer.config import DealerConfig
 from riverboat.services.dealer.server import build_parser as dealer_parser
 from riverboat.services.lobby.__main__ import parse as lobby_parse
@@ -58,7 +58,7 @@ def test_defaults(name: str) -> None:
     config = build([], {})
     assert _address(config) == address
     assert config.nats.urls == ("nats://127.0.0.1:4333",)
-    assert (config.replicas, config.nats_timeout, config.connect_timeout) == (1, 5.0, 30.0)
+    assert (config.replicas, config.nats_timeout, config.connect_timeout) == (None, 5.0, 30.0)
     assert (config.grace, config.log_format, config.log_level) == (5.0, "auto", "info")
     assert not config.nats_tls.enabled
     assert "tls" not in config.nats.connect_options()
@@ -159,3 +159,29 @@ def test_bad_settings_exit_2_in_one_line(name: str) -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--replicas" in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+class _Connected:
+    """What stream_replicas reads of a nats-py client: the server's INFO."""
+
+    def __init__(self, info: dict[str, object]) -> None:
+        self._server_info = info
+
+
+@pytest.mark.parametrize(
+    ("configured", "info", "replicas"),
+    [
+        (None, {"server_name": "lone"}, 1),
+        (None, {"cluster": "rb", "connect_urls": ["a:1", "b:1", "c:1"]}, 3),
+        (None, {"cluster": "rb", "connect_urls": ["a:1", "b:1", "c:1", "d:1", "e:1"]}, 3),
+        (None, {"cluster": "rb", "connect_urls": ["a:1", "b:1"]}, 2),
+        (None, {"cluster": "rb"}, 3),  # a cluster that advertises no URLs
+        (1, {"cluster": "rb", "connect_urls": ["a:1", "b:1", "c:1"]}, 1),  # the flag wins
+        (3, {}, 3),
+    ],
+)
+def test_replicas_default_to_1_alone_and_3_on_a_cluster(
+    configured: int | None, info: dict[str, object], replicas: int
+) -> None:
+    assert stream_replicas(configured, _Connected(info)) == replicas
+    assert TableConfig(replicas=configured).stream_replicas(_Connected(info)) == replicas

@@ -224,7 +224,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         if args.nats:
             nats_url = args.nats
         elif args.cluster:
-            # Three nodes on loopback: every stream R3 (a two-node cluster keeps R2, and so on).
+            # Three nodes on loopback: the services see a cluster and make every stream R3
+            # (their --replicas default; a two-node cluster gets R2).
             users = room_users(room_passwords(auth_dir))
             nats_cluster = NatsCluster(var / "nats-cluster", size=args.cluster, users=users)
             nats_cluster.start()
@@ -291,8 +292,6 @@ def cmd_up(args: argparse.Namespace) -> int:
                     "--nats",
                     nats_url,
                     *login(name),
-                    "--replicas",
-                    str(replicas),
                     "--log-format",
                     "json",
                     *extra,

@@ -27,7 +27,7 @@ flag                  environment                      default
 ``--nats-ca``         ``RIVERBOAT_NATS_CA``            no TLS
 ``--nats-cert``       ``RIVERBOAT_NATS_CERT``          no client certificate
 ``--nats-key``        ``RIVERBOAT_NATS_KEY``           no client certificate
-``--replicas``        ``RIVERBOAT_REPLICAS``           1 (3 in a three-node cluster)
+``--replicas``        ``RIVERBOAT_REPLICAS``           1 alone, 3 on a cluster (as connected)
 ``--nats-timeout``    ``RIVERBOAT_NATS_TIMEOUT``       5 seconds per request
 ``--connect-timeout`` ``RIVERBOAT_CONNECT_TIMEOUT``    30 seconds at start-up
 ``--grace``           ``RIVERBOAT_GRACE``              5 seconds for in-flight RPCs
@@ -92,6 +92,7 @@ __all__ = [
     "run_main",
     "service_values",
     "split_urls",
+    "stream_replicas",
 ]
 
 DEFAULT_NATS_URL = f"nats://{DEFAULT_HOST}:{DEFAULT_PORT}"  # Riverboat's own NATS, never 4222
@@ -305,8 +306,8 @@ def add_service_arguments(
     net.add_argument(
         "--replicas",
         type=int,
-        help=f"replicas of the streams this service creates (env {ENV_REPLICAS}; default 1, "
-        "3 in a three-node cluster; an existing stream's replicas are never lowered)",
+        help=f"replicas of the streams this service creates (env {ENV_REPLICAS}; default 1 on a "
+        "lone server, 3 on a cluster; an existing stream's replicas are never changed)",
     )
     ops = parser.add_argument_group("operation")
     ops.add_argument(
@@ -408,8 +409,9 @@ class ServiceConfig:
         nats_url: the NATS servers, comma-separated URLs.
         nats_login: how to log in to NATS; hidden secrets (see ``natslogin``).
         nats_tls: TLS towards NATS (:class:`NatsTls`).
-        replicas: replicas for the streams the service creates (an existing stream's are never
-            lowered).
+        replicas: replicas for the streams the service creates; None (no ``--replicas``): 1 on a
+            lone server, 3 on a cluster (:func:`stream_replicas`). An existing stream's replicas
+            are never changed.
         nats_timeout: seconds to wait for each JetStream request.
         connect_timeout: seconds start-up keeps trying to reach NATS before giving up.
         grace: seconds in-flight RPCs get on shutdown.
@@ -420,12 +422,16 @@ class ServiceConfig:
     nats_url: str = DEFAULT_NATS_URL
     nats_login: NatsCredentials = field(default_factory=NatsCredentials)
     nats_tls: NatsTls = field(default_factory=NatsTls)
-    replicas: int = 1
+    replicas: int | None = None
     nats_timeout: float = 5.0
     connect_timeout: float = 30.0
     grace: float = 5.0
     log_format: str = "auto"
     log_level: str = "info"
+
+    def stream_replicas(self, nc: Any) -> int:
+        """Replicas for the streams this service creates (see :func:`stream_replicas`)."""
+        return stream_replicas(self.replicas, nc)
 
     def check_common(self) -> None:
         """Validate the shared fields (each service's ``__post_init__`` calls it).
@@ -439,7 +445,7 @@ class ServiceConfig:
             scheme, sep, rest = url.partition("://")
             if not sep or scheme not in ("nats", "tls", "ws", "wss") or not rest:
                 raise ConfigError(f"--nats: {url!r} is not a nats:// or tls:// URL")
-        if self.replicas < 1 or self.replicas > 5:
+        if self.replicas is not None and not 1 <= self.replicas <= 5:
             raise ConfigError("--replicas must be 1..5")
         for flag, seconds in (
             ("--nats-timeout", self.nats_timeout),
@@ -463,6 +469,22 @@ class ServiceConfig:
         return NatsSettings(
             urls=split_urls(self.nats_url), login=self.nats_login, tls=self.nats_tls
         )
+
+
+def stream_replicas(configured: int | None, nc: Any) -> int:
+    """``configured`` if given, else 1 on a lone server and 3 on a cluster (its size if smaller).
+
+    A cluster is what the connected server says in its INFO (its ``cluster`` name and the
+    ``connect_urls`` of every node); nats-py keeps that INFO in a private attribute, read here
+    and nowhere else.
+    """
+    if configured is not None:
+        return configured
+    info = getattr(nc, "_server_info", None) or {}
+    if not info.get("cluster"):
+        return 1
+    nodes = len(info.get("connect_urls") or ())
+    return min(3, nodes) if nodes >= 1 else 3
 
 
 def check_address(flag: str, address: str) -> None:

@@ -274,7 +274,7 @@ class DealerStore:
             discard_new_per_subject=True,
             max_msgs_per_subject=1,
             storage=StorageType.FILE,
-            num_replicas=self._config.replicas,
+            num_replicas=self._config.stream_replicas(self._nc),
             duplicate_window=120.0,
             deny_delete=True,
             deny_purge=True,

@@ -87,7 +87,7 @@ class LobbyServer:
             StreamSettings(
                 name=self.config.stream,
                 subject_prefix=self.config.subject_prefix,
-                replicas=self.config.replicas,
+                replicas=self.config.stream_replicas(self.nc),
                 description="Riverboat lobby (accounts, tables, buy-ins)",
             ),
         )

@@ -50,20 +50,22 @@ class StartupError(RuntimeError):
     """The service could not start (NATS or the database unreachable, port taken)."""
 
 
-def wallet_stream_settings(config: SettlementConfig) -> StreamSettings:
+def wallet_stream_settings(config: SettlementConfig, replicas: int | None = None) -> StreamSettings:
     """The wallet logs' stream (history protected: no deletes, no purges)."""
     return StreamSettings(
         name=config.wallets_stream,
         subject_prefix=config.wallets_prefix,
-        replicas=config.replicas,
+        replicas=replicas or config.replicas or 1,
         description="Riverboat wallets (one subject per wallet)",
     )
 
 
-def table_stream_settings(config: SettlementConfig) -> StreamSettings:
+def table_stream_settings(config: SettlementConfig, replicas: int | None = None) -> StreamSettings:
     """The table logs' stream, as the table service creates it (settlement may start first)."""
     return StreamSettings(
-        name=config.tables_stream, subject_prefix=config.tables_prefix, replicas=config.replicas
+        name=config.tables_stream,
+        subject_prefix=config.tables_prefix,
+        replicas=replicas or config.replicas or 1,
     )
 
 
@@ -126,11 +128,12 @@ class SettlementServer:
             # Under the migration lock: of replicas starting together, one migrates.
             _log.info("ledger_schema", found=found or "empty", revision=now)
             timeout = self.config.nats_timeout
+            replicas = self.config.stream_replicas(self._nc)
             wallet_log = JetStreamEventStore(
-                self._nc, wallet_stream_settings(self.config), timeout=timeout
+                self._nc, wallet_stream_settings(self.config, replicas), timeout=timeout
             )
             table_log = JetStreamEventStore(
-                self._nc, table_stream_settings(self.config), timeout=timeout
+                self._nc, table_stream_settings(self.config, replicas), timeout=timeout
             )
             await wallet_log.ensure_stream()
             await table_log.ensure_stream()

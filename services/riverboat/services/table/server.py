@@ -85,7 +85,7 @@ class TableServer:
             StreamSettings(
                 name=self.config.stream,
                 subject_prefix=self.config.subject_prefix,
-                replicas=self.config.replicas,
+                replicas=self.config.stream_replicas(self.nc),
             ),
         )
         self.dealer = DealerClient(
@@ -117,8 +117,9 @@ class TableServer:
             config.advertise_address or self.address,
         )
         bucket = config.owners_bucket or owners_bucket(config.stream)
-        # The buckets are created with the streams' replicas (R3 in a cluster).
-        replicas = config.replicas
+        # The leases are as precious as the log: the same replicas (a lone R1 bucket would lose
+        # every table's owner with its node).
+        replicas = config.stream_replicas(nc)
         tables = await JetStreamLeaseStore.open(
             nc, ttl=config.lease_ttl, bucket=bucket, replicas=replicas
         )
