@@ -40,7 +40,7 @@ from riverboat.auth import TokenIssuer
 from riverboat.cli.app import run
 from riverboat.client import TableClient, next_move, random_chooser, random_picker
 from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
-from riverboat.leases import JetStreamLeaseStore, Lease, owners_bucket
+from riverboat.leases import Holder, JetStreamLeaseStore, Lease, owners_bucket
 from riverboat.natsserver import NatsCluster, NatsServer
 from riverboat.redirect import Owner, owner_of
 from riverboat.services.launcher import ServiceProcess
@@ -57,7 +57,7 @@ T = TypeVar("T")
 TTL = 3
 STACK = 50_000
 START = {"table_claimed", "table_handed_to_us", "table_taken_back"}
-END = {"table_handed_over", "table_released", "table_lease_lost", "table_unloaded"}
+END = {"table_leaving", "table_handed_over", "table_released", "table_lease_lost", "table_unloaded"}
 
 
 @dataclass
@@ -464,9 +464,19 @@ async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
     tables, stop, tasks = await _room(driver, 4)
     try:
         await driver.until_hands(tables, 2)
+        on_b = sorted(
+            t
+            for t, lease in (await driver.leases.all()).items()
+            if lease.holder == _holder(pair, "b")
+        )
+        watching = asyncio.ensure_future(_watch_to_the_end(pair, "b", on_b[0]))
         await asyncio.to_thread(pair.instances["b"].stop, 60)
         assert pair.instances["b"].process is not None
         assert pair.instances["b"].process.returncode == 0
+        # A Watch on b ends, once the table is handed over, with the redirect to a.
+        ended = await asyncio.wait_for(watching, 30)
+        assert ended.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert owner_of(ended) == Owner(on_b[0], "a", pair.instances["a"].address)
         await driver.until_hands(tables, 2)
     finally:
         await _stop(stop, tasks)
@@ -476,6 +486,27 @@ async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
     handed = [line for line in _lines(pair.log("b")) if line.get("event") == "table_handed_over"]
     assert len(handed) == 2
     assert await audit(pair) == 0
+
+
+def _holder(pair: Pair, name: str) -> Holder:
+    return Holder(name, pair.instances[name].address)
+
+
+async def _watch_to_the_end(pair: Pair, name: str, table_id: str) -> grpc.aio.AioRpcError:
+    """Watch ``table_id`` at instance ``name`` until the stream ends; the error it ends with."""
+    async with grpc.aio.insecure_channel(pair.instances[name].address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        token = pair.issuer.issue("obs", "auditor")
+        stream = stub.Watch(
+            table_pb2.WatchRequest(table_id=table_id),
+            metadata=(("authorization", f"Bearer {token}"),),
+        )
+        try:
+            async for _ in stream:
+                pass
+        except grpc.aio.AioRpcError as exc:
+            return exc
+    raise AssertionError("the Watch stream ended without the redirect")
 
 
 async def test_an_instance_joining_takes_its_share_between_hands(

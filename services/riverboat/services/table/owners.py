@@ -116,6 +116,7 @@ class LeaseKeeper:
         self._drop: Callable[[str], Awaitable[None]] | None = None
         self._hand_over: Callable[[str, float], Awaitable[bool]] | None = None
         self._cancel_hand_over: Callable[[str], None] | None = None
+        self._settle: Callable[[str], Awaitable[None]] | None = None
         self._table_ids: Callable[[], Awaitable[list[str]]] | None = None
 
     # --- what the registry and the service ask --------------------------------------------
@@ -199,11 +200,13 @@ class LeaseKeeper:
         hand_over: Callable[[str, float], Awaitable[bool]],
         cancel_hand_over: Callable[[str], None],
         table_ids: Callable[[], Awaitable[list[str]]],
+        settle: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         """Announce this instance, read every lease, claim the tables nobody owns (all of
         them, for a lone instance), then keep leases renewed and follow changes."""
         self._adopt, self._drop, self._hand_over = adopt, drop, hand_over
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
+        self._settle = settle
         await self._announce()
         self._live = {
             k: v.holder
@@ -479,8 +482,10 @@ class LeaseKeeper:
         if owned is None:
             return
         self._leaving.add(table_id)  # writes stop here (holds() is False from now)
+        log.info("table_leaving", table_id=table_id)
         try:
-            await self._drop(table_id)  # waits for a write in flight, then closes the runner
+            if self._settle is not None:
+                await self._settle(table_id)  # a write already in flight lands first
             loads = self._loads()
             live = [t for t in targets if t.instance in self._live]
             try:
@@ -497,6 +502,9 @@ class LeaseKeeper:
             except LeaseError as exc:
                 log.warning("table_handover_failed", table_id=table_id, reason=str(exc))
             self._owned.pop(table_id, None)
+            # Closed after the lease names the next owner: its Watch streams end with the
+            # redirect to it.
+            await self._drop(table_id)
         finally:
             self._leaving.discard(table_id)
             self._publish_count()

@@ -64,6 +64,7 @@ class TableRegistry:
                     hand_over=self._hand_over,
                     cancel_hand_over=self._cancel_hand_over,
                     table_ids=self._table_ids,
+                    settle=self._settle,
                 )
                 return
             for table_id in await self._table_ids():
@@ -170,6 +171,11 @@ class TableRegistry:
             await runner.settle()
             await runner.close()
             log.info("table_unloaded", table_id=table_id, version=runner.version)
+
+    async def _settle(self, table_id: str) -> None:
+        runner = self._tables.get(table_id)
+        if runner is not None:
+            await runner.settle()
 
     async def _hand_over(self, table_id: str, patience: float) -> bool:
         runner = self._tables.get(table_id)
