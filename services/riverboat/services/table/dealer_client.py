@@ -15,7 +15,10 @@ from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
 log = structlog.get_logger("riverboat.table.dealer")
 
 # Statuses worth retrying: the dealer is restarting or briefly unreachable.
-_RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+# CANCELLED comes from a dealer that stops (SIGTERM) with our call in flight; every dealer call
+# is idempotent per hand, so it is retried like UNAVAILABLE (a reveal cancelled that way used to
+# be dropped for good: the rolling-restart test found a hand whose seed the auditors never got).
+_RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
 
 
 @dataclass(frozen=True, slots=True)
