@@ -1,4 +1,5 @@
-"""Two table-service instances over one log, with bots playing: table ownership end to end.
+"""Two (and three) table-service instances over one log, with bots playing: table ownership
+end to end.
 
 The room: the dealer and two table-service processes (``--lease-ttl 3``) on the session's
 nats-server. The bots find each table's owner in the lease bucket and follow NOT_OWNER
@@ -100,10 +101,12 @@ def _instance(
 
 
 @contextlib.contextmanager
-def _pair(nats_url: str, var: Path, tag: str, replicas: int = 1) -> Iterator[Pair]:
+def _pair(
+    nats_url: str, var: Path, tag: str, replicas: int = 1, names: str = "ab"
+) -> Iterator[Pair]:
     dealer = _dealer(nats_url, var, tag)
     dealer.start()
-    instances = {n: _instance(nats_url, var, dealer.address, tag, n, replicas) for n in "ab"}
+    instances = {n: _instance(nats_url, var, dealer.address, tag, n, replicas) for n in names}
     try:
         for process in instances.values():
             process.start()
@@ -123,6 +126,19 @@ def pair(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
     """The room on the session's single nats-server."""
     with _pair(nats_server.url, tmp_path, _tag(request)) as pair:
         yield pair
+
+
+@pytest.fixture
+def trio(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Pair]:
+    """Three instances on the session's nats-server."""
+    with _pair(nats_server.url, tmp_path, _tag(request), names="abc") as pair:
+        yield pair
+
+
+@pytest.fixture
+async def trio_driver(trio: Pair) -> AsyncIterator[Driver]:
+    async with _driver(trio) as driver:
+        yield driver
 
 
 @pytest.fixture
@@ -414,6 +430,22 @@ async def test_two_instances_share_the_tables_and_each_is_owned_by_one(
     assert not repeated, f"CommitHand repeated: {repeated}"
     assert await check_log(pair, tables) == 0
     assert await audit(pair) == 0
+
+
+async def test_three_instances_divide_six_tables_two_each(trio: Pair, trio_driver: Driver) -> None:
+    driver = trio_driver
+    tables, stop, tasks = await _room(driver, 6)
+    try:
+        await driver.until_hands(tables, 3)
+    finally:
+        await _stop(stop, tasks)
+    assert _holders(await driver.leases.all()) == {"a": 2, "b": 2, "c": 2}
+    committed = check_ownership(trio, tables)
+    assert set(committed.values()) == {"a", "b", "c"}
+    repeated = {h: n for h, n in dealer_commits(trio).items() if n > 1}
+    assert not repeated, f"CommitHand repeated: {repeated}"
+    assert await check_log(trio, tables) == 0
+    assert await audit(trio) == 0
 
 
 async def test_kill_9_moves_its_tables_within_the_ttl(pair: Pair, driver: Driver) -> None:
