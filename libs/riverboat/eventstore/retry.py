@@ -35,7 +35,7 @@ class AppendRetry:
     Attributes:
         total: seconds from the first failure after which the last error is raised (0: never
             retry). A NATS leader election takes 4 to 9 seconds (nats-server's raft election
-            timeouts); measured here: about 5.5 s from kill -9 to the next acknowledged append.
+            timeouts); measured here: 5 to 15 s from kill -9 to the next acknowledged append.
         initial: the first pause, seconds; each next one doubles.
         maximum: the longest pause, seconds.
     """
