@@ -117,6 +117,11 @@ async def _read_stream(
                     f"stream {stream!r}: no messages after sequence {seq} within {timeout}s "
                     f"(expected up to {last_seq})"
                 ) from None
+            except nats.errors.Error as exc:
+                # E.g. a cluster node that just restarted: "JetStream temporarily unavailable".
+                raise FetchError(
+                    f"stream {stream!r} after sequence {seq}: {exc or type(exc).__name__}"
+                ) from exc
             for msg in batch:
                 meta = msg.metadata
                 seq = int(meta.sequence.stream)
