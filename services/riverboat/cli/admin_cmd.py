@@ -38,7 +38,7 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
-from riverboat.cli.playscreen import SHORT_VARIANTS, variant_name
+from riverboat.cli.play.text import SHORT_VARIANTS, variant_name
 from riverboat.client import LobbyClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 

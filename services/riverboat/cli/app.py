@@ -10,11 +10,11 @@ from riverboat.cli import (
     dealer_cmd,
     engine_cmd,
     history_cmd,
-    play_cmd,
     room_cmd,
     settlement_cmd,
     up_cmd,
 )
+from riverboat.cli.play import session as play_session
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     up_cmd.register(groups)
     audit_cmd.register(groups)
     history_cmd.register(groups)
-    play_cmd.register(groups)
+    play_session.register(groups)
     admin_cmd.register(groups)
     settlement_cmd.register(groups)
     return parser

@@ -20,7 +20,7 @@ import time
 import grpc
 import pexpect
 
-from riverboat.cli.playscreen import HIDDEN, card_label
+from riverboat.cli.play.text import HIDDEN, card_label
 from riverboat.client import LobbyClient, Move, TableClient, play_bot, random_picker
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
 from tests.integration.room._settled import Settled

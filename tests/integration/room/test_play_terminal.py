@@ -26,7 +26,7 @@ import pexpect
 import pytest
 from pexpect.fdpexpect import fdspawn
 
-from riverboat.cli.playscreen import HIDDEN, card_label
+from riverboat.cli.play.text import HIDDEN, card_label
 from riverboat.client import LobbyClient, TableClient, play_bot
 from riverboat.engine.betting import LegalAction
 from riverboat.handtext import money

@@ -5,17 +5,10 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from riverboat.cli.playscreen import (
-    HIDDEN,
-    ActionError,
-    Narrator,
-    card_label,
-    choices_line,
-    choose_action,
-    lobby_table,
-    table_panel,
-    turn_line,
-)
+from riverboat.cli.play.commands import ActionError, choose_action
+from riverboat.cli.play.narrate import Narrator
+from riverboat.cli.play.render import lobby_table, table_panel, turn_line
+from riverboat.cli.play.text import HIDDEN, card_label, choices_line
 from riverboat.v1 import events_pb2 as ev
 from riverboat.v1 import lobby_pb2, table_pb2
 

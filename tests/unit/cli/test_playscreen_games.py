@@ -8,18 +8,10 @@ import json
 import pytest
 from rich.console import Console
 
-from riverboat.cli.playscreen import (
-    HIDDEN,
-    ActionError,
-    Narrator,
-    choices_line,
-    choose_move,
-    games_table,
-    parse_card,
-    table_panel,
-    turn_line,
-    wild_text,
-)
+from riverboat.cli.play.commands import ActionError, choose_move, parse_card
+from riverboat.cli.play.narrate import Narrator
+from riverboat.cli.play.render import games_table, table_panel, turn_line
+from riverboat.cli.play.text import HIDDEN, choices_line, wild_text
 from riverboat.client import Move
 from riverboat.v1 import events_pb2 as ev
 from riverboat.v1 import table_pb2

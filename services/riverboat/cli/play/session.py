@@ -1,19 +1,6 @@
-"""``riverboat play``: sit down at a table and play from a terminal.
-
-Line-oriented on purpose (a prompt, short commands, the table drawn with Rich after each
-change), so a person can play it and a script or a pseudo-terminal test can drive it. While it
-waits for a command it watches the table (``TableService.Watch``) and prints what happens.
-
-Log in (or register), list tables, buy in with ``j <table> <buy-in>``, act with ``c``/``b``/
-``r``/``f``/``i``/``k`` and, in the dealer's choice games, ``g``/``d``/``p``/``o``/``x``/
-``take``/``stand``/``m``/``dec`` (or ``a ACTION ...``), leave with ``l``; ``h`` lists every
-command. Money is typed in dollars
-(``40``, ``12.50``) or in cents with a trailing ``c`` (``1250c``).
-
-Table calls go to ``--table`` until the lobby names a table's owner (its records'
-``owner_address``); an instance that does not own the table answers NOT_OWNER and the call is
-sent once more to the owner it names (:class:`riverboat.client.TableClient`).
-"""
+"""The ``riverboat play`` session: signing in, the lobby's commands, following a table
+(``TableService.Watch``) and sending moves, with standard input read without blocking the event
+loop (:class:`LineReader`) so updates print while the prompt waits."""
 
 from __future__ import annotations
 
@@ -32,7 +19,6 @@ from typing import Any, TextIO, TypeVar
 
 import grpc
 from rich.console import Console, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from riverboat.cli.clientkit import (
@@ -44,17 +30,10 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
-from riverboat.cli.playscreen import (
-    ACTION_WORDS,
-    ActionError,
-    Narrator,
-    choose_move,
-    games_table,
-    lobby_table,
-    my_seat,
-    owes_move,
-    table_panel,
-)
+from riverboat.cli.play.commands import ACTION_WORDS, ActionError, choose_move
+from riverboat.cli.play.narrate import Narrator
+from riverboat.cli.play.render import games_table, help_table, lobby_table, table_panel
+from riverboat.cli.play.text import my_seat, owes_move
 from riverboat.client import LobbyClient, TableClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
 
@@ -62,33 +41,6 @@ T = TypeVar("T")
 
 CALL_TIMEOUT = 15.0  # seconds for one unary call: a person is waiting
 PROMPT_LOBBY = "lobby> "
-
-HELP = [
-    ("t", "list the tables"),
-    ("j TABLE [BUY-IN]", "buy in and sit down (TABLE: its number in the list or its id)"),
-    ("w TABLE", "watch a table without sitting down"),
-    ("c", "check, or call when there is a bet"),
-    ("b / r [TO]", "bet or raise (or complete); TO is a street total, e.g. r 4"),
-    ("i", "bring in"),
-    ("k", "complete the bring-in to a full bet"),
-    ("f", "fold"),
-    ("", "Dealer's choice (your turn line lists the moves you have now):"),
-    ("g GAME [OPT=VALUE ...]", "as dealer, choose the game and options (g alone lists them)"),
-    ("d CARDS", "draw or discard those cards (d alone stands pat when you may)"),
-    ("p CARDS", "pass those cards to the left"),
-    ("o CARDS", "order all your cards, the first to turn up first"),
-    ("x CARD", "expose a face-down card"),
-    ("take / stand", "take the card offered, or stand"),
-    ("m", "match the pot (f folds)"),
-    ("dec low|high|both", "declare (Chicago: spade|high|both; 1, 2 or 3 coins work too)"),
-    ("a ACTION [ARGS]", "any move the table lists, by its name (a draw 1 4)"),
-    ("", "CARDS: as typed (Qh 7c, 10h, Q♥) or their positions on the Your cards line (1 4)."),
-    ("s  (or Enter)", "show the table again"),
-    ("l", "leave the table with your chips (after the hand if you are in one)"),
-    ("bal", "your wallet"),
-    ("h", "this help"),
-    ("q", "quit"),
-]
 
 
 def register(groups: Any) -> None:
@@ -702,14 +654,3 @@ class PlaySession:
         if reply is not None and current is not None and reply.view.version > current.version:
             self.view = reply.view
             self.was_my_turn = self.my_turn()
-
-
-def help_table() -> Table:
-    """The commands."""
-    grid = Table(title="Commands", box=None, show_header=False, title_justify="left")
-    grid.add_column(style="bold")
-    grid.add_column()
-    for keys, what in HELP:
-        grid.add_row(keys, what)
-    grid.add_row("", f"Money: {AMOUNT_RULE}.")
-    return grid

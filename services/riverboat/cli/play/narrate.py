@@ -1,0 +1,443 @@
+"""What ``riverboat play`` says happened: :class:`Narrator` turns the events of each watch
+update into short sentences ("bot-1 raises to $2.00", "You win the main pot of $6.50"), from
+one player's seat (or an observer's)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+
+from riverboat.cli.clientkit import money
+from riverboat.cli.play.text import (
+    RANK_NAMES,
+    card_text,
+    changed_options,
+    street_name,
+    variant_name,
+)
+from riverboat.engine.games import half_names, shown_hand
+from riverboat.v1 import events_pb2, table_pb2
+
+_PHASE_TITLES = {
+    "draw": "Draw",
+    "discard": "Discard",
+    "pass": "Pass to the left",
+    "order": "Order your cards to roll",
+    "expose": "Expose a card",
+    "offer": "Card offers: take or stand",
+    "declare": "Declare",
+    "match": "Match the pot or fold",
+}
+
+_VERBS = {
+    # action: (second person, third person)
+    "bring_in": ("bring in for", "brings in for"),
+    "complete": ("complete to", "completes to"),
+    "bet": ("bet", "bets"),
+    "raise": ("raise to", "raises to"),
+    "call": ("call", "calls"),
+    "check": ("check", "checks"),
+    "fold": ("fold", "folds"),
+}
+
+
+@dataclass
+class Digest:
+    """What one watch update meant for the screen."""
+
+    lines: list[Text] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    new_hand: bool = False
+    new_street: bool = False
+    showdown: bool = False
+    hand_ended: bool = False
+    left_with: int | None = None  # the viewer stood up with this stack
+
+
+class Narrator:
+    """Sentences for the events of watch updates, from one player's seat (or an observer's).
+
+    It remembers who sits where and each stack at the start of the hand, so the end of a hand
+    can say what the viewer won or lost.
+    """
+
+    def __init__(self, player: str) -> None:
+        self.player = player
+        self.seat = 0
+        self.names: dict[int, str] = {}
+        self.start: dict[int, int] = {}
+        self.variant = ""
+        self.phase = ""  # the hand's phase: a draw's discards are told as draws
+        #: The hand's game options (Chicago's high or low spade half names its half).
+        self.game_options: dict[str, Any] = {}
+
+    def _me(self, seat: int) -> bool:
+        return seat != 0 and seat == self.seat
+
+    def _subject(self, seat: int) -> str:
+        return "You" if self._me(seat) else self.names.get(seat, f"seat {seat}")
+
+    def _verb(self, seat: int, you: str, they: str) -> str:
+        return f"{self._subject(seat)} {you if self._me(seat) else they}"
+
+    def _name(self, seat: int) -> str:
+        return "you" if self._me(seat) else self.names.get(seat, f"seat {seat}")
+
+    def feed(
+        self,
+        events: Sequence[events_pb2.EventEnvelope],
+        view: table_pb2.TableView | None = None,
+    ) -> Digest:
+        """Narrate one update's events; ``view`` (the view after them) fills in names."""
+        if view is not None:
+            self.variant = self.variant or view.variant  # joined mid-hand: no HandStarted seen
+            if not self.game_options and view.HasField("game_options"):
+                self.game_options = dict(view.game_options.items())
+            for s in view.seats:
+                self.names[s.seat] = s.player
+            # By name: a view's viewer_seat can still name the seat of a hand just left.
+            seat = next((s.seat for s in view.seats if s.player == self.player), 0)
+            if seat:
+                self.seat = seat
+        digest = Digest()
+        antes: list[tuple[int, int]] = []
+        for env in events:
+            kind = env.WhichOneof("payload")
+            if kind != "ante_posted" and antes:
+                digest.lines.append(self._antes(antes))
+                antes = []
+            if kind is None:
+                continue
+            self._event(kind, getattr(env, kind), digest, antes, clock=env.actor == "clock")
+        if antes:
+            digest.lines.append(self._antes(antes))
+        return digest
+
+    def _antes(self, antes: list[tuple[int, int]]) -> Text:
+        if len(antes) == 1:
+            seat, amount = antes[0]
+            return Text(f"{self._verb(seat, 'ante', 'antes')} {money(amount)}.", style="grey70")
+        amounts = {a for _, a in antes}
+        if len(amounts) == 1:
+            return Text(f"Antes: {money(amounts.pop())} each.", style="grey70")
+        return Text(
+            "Antes: " + ", ".join(f"{self._name(s)} {money(a)}" for s, a in antes) + ".",
+            style="grey70",
+        )
+
+    def _event(
+        self,
+        kind: str,
+        m: object,
+        digest: Digest,
+        antes: list[tuple[int, int]],
+        *,
+        clock: bool = False,
+    ) -> None:
+        add = digest.lines.append
+        match kind:
+            case "player_seated":
+                assert isinstance(m, events_pb2.PlayerSeated)
+                self.names[m.seat] = m.player
+                if m.player == self.player:
+                    self.seat = m.seat
+                add(
+                    Text(
+                        f"{self._verb(m.seat, 'sit', 'sits')} down in seat {m.seat} "
+                        f"with {money(m.stack)}."
+                    )
+                )
+            case "leave_requested":
+                assert isinstance(m, events_pb2.LeaveRequested)
+                add(Text(f"{self._subject(m.seat)} will leave when this hand ends."))
+            case "player_left":
+                assert isinstance(m, events_pb2.PlayerLeft)
+                if m.player == self.player:
+                    digest.left_with = m.stack
+                    add(
+                        Text(
+                            f"You stood up with {money(m.stack)}; it goes back to your wallet.",
+                            style="bold",
+                        )
+                    )
+                    self.seat = 0
+                else:
+                    add(Text(f"{m.player} left with {money(m.stack)}."))
+                self.names.pop(m.seat, None)
+            case "hand_started":
+                assert isinstance(m, events_pb2.HandStarted)
+                self.names.update({s.seat: s.player for s in m.seats})
+                self.start = {s.seat: s.stack for s in m.seats}
+                self.variant = m.variant
+                self.game_options = {}
+                for s in m.seats:
+                    if s.player == self.player:
+                        self.seat = s.seat
+                digest.new_hand = True
+                add(Text(f"── Hand {m.hand_id} ──", style="bold"))
+            case "ante_posted":
+                assert isinstance(m, events_pb2.AntePosted)
+                antes.append((m.seat, m.amount))
+            case "community_card_dealt":
+                assert isinstance(m, events_pb2.CommunityCardDealt)
+                add(Text("Community card: ").append_text(card_text(m.card)))
+            case "betting_round_started":
+                assert isinstance(m, events_pb2.BettingRoundStarted)
+                digest.new_street = True
+                self.phase = "bet"
+                add(Text(f"── {street_name(m.street, self.variant)} ──", style="bold"))
+            case "action_taken":
+                assert isinstance(m, events_pb2.ActionTaken)
+                you, they = _VERBS.get(m.action, (m.action, m.action + "s"))
+                amount = {"check": "", "fold": "", "call": f" {money(m.amount)}"}.get(
+                    m.action, f" {money(m.to)}"
+                )
+                text = f"{self._verb(m.seat, you, they)}{amount}"
+                if m.all_in:
+                    text += f" and {'are' if self._me(m.seat) else 'is'} all in"
+                if clock:  # the action clock ran out and acted for the player
+                    text += " (out of time)"
+                digest.actions.append(text)
+                add(Text(text + ".", style="bold cyan" if self._me(m.seat) else ""))
+            case "uncalled_bet_returned":
+                assert isinstance(m, events_pb2.UncalledBetReturned)
+                add(Text(f"Uncalled {money(m.amount)} goes back to {self._name(m.seat)}."))
+            case "hand_shown":
+                assert isinstance(m, events_pb2.HandShown)
+                digest.showdown = True
+                line = Text(f"{self._verb(m.seat, 'show', 'shows')} ")
+                line.append_text(Text(" ").join(card_text(c) for c in m.cards))
+                # Each half by its name: Chicago's spade half is no "low" (shown_hand).
+                line.append(f": {shown_hand(self.variant, m.high_text, m.low_text or None)}")
+                add(line)
+            case "rake_taken":
+                assert isinstance(m, events_pb2.RakeTaken)
+                if m.amount:
+                    add(Text(f"Rake {money(m.amount)}.", style="grey70"))
+            case "pot_awarded":
+                assert isinstance(m, events_pb2.PotAwarded)
+                add(self._pot(m))
+            case "hand_ended":
+                assert isinstance(m, events_pb2.HandEnded)
+                digest.hand_ended = True
+                add(self._result(m))
+            case "hand_voided":
+                assert isinstance(m, events_pb2.HandVoided)
+                digest.hand_ended = True
+                add(Text(f"Hand {m.hand_id} was voided ({m.reason}); every bet went back."))
+            case "game_options_set":
+                assert isinstance(m, events_pb2.GameOptionsSet)
+                self.game_options = json.loads(m.options_json or "{}")
+            case _:
+                # table_created, hand_committed, card_dealt: the table shows them; the dealer's
+                # choice events are told by _dealers_choice.
+                self._dealers_choice(kind, m, digest)
+
+    def _cards(self, cards: Sequence[str]) -> Text:
+        return Text(" ").join(card_text(c) for c in cards)
+
+    def _count(self, cards: Sequence[str]) -> str:
+        return "1 card" if len(cards) == 1 else f"{len(cards)} cards"
+
+    def _dealers_choice(self, kind: str, m: Any, digest: Digest) -> None:
+        """Sentences for the dealer's choice events (cards only where the event shows them)."""
+        add = digest.lines.append
+        mine = self._me(getattr(m, "seat", 0))
+        match kind:
+            case "dealer_up":
+                if m.redeal:
+                    add(
+                        Text(
+                            f"The pot rides: {self._name(m.seat)} deals {variant_name(m.game)} "
+                            "again.",
+                            style="bold",
+                        )
+                    )
+                else:
+                    add(
+                        Text(
+                            f"{self._verb(m.seat, 'deal', 'deals')} next and "
+                            f"{'choose' if mine else 'chooses'} the game."
+                        )
+                    )
+            case "game_chosen":
+                chosen = changed_options(m.game, json.loads(m.options_json or "{}"))
+                text = f"{self._verb(m.seat, 'choose', 'chooses')} {variant_name(m.game)}"
+                text += f" ({chosen})" if chosen else ""
+                if m.by_clock:
+                    text += " (out of time: the table's default)"
+                add(Text(text + ".", style="bold"))
+            case "pot_carried_in":
+                add(Text(f"The riding pot of {money(m.amount)} joins this deal.", style="bold"))
+            case "phase_started":
+                self.phase = m.phase
+                digest.new_street = True
+                add(Text(f"── {_PHASE_TITLES.get(m.phase, m.phase)} ──", style="bold"))
+            case "cards_discarded":
+                shown = [c for c in m.cards if c]
+                if self.phase == "draw":
+                    if not m.cards:
+                        add(Text(f"{self._verb(m.seat, 'stand', 'stands')} pat."))
+                    elif shown:  # our own draw: the cards thrown away
+                        add(
+                            Text("You throw away ")
+                            .append_text(self._cards(shown))
+                            .append(f" and draw {len(shown)}.", style="")
+                        )
+                    else:
+                        add(Text(f"{self._verb(m.seat, 'draw', 'draws')} {self._count(m.cards)}."))
+                else:
+                    add(self._said(m.seat, "discard", "discards", m.cards))
+            case "cards_to_pass":
+                add(self._said(m.seat, "put down", "puts down", m.cards, " to pass"))
+            case "cards_passed":
+                who, to = self._subject(m.seat), self._name(m.to_seat)
+                shown = [c for c in m.cards if c]
+                line = Text(f"{who} {'pass' if mine else 'passes'} {self._count(m.cards)} to {to}")
+                if shown:  # the giver and the receiver see the cards, nobody else
+                    line.append(": ").append_text(self._cards(shown))
+                add(line.append("."))
+            case "cards_ordered":
+                add(self._said(m.seat, "stack", "stacks", m.cards, " to roll"))
+            case "card_turned_up":
+                add(
+                    Text(f"{self._verb(m.seat, 'turn', 'turns')} up ")
+                    .append_text(card_text(m.card))
+                    .append(".")
+                )
+            case "offer_answered":
+                took = ("take", "takes") if m.took else ("stand", "stands")
+                add(Text(f"{self._verb(m.seat, *took)}{' the card' if m.took else ''}."))
+            case "declaration_sealed":
+                if mine and m.choice:
+                    add(
+                        Text(
+                            f"You declare {m.choice} (sealed until everyone has).",
+                            style="bold cyan",
+                        )
+                    )
+                else:
+                    add(Text(f"{self._subject(m.seat)} declares (sealed)."))
+            case "declarations_revealed":
+                digest.showdown = True
+                said = ", ".join(f"{self._name(d.seat)} {d.choice}" for d in m.declarations)
+                add(Text(f"Declarations: {said}.", style="bold"))
+            case "card_payment_posted":
+                add(
+                    Text(f"{self._verb(m.seat, 'pay', 'pays')} {money(m.amount)} for the ")
+                    .append_text(card_text(m.card))
+                    .append(" (dead money).")
+                )
+            case "wild_rank_changed":
+                if m.HasField("rank"):
+                    rank = "23456789TJQKA"[m.rank]
+                    add(Text(f"Wild now: {RANK_NAMES[rank]}.", style="bold magenta"))
+                elif m.awaiting:
+                    add(
+                        Text(
+                            "A queen fell: the next face-up card's rank goes wild.", style="magenta"
+                        )
+                    )
+                else:
+                    add(Text("No rank follows the queen now.", style="magenta"))
+            case "match_due":
+                add(
+                    Text(
+                        f"{self._subject(m.seat)} must match the pot ({money(m.amount)}) or fold.",
+                        style="bold" if mine else "",
+                    )
+                )
+            case "pot_matched":
+                add(
+                    Text(
+                        f"{self._verb(m.seat, 'match', 'matches')} the pot with {money(m.amount)}."
+                    )
+                )
+            case "match_declined":
+                add(
+                    Text(
+                        f"{self._verb(m.seat, 'do not match', 'does not match')} and "
+                        f"{'fold' if mine else 'folds'}."
+                    )
+                )
+            case "table_row_dealt":
+                add(Text(f"{m.count} table cards dealt face down."))
+            case "table_card_turned":
+                line = Text("Table card: ").append_text(card_text(m.card))
+                add(line.append(" (from the stock)." if m.from_stock else "."))
+            case "rank_eliminated":
+                rank = "23456789TJQKA"[m.rank]
+                add(Text(f"{RANK_NAMES[rank].capitalize()} are eliminated.", style="bold"))
+            case "cards_eliminated":
+                add(
+                    Text(f"{self._verb(m.seat, 'throw', 'throws')} away ")
+                    .append_text(self._cards(m.cards))
+                    .append(".")
+                )
+            case "reshuffle_requested":
+                add(Text("The stub ran out: the dealer reshuffles the earlier discards."))
+            case "discards_reshuffled":
+                add(Text(f"{m.count} discards reshuffled into a new stub."))
+            case "pot_carried_over":
+                add(
+                    Text(
+                        f"Nobody wins: the pot of {money(m.amount)} rides to the next deal.",
+                        style="bold magenta",
+                    )
+                )
+            case _:
+                pass
+
+    def _said(
+        self, seat: int, you: str, they: str, cards: Sequence[str], tail: str = "", end: str = ""
+    ) -> Text:
+        """``"You discard 7♣ 2♦."`` for the viewer, ``"bot discards 2 cards."`` for others:
+        someone else's hidden cards arrive as ``""`` and are only counted."""
+        shown = [c for c in cards if c]
+        line = Text(f"{self._verb(seat, you, they)} ")
+        if shown and len(shown) == len(cards):
+            line.append_text(self._cards(shown))
+        else:
+            line.append(self._count(cards))
+        return line.append(f"{tail}{end}.")
+
+    def _halves(self) -> tuple[str, str]:
+        """The pot's halves by name: high and low, Chicago's high hand and spade, 15-35's..."""
+        return half_names(self.variant, self.game_options)
+
+    def _pot(self, m: events_pb2.PotAwarded) -> Text:
+        label = "main pot" if m.pot == 0 else f"side pot {m.pot}"
+        if len(m.shares) == 1:
+            seat = m.shares[0].seat
+            how = ""
+            if m.high_winners and m.low_winners and seat in m.low_winners:
+                how = f" ({' and '.join(self._halves())})"
+            text = f"{self._verb(seat, 'win', 'wins')} the {label} of {money(m.amount)}{how}."
+            return Text(text, style="bold green" if self._me(seat) else "bold")
+        parts = []
+        for share in m.shares:
+            halves = [
+                h
+                for h, winners in zip(self._halves(), (m.high_winners, m.low_winners), strict=True)
+                if share.seat in winners
+            ]
+            parts.append(f"{self._name(share.seat)} {money(share.amount)} ({' and '.join(halves)})")
+        return Text(f"{label.capitalize()} of {money(m.amount)} split: {', '.join(parts)}.")
+
+    def _result(self, m: events_pb2.HandEnded) -> Text:
+        stacks = ", ".join(f"{self._name(s.seat)} {money(s.amount)}" for s in m.stacks)
+        mine = next((s.amount for s in m.stacks if self._me(s.seat)), None)
+        if mine is None or self.seat not in self.start:
+            return Text(f"Hand over. Stacks: {stacks}.", style="bold")
+        net = mine - self.start[self.seat]
+        if net > 0:
+            verdict, style = f"You won {money(net)}", "bold green"
+        elif net < 0:
+            verdict, style = f"You lost {money(-net)}", "bold red"
+        else:
+            verdict, style = "You broke even", "bold"
+        return Text(f"Hand over. {verdict}. Stacks: {stacks}.", style=style)

@@ -1,0 +1,268 @@
+"""What ``riverboat play`` draws, with Rich, from the protobuf messages of ``riverboat.v1``.
+
+:func:`table_panel` draws a ``TableView``: every seat (name, stack, street bet, cards with
+hidden ones as ``░░``, folded and all-in marks, the button), the pot, the street, whose turn it
+is and the viewer's legal actions with their amounts. :func:`lobby_table` lists the tables,
+:func:`games_table` the games a dealer may choose, :func:`help_table` the commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from riverboat.cli.clientkit import AMOUNT_RULE, money
+from riverboat.cli.play.commands import HELP
+from riverboat.cli.play.text import (
+    CARD_ACTIONS,
+    DEALERS_CHOICE,
+    SHORT_VARIANTS,
+    VARIANTS,
+    card_text,
+    cards_text,
+    changed_options,
+    choices_line,
+    my_seat,
+    owes_move,
+    phase_name,
+    seat_name,
+    show_value,
+    stakes,
+    street_name,
+    variant_name,
+    wild_text,
+)
+from riverboat.engine.games import GAMES
+from riverboat.v1 import lobby_pb2, table_pb2
+
+
+def games_table(view: table_pb2.TableView) -> Table:
+    """The games the dealer may choose now, each with its options (default first)."""
+    legal = next((a for a in view.legal_actions if a.action == "choose_game"), None)
+    grid = Table(
+        title=Text("Games (g GAME [option=value ...], e.g. g draw draws=2)"),  # no markup
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        title_justify="left",
+    )
+    grid.add_column("#", justify="right")
+    grid.add_column("Game")
+    grid.add_column("Options: name default (values)")
+    for n, game in enumerate(legal.choices if legal is not None else (), 1):
+        specs = GAMES[game].specs if game in GAMES else ()
+        opts = [
+            f"{spec.name} {show_value(spec.default)}"
+            + (
+                f" ({'/'.join(show_value(a) for a in spec.allowed)})"
+                if isinstance(spec.allowed, tuple) and len(spec.allowed) > 1
+                else f" ({spec.allowed})"
+                if isinstance(spec.allowed, str)
+                else ""
+            )
+            for spec in specs
+        ]
+        grid.add_row(str(n), f"{game}\n{VARIANTS.get(game, game)}", "\n".join(opts) or "—")
+    return grid
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+def turn_line(view: table_pb2.TableView) -> Text:
+    """Whose turn it is, and the viewer's choices when it is theirs (with their cards numbered
+    when a move names cards: ``d 1 4`` means the first and the fourth)."""
+    if owes_move(view):
+        line = Text("Your turn", style="bold yellow")
+        line.append(f" ({view.action_seconds} s): ", style="yellow")
+        line.append(choices_line(view))
+        seat = my_seat(view)
+        if seat is not None and any(a.action in CARD_ACTIONS for a in view.legal_actions):
+            line.append("\nYour cards: ", style="grey70")
+            line.append_text(
+                Text("  ").join(
+                    Text(f"{n} ", style="grey70").append_text(card_text(c.card, face_up=c.face_up))
+                    for n, c in enumerate(seat.cards, 1)
+                )
+            )
+        return line
+    if view.choosing_game and view.dealer:
+        return Text(
+            f"Waiting for {seat_name(view, view.dealer)} (seat {view.dealer}) to choose the game."
+        )
+    if len(view.waiting_for) > 1:
+        names = ", ".join(seat_name(view, s) for s in view.waiting_for)
+        return Text(f"Waiting for {names} ({phase_name(view.phase)}).")
+    if view.to_act:
+        doing = f" ({phase_name(view.phase)})" if view.phase not in ("", "bet") else ""
+        return Text(f"Waiting for {seat_name(view, view.to_act)} (seat {view.to_act}){doing}.")
+    if not view.hand_in_progress:
+        with_chips = sum(1 for s in view.seats if s.stack > 0)
+        if with_chips < 2:
+            return Text("Waiting for players: a hand starts when two sit with chips.")
+        return Text("Waiting for the next hand.")
+    return Text("Dealing...")
+
+
+def hand_state(view: table_pb2.TableView) -> str:
+    """The title's state: ``"4th street"``, ``"round 2 · draw"``, or ``"over"``."""
+    if not view.hand_in_progress:
+        return "over"
+    if not view.street and view.phase in ("", "bet"):
+        return "dealing"
+    game = view.game or view.variant
+    state = street_name(view.street, game) if view.street else ""
+    if view.phase and view.phase != "bet":
+        state = f"{state} · {phase_name(view.phase)}" if state else phase_name(view.phase)
+    return state
+
+
+def game_line(view: table_pb2.TableView) -> Text | None:
+    """The dealer's choice line: the game and its options (or who is choosing it), the dealer."""
+    if view.variant != DEALERS_CHOICE and not view.dealer:
+        return None
+    dealer = seat_name(view, view.dealer) if view.dealer else ""
+    if view.choosing_game:
+        who = "You are" if view.dealer == view.viewer_seat else f"{dealer} is"
+        return Text(f"{who} choosing the game (dealer, seat {view.dealer}).", style="bold yellow")
+    if not view.game:
+        return None
+    line = Text("Game: ", style="bold").append(variant_name(view.game), style="bold")
+    options = dict(view.game_options.items()) if view.HasField("game_options") else {}
+    chosen = changed_options(view.game, options)
+    if chosen:
+        line.append(f" ({chosen})")
+    if dealer:
+        line.append(f" · dealer {dealer}")
+    return line
+
+
+def declaration_text(view: table_pb2.TableView, seat: table_pb2.SeatView) -> Text:
+    """``declared`` while sealed, the declaration once revealed; your own, marked sealed."""
+    if not seat.declaration:
+        return Text("declared", style="magenta") if seat.declared else Text("")
+    sealed = any(
+        s.declared and not s.declaration for s in view.seats if s.seat != seat.seat
+    ) or any(s.in_hand and not s.folded and not s.declared for s in view.seats)
+    if seat.seat == view.viewer_seat and sealed:
+        return Text(f"{seat.declaration} (sealed)", style="bold magenta")
+    return Text(seat.declaration, style="bold magenta")
+
+
+def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: str = "") -> Panel:
+    """The whole table as the viewer may see it, with the last few actions.
+
+    ``player`` (the viewer's id) marks their row; without it, the view's ``viewer_seat`` does.
+    """
+    grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    grid.add_column("", width=1)
+    grid.add_column("Seat", justify="right")
+    grid.add_column("Player")
+    grid.add_column("Stack", justify="right")
+    grid.add_column("Bet", justify="right")
+    grid.add_column("Cards")
+    declaring = any(s.declared or s.declaration for s in view.seats)
+    if declaring:
+        grid.add_column("Declared")
+    grid.add_column("")
+    for s in view.seats:
+        mine = s.player == player if player else s.seat == view.viewer_seat
+        marks = []
+        if s.folded:
+            marks.append("folded")
+        if s.all_in:
+            marks.append("all in")
+        if view.hand_in_progress and not s.in_hand:
+            marks.append("sitting out")
+        dealer = view.dealer or view.button  # dealer's choice: the dealer, else the button
+        seat_label = f"{s.seat} D" if s.seat == dealer else str(s.seat)
+        acting = s.seat == view.to_act or (len(view.waiting_for) > 1 and s.seat in view.waiting_for)
+        row: list[Any] = [
+            Text("▶", style="bold yellow") if acting else "",
+            seat_label,
+            Text(f"{s.player} (you)" if mine else s.player, style="bold cyan" if mine else ""),
+            money(s.stack),
+            money(s.street_bet) if s.street_bet else "",
+            cards_text(s.cards) if s.cards else Text("—" if s.folded else "", style="grey50"),
+        ]
+        if declaring:
+            row.append(declaration_text(view, s))
+        row.append(Text(", ".join(marks), style="grey50"))
+        grid.add_row(*row)
+    title = Text(f"{view.name} ({view.table_id})", style="bold")
+    if view.hand_id:
+        title.append(f" · hand {view.hand_id} · {hand_state(view)}")
+    parts: list[Text] = []
+    if view.hand_in_progress:  # between hands the pot is empty: the narration told who won it
+        parts.append(Text(f"Pot {money(view.pot)}", style="bold green"))
+    if view.carried_pot:
+        parts.append(Text(f"Riding pot {money(view.carried_pot)}", style="bold magenta"))
+    if view.wild_cards:
+        parts.append(Text(f"Wild: {wild_text(view.wild_cards)}", style="bold magenta"))
+    if view.table_cards:
+        parts.append(
+            Text("Table cards: ").append_text(
+                Text(" ").join(card_text(c) for c in view.table_cards)
+            )
+        )
+    if view.community:
+        parts.append(
+            Text("community card ").append_text(
+                Text(" ").join(card_text(c) for c in view.community)
+            )
+        )
+    if any(not c.face_up and c.card for s in view.seats for c in s.cards):
+        parts.append(Text("[x] face down, ░░ hidden", style="grey50"))
+    lines: list[Text | Table] = [grid, Text()]
+    game = game_line(view)
+    if game is not None:
+        lines.append(game)
+    if parts:
+        lines.append(Text("   ").join(parts))
+    if recent:
+        lines.append(Text("Last: " + " · ".join(recent), style="grey70"))
+    lines.append(turn_line(view))
+    subtitle = f"{variant_name(view.variant)} {stakes(view.options)}"
+    return Panel(Group(*lines), title=title, subtitle=subtitle, expand=False)
+
+
+def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
+    """The tables of the lobby, numbered for ``j 1 40``."""
+    grid = Table(header_style="bold", title="Tables", box=box.SIMPLE_HEAD, pad_edge=False)
+    # Money never wraps; an id folds rather than lose characters (people type ids).
+    grid.add_column("#", justify="right", no_wrap=True)
+    grid.add_column("Table", overflow="fold")
+    grid.add_column("Game")
+    grid.add_column("Buy-in", no_wrap=True)
+    grid.add_column("Seats", justify="right", no_wrap=True)
+    grid.add_column("Players")
+    for n, t in enumerate(tables, 1):
+        players = "\n".join(
+            f"{p.player} {money(p.stack)}" + (" (you)" if p.player == me else "") for p in t.seats
+        )
+        grid.add_row(
+            str(n),
+            Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
+            f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
+            f"{money(t.small_bet)}/{money(t.big_bet)}",
+            f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
+            f"{len(t.seats)}/{t.max_players}",
+            players,
+        )
+    return grid
+
+
+def help_table() -> Table:
+    """The commands."""
+    grid = Table(title="Commands", box=None, show_header=False, title_justify="left")
+    grid.add_column(style="bold")
+    grid.add_column()
+    for keys, what in HELP:
+        grid.add_row(keys, what)
+    grid.add_row("", f"Money: {AMOUNT_RULE}.")
+    return grid
