@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # NATS, the four services (lobby, table, dealer, settlement), two demo tables with bots;
-# Ctrl-C stops everything.
+# Ctrl-C stops everything. ARGS go to `riverboat up`, e.g. make run ARGS="--lobby-address
+# 127.0.0.1:6051 --var /tmp/room" (`.venv/bin/riverboat up --help` lists them).
 run: setup
-	$(BIN)/riverboat up
+	$(BIN)/riverboat up $(ARGS)
 
 # Three workers on two cores: most of the suite waits on its servers (NATS, the services as
 # processes), so a third worker fills the waits. The batteries run serially under soak.

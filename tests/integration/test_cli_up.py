@@ -380,3 +380,56 @@ def test_up_with_a_three_node_cluster_and_two_table_instances(tmp_path: Path) ->
         up.wait(timeout=60)
     assert reap(tmp_path) == [], "no service or nats-server is left running"
     assert up.returncode == 0
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_make_run_passes_args_and_the_banner_hints_reach_the_room(tmp_path: Path) -> None:
+    """`make run ARGS="..."` for real: the flags reach `riverboat up`, and the banner's hints
+    carry the non-default addresses, so the `riverboat admin` hint, run as printed, answers."""
+    ports = _ports()
+    var = tmp_path / "var"
+    args = " ".join(_up(var, ports)[4:])  # the flags after `-m riverboat.cli up`
+    output = tmp_path / "run.out"
+    with output.open("w") as sink:
+        # A session of its own, so the Ctrl-C reaches make and the room as a terminal's would.
+        run = subprocess.Popen(
+            ["make", "--no-print-directory", "-C", str(REPO), "run", f"ARGS={args}"],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env=ENV,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        seen = ""
+        while time.monotonic() < deadline and "Press Ctrl-C" not in seen:
+            time.sleep(0.2)
+            seen = output.read_text()
+        assert "Press Ctrl-C" in seen, seen
+        lobby = f"127.0.0.1:{ports[0]}"
+        assert f"lobby         {lobby}  (log {var / 'logs' / 'lobby.log'})" in seen, seen
+        hint = next(line for line in seen.splitlines() if "riverboat admin tables" in line)
+        assert f"--lobby {lobby} --settlement 127.0.0.1:{ports[3]}" in hint, hint
+        play = next(line for line in seen.splitlines() if "riverboat play" in line)
+        assert f"--lobby {lobby} --table 127.0.0.1:{ports[1]}" in play, play
+        assert f"grpcurl -plaintext {lobby} list" in seen, seen
+        words = hint.split()
+        assert words[0] == ".venv/bin/riverboat", hint
+        tables = subprocess.run(
+            _riverboat(*words[1:]),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env=ENV,
+            check=False,
+        )
+        assert tables.returncode == 0, tables.stdout + tables.stderr
+        assert "Dealer's choice" in tables.stdout, tables.stdout
+    finally:
+        os.killpg(run.pid, signal.SIGINT)
+        run.wait(timeout=90)
+    assert reap(tmp_path) == [], "no service or nats-server is left running"
+    assert "stopped." in output.read_text(), output.read_text()[-3000:]

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 import grpc
 
 from riverboat.auth import load_token_key
+from riverboat.cli.clientkit import DEFAULT_LOBBY, DEFAULT_SETTLEMENT, DEFAULT_TABLE
 from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
 from riverboat.natsauth import room_passwords, room_users
 from riverboat.natsserver import (
@@ -73,10 +74,10 @@ def register(groups: Any) -> None:
         "free ports); they divide the tables between them with table leases",
     )
     up.add_argument("--var", default="var", help="logs, keys, the NATS store, the ledger (./var)")
-    up.add_argument("--lobby-address", default="127.0.0.1:50051")
-    up.add_argument("--table-address", default="127.0.0.1:50052")
+    up.add_argument("--lobby-address", default=DEFAULT_LOBBY)
+    up.add_argument("--table-address", default=DEFAULT_TABLE)
     up.add_argument("--dealer-address", default="127.0.0.1:50053")
-    up.add_argument("--settlement-address", default="127.0.0.1:50054")
+    up.add_argument("--settlement-address", default=DEFAULT_SETTLEMENT)
     up.add_argument("--database", help="ledger database URL (default sqlite:///VAR/settlement.db)")
     up.add_argument("--bots", type=int, default=3, help="bots at each demo table (default 3)")
     up.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands")
@@ -332,6 +333,20 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def client_flags(args: argparse.Namespace) -> tuple[str, str]:
+    """The address flags ``riverboat admin`` and ``riverboat play`` need to reach this room:
+    only the addresses that differ from the clients' defaults, so the default room's hints stay
+    short (returned with a leading space, or empty)."""
+    lobby = [("--lobby", args.lobby_address, DEFAULT_LOBBY)]
+    settlement = [("--settlement", args.settlement_address, DEFAULT_SETTLEMENT)]
+    table = [("--table", args.table_address, DEFAULT_TABLE)]
+
+    def flags(wanted: list[tuple[str, str, str]]) -> str:
+        return "".join(f" {flag} {value}" for flag, value, default in wanted if value != default)
+
+    return flags(lobby + settlement), flags(lobby + table + settlement)
+
+
 def _instance_flags(index: int, address: str) -> list[str]:
     """A table instance's identity: its lease holder name and the address clients are sent to."""
     return ["--instance-id", f"table-{index + 1}", "--advertise-address", address]
@@ -365,13 +380,14 @@ async def _demo(
             if nats_url
             else ""
         )
+        admin, play = client_flags(args)
         say(
             f"""
 Operator account: {OPERATOR} / {password}
-  .venv/bin/riverboat admin tables --user {OPERATOR} --password {password}
+  .venv/bin/riverboat admin tables{admin} --user {OPERATOR} --password {password}
 Play as a person, in another terminal (register, then the operator deposits for you):
-  .venv/bin/riverboat play --register --user ann
-  .venv/bin/riverboat admin deposit ann 100 --ref welcome-ann --user {OPERATOR} \\
+  .venv/bin/riverboat play{play} --register --user ann
+  .venv/bin/riverboat admin deposit{admin} ann 100 --ref welcome-ann --user {OPERATOR} \\
       --password {password}
 gRPC clients: reflection is on, e.g.
   grpcurl -plaintext {args.lobby_address} list
