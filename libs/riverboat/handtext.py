@@ -24,7 +24,27 @@ from riverboat.engine.events import (
 )
 from riverboat.engine.games import shown_hand
 
-_STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
+# The words every narration of a hand shares (this text, the hand-history exports' comments
+# and ``riverboat play``'s narrator), so each is written once.
+
+#: Stud's betting rounds by the number of cards each player holds.
+STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
+
+#: Each betting action as (second person, third person): "you raise to", "bot raises to".
+ACTION_VERBS = {
+    "bring_in": ("bring in for", "brings in for"),
+    "complete": ("complete to", "completes to"),
+    "bet": ("bet", "bets"),
+    "raise": ("raise to", "raises to"),
+    "call": ("call", "calls"),
+    "check": ("check", "checks"),
+    "fold": ("fold", "folds"),
+}
+
+
+def pot_label(pot: int) -> str:
+    """``0`` -> ``"main pot"``, ``2`` -> ``"side pot 2"``."""
+    return "main pot" if pot == 0 else f"side pot {pot}"
 
 
 def money(cents: int) -> str:
@@ -41,7 +61,8 @@ def dollars(cents: int) -> str:
     return f"{sign}${whole:,}.{rest:02d}"
 
 
-def _card(card: int) -> str:
+def card_text(card: int) -> str:
+    """``"7h"``, or ``"??"`` for a hidden card (-1)."""
     return "??" if card < 0 else card_str(card)
 
 
@@ -79,27 +100,19 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
             case AntePosted():
                 lines.append(f"  {who(e.seat)} antes {money(e.amount)}")
             case CardDealt():
-                text = _card(e.card) if e.face_up else f"[{_card(e.card)}]"
+                text = card_text(e.card) if e.face_up else f"[{card_text(e.card)}]"
                 dealt.setdefault(e.seat, []).append(text)
             case CommunityCardDealt():
-                lines.append(f"  community card {_card(e.card)}")
+                lines.append(f"  community card {card_text(e.card)}")
             case BettingRoundStarted():
                 opener = (
                     "nobody can bet (all in)"
                     if e.first_to_act is None
                     else f"{who(e.first_to_act)} to act"
                 )
-                lines.append(f"*** {_STREETS.get(e.street, e.street)} *** ({opener})")
+                lines.append(f"*** {STREETS.get(e.street, e.street)} *** ({opener})")
             case ActionTaken():
-                verb = {
-                    "bring_in": "brings in for",
-                    "complete": "completes to",
-                    "bet": "bets",
-                    "raise": "raises to",
-                    "call": "calls",
-                    "check": "checks",
-                    "fold": "folds",
-                }[e.action]
+                verb = ACTION_VERBS[e.action][1]
                 amount = "" if e.action in ("check", "fold") else f" {money(e.to)}"
                 tail = " and is all in" if e.all_in else ""
                 lines.append(f"  {who(e.seat)} {verb}{amount}{tail}")
@@ -112,7 +125,7 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
                 if e.amount:
                     lines.append(f"  rake {money(e.amount)}")
             case PotAwarded():
-                label = "main pot" if e.pot == 0 else f"side pot {e.pot}"
+                label = pot_label(e.pot)
                 shares = ", ".join(f"{who(s)} {money(v)}" for s, v in e.shares)
                 lines.append(f"  {label} {money(e.amount)}: {shares}")
             case HandEnded():

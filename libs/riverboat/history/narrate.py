@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from riverboat.engine import events as ev
-from riverboat.engine.cards import RANK_CHARS, card_str
+from riverboat.engine.cards import RANK_CHARS
 from riverboat.engine.games import half_names
+from riverboat.handtext import card_text
 
 __all__ = ["cards_text", "describe", "halves_of"]
 
@@ -28,11 +29,6 @@ def halves_of(events: Iterable[object]) -> tuple[str, str]:
 def _way(choice: str, halves: tuple[str, str]) -> str:
     """A declaration as the half it claims: Chicago's ``spade`` is the high (or low) spade."""
     return {"high": halves[0], "low": halves[1], "spade": halves[1]}.get(choice, choice)
-
-
-def card_text(card: int) -> str:
-    """``"7h"``, or ``"??"`` for a hidden card."""
-    return "??" if card < 0 else card_str(card)
 
 
 def cards_text(cards: tuple[int, ...], sep: str = " ") -> str:

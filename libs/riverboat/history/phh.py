@@ -17,7 +17,7 @@ from typing import Any
 
 from riverboat.engine import events as ev
 from riverboat.engine.state import dealing_order
-from riverboat.handtext import money
+from riverboat.handtext import STREETS, money
 from riverboat.history.hands import HandLog
 from riverboat.history.narrate import cards_text, describe, halves_of
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
@@ -28,7 +28,6 @@ __all__ = ["to_phh", "to_phhs"]
 
 _WAGER = {"complete", "bet", "raise"}
 _CHECK_CALL = {"check", "call"}
-_STREET_NAMES = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street"}
 
 
 class _Writer:
@@ -88,7 +87,7 @@ class _Writer:
                 cards = cards_text(e.cards, "")
                 return f"{self.who(e.seat)} sd" + (f" {cards}" if cards else "")
             case ev.BettingRoundStarted():
-                name = _STREET_NAMES.get(e.street) if self.stud else None
+                name = STREETS.get(e.street) if self.stud else None
                 return Comment(name or ("7th street" if self.stud else f"betting round {e.street}"))
         text = describe(e, self.who, money, self.halves)
         return None if text is None else f"# {text}"

@@ -22,7 +22,9 @@ What lives where (each module imports only those above it; only ``session`` does
   ``choose_move``, the card, game and declaration parsers, ``ActionError``) and the ``h`` list.
 * ``render``: the Rich drawings: the table panel and its turn line, the lobby's tables, the
   dealer's games, the help.
-* ``narrate``: the :class:`~.narrate.Narrator`, sentences for each watch update's events.
+* ``narrate``: the :class:`~.narrate.Narrator`, sentences for each watch update's events. The
+  words it shares with the hand text and the hand-history exports (the betting verbs, stud's
+  streets, pot labels, hidden cards) live once in :mod:`riverboat.handtext`.
 * ``session``: the ``play`` command (``register``, ``cmd_play``), the :class:`~.session.
   PlaySession` loop and its calls, and the non-blocking :class:`~.session.LineReader`.
 

@@ -121,6 +121,11 @@ def _owes(view: table_pb2.TableView) -> None:
     raise ActionError("It is not your turn.")
 
 
+def _cannot(what: str, view: table_pb2.TableView) -> ActionError:
+    """``"You cannot bet or raise now; you may: c call $0.75 · f fold."``"""
+    return ActionError(f"You cannot {what} now; you may: {choices_line(view)}.")
+
+
 def choose_move(word: str, rest: str, view: table_pb2.TableView) -> Move:
     """The whole ``Act`` request (action, amount, cards, choice, options) a command stands for.
 
@@ -150,7 +155,7 @@ def choose_move(word: str, rest: str, view: table_pb2.TableView) -> Move:
         offered = [legal[a] for a in wanted if a in legal]
         if not offered:
             what = " or ".join(wanted) if wanted else word
-            raise ActionError(f"You cannot {what} now; you may: {choices_line(view)}.")
+            raise _cannot(what, view)
         found = offered[0]
     return _move_for(found, args, view)
 
@@ -316,9 +321,7 @@ def choose_action(word: str, amount_text: str | None, view: table_pb2.TableView)
     action = next((a for a in candidates if a in legal), None)
     if action is None:
         wanted = {"c": "check or call", "b": "bet or raise", "k": "complete", "i": "bring in"}
-        raise ActionError(
-            f"You cannot {wanted.get(key or '', word)} now; you may: {choices_line(view)}."
-        )
+        raise _cannot(wanted.get(key or "", word), view)
     choice = legal[action]
     if action in ("check", "fold"):
         if amount_text:

@@ -14,12 +14,15 @@ from rich.text import Text
 from riverboat.cli.clientkit import money
 from riverboat.cli.play.text import (
     RANK_NAMES,
+    card_count,
     card_text,
     changed_options,
     street_name,
     variant_name,
 )
+from riverboat.engine.cards import RANK_CHARS
 from riverboat.engine.games import half_names, shown_hand
+from riverboat.handtext import ACTION_VERBS, pot_label
 from riverboat.v1 import events_pb2, table_pb2
 
 _PHASE_TITLES = {
@@ -31,17 +34,6 @@ _PHASE_TITLES = {
     "offer": "Card offers: take or stand",
     "declare": "Declare",
     "match": "Match the pot or fold",
-}
-
-_VERBS = {
-    # action: (second person, third person)
-    "bring_in": ("bring in for", "brings in for"),
-    "complete": ("complete to", "completes to"),
-    "bet": ("bet", "bets"),
-    "raise": ("raise to", "raises to"),
-    "call": ("call", "calls"),
-    "check": ("check", "checks"),
-    "fold": ("fold", "folds"),
 }
 
 
@@ -192,7 +184,7 @@ class Narrator:
                 add(Text(f"── {street_name(m.street, self.variant)} ──", style="bold"))
             case "action_taken":
                 assert isinstance(m, events_pb2.ActionTaken)
-                you, they = _VERBS.get(m.action, (m.action, m.action + "s"))
+                you, they = ACTION_VERBS.get(m.action, (m.action, m.action + "s"))
                 amount = {"check": "", "fold": "", "call": f" {money(m.amount)}"}.get(
                     m.action, f" {money(m.to)}"
                 )
@@ -241,7 +233,7 @@ class Narrator:
         return Text(" ").join(card_text(c) for c in cards)
 
     def _count(self, cards: Sequence[str]) -> str:
-        return "1 card" if len(cards) == 1 else f"{len(cards)} cards"
+        return card_count(len(cards))
 
     def _dealers_choice(self, kind: str, m: Any, digest: Digest) -> None:
         """Sentences for the dealer's choice events (cards only where the event shows them)."""
@@ -334,7 +326,7 @@ class Narrator:
                 )
             case "wild_rank_changed":
                 if m.HasField("rank"):
-                    rank = "23456789TJQKA"[m.rank]
+                    rank = RANK_CHARS[m.rank]
                     add(Text(f"Wild now: {RANK_NAMES[rank]}.", style="bold magenta"))
                 elif m.awaiting:
                     add(
@@ -370,7 +362,7 @@ class Narrator:
                 line = Text("Table card: ").append_text(card_text(m.card))
                 add(line.append(" (from the stock)." if m.from_stock else "."))
             case "rank_eliminated":
-                rank = "23456789TJQKA"[m.rank]
+                rank = RANK_CHARS[m.rank]
                 add(Text(f"{RANK_NAMES[rank].capitalize()} are eliminated.", style="bold"))
             case "cards_eliminated":
                 add(
@@ -410,7 +402,7 @@ class Narrator:
         return half_names(self.variant, self.game_options)
 
     def _pot(self, m: events_pb2.PotAwarded) -> Text:
-        label = "main pot" if m.pot == 0 else f"side pot {m.pot}"
+        label = pot_label(m.pot)
         if len(m.shares) == 1:
             seat = m.shares[0].seat
             how = ""

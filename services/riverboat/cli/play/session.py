@@ -43,6 +43,11 @@ CALL_TIMEOUT = 15.0  # seconds for one unary call: a person is waiting
 PROMPT_LOBBY = "lobby> "
 
 
+def request_id() -> str:
+    """A fresh idempotency key for one JoinTable, LeaveTable or Act."""
+    return f"play-{uuid.uuid4().hex[:24]}"
+
+
 def register(groups: Any) -> None:
     """Add ``play``."""
     play = groups.add_parser(
@@ -459,9 +464,7 @@ class PlaySession:
                 f"Buy in for {money(table.min_buy_in)} to {money(table.max_buy_in)} at {table_id}."
             )
             return
-        reply = await self._lobby_call(
-            self.lobby.join(table_id, buy_in, request_id=f"play-{uuid.uuid4().hex[:24]}")
-        )
+        reply = await self._lobby_call(self.lobby.join(table_id, buy_in, request_id=request_id()))
         if reply is None:
             return
         self.tables.set_owner(table_id, reply.owner_address or table.owner_address)
@@ -489,9 +492,7 @@ class PlaySession:
             self.detach()
             self.say("Stopped watching; back in the lobby.")
             return
-        reply = await self._lobby_call(
-            self.lobby.leave(self.table_id, request_id=f"play-{uuid.uuid4().hex[:24]}")
-        )
+        reply = await self._lobby_call(self.lobby.leave(self.table_id, request_id=request_id()))
         # Nothing to print: the watch narrates LeaveRequested ("You will leave when this hand
         # ends") or PlayerLeft ("You stood up with $40.90").
         del reply
@@ -642,7 +643,7 @@ class PlaySession:
                 view.viewer_seat,
                 move.action,
                 move.amount,
-                request_id=f"play-{uuid.uuid4().hex[:24]}",
+                request_id=request_id(),
                 cards=move.cards,
                 choice=move.choice,
                 options=move.options,

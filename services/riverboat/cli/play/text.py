@@ -10,14 +10,15 @@ from typing import Any
 from rich.text import Text
 
 from riverboat.cli.clientkit import money
+from riverboat.engine.cards import RANK_CHARS
 from riverboat.engine.games import GAMES
+from riverboat.handtext import STREETS
 from riverboat.v1 import events_pb2, table_pb2
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS = {"d", "h"}
 HIDDEN = "░░"
 
-STREETS = {3: "3rd street", 4: "4th street", 5: "5th street", 6: "6th street", 7: "7th street"}
 STUD = "seven_card_stud_hi_lo"
 DEALERS_CHOICE = "dealers_choice"
 # The games' own titles (static rule-book data, the same for every client).
@@ -29,7 +30,7 @@ VARIANTS = {
 SHORT_VARIANTS = {STUD: "Stud hi/lo"}  # where columns are narrow
 RANK_NAMES = dict(
     zip(
-        "23456789TJQKA",
+        RANK_CHARS,
         ("deuces", "treys", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens")
         + ("jacks", "queens", "kings", "aces"),
         strict=True,
@@ -175,11 +176,16 @@ def choices(view: table_pb2.TableView) -> list[Choice]:
     return out
 
 
+def card_count(n: int) -> str:
+    """``"1 card"``, ``"2 cards"``."""
+    return "1 card" if n == 1 else f"{n} cards"
+
+
 def cards_count(legal: table_pb2.LegalAction) -> str:
     """``"0 to 5 cards"``, ``"2 cards"``, ``"1 card"``."""
     low, high = legal.min_cards, legal.max_cards
     if low == high:
-        return f"{low} card" if low == 1 else f"{low} cards"
+        return card_count(low)
     return f"{low} to {high} cards"
 
 
