@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from riverboat.cli.play.reader import LineReader
 from riverboat.cli.play.render import help_table
-from riverboat.cli.play.session import LineReader
 
 
 async def test_lines_from_a_pipe_then_the_end() -> None:

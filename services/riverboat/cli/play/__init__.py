@@ -14,7 +14,8 @@ Table calls go to ``--table`` until the lobby names a table's owner (its records
 ``owner_address``); an instance that does not own the table answers NOT_OWNER and the call is
 sent once more to the owner it names (:class:`riverboat.client.TableClient`).
 
-What lives where (each module imports only those above it; only ``session`` does I/O):
+What lives where (each module imports only those above it; only ``reader`` and ``session`` do
+I/O):
 
 * ``text``: the shared words: cards (``A♥``, hidden ``░░``), games, streets, phases, stakes,
   seats, and the viewer's legal actions as the player reads them (:func:`~.text.choices`).
@@ -25,8 +26,9 @@ What lives where (each module imports only those above it; only ``session`` does
 * ``narrate``: the :class:`~.narrate.Narrator`, sentences for each watch update's events. The
   words it shares with the hand text and the hand-history exports (the betting verbs, stud's
   streets, pot labels, hidden cards) live once in :mod:`riverboat.handtext`.
-* ``session``: the ``play`` command (``register``, ``cmd_play``), the :class:`~.session.
-  PlaySession` loop and its calls, and the non-blocking :class:`~.session.LineReader`.
+* ``reader``: standard input read without blocking the event loop (:class:`~.reader.LineReader`).
+* ``session``: the ``play`` command (``register``, ``cmd_play``) and the
+  :class:`~.session.PlaySession` loop with its calls.
 
 Everything reads the protobuf messages of ``riverboat.v1`` directly: this is the view a
 third-party client gets, nothing more (no hidden card ever reaches it).

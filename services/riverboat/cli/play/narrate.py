@@ -15,6 +15,7 @@ from riverboat.cli.clientkit import money
 from riverboat.cli.play.text import (
     RANK_NAMES,
     card_count,
+    card_row,
     card_text,
     changed_options,
     street_name,
@@ -202,7 +203,7 @@ class Narrator:
                 assert isinstance(m, events_pb2.HandShown)
                 digest.showdown = True
                 line = Text(f"{self._verb(m.seat, 'show', 'shows')} ")
-                line.append_text(Text(" ").join(card_text(c) for c in m.cards))
+                line.append_text(card_row(m.cards))
                 # Each half by its name: Chicago's spade half is no "low" (shown_hand).
                 line.append(f": {shown_hand(self.variant, m.high_text, m.low_text or None)}")
                 add(line)
@@ -228,9 +229,6 @@ class Narrator:
                 # table_created, hand_committed, card_dealt: the table shows them; the dealer's
                 # choice events are told by _dealers_choice.
                 self._dealers_choice(kind, m, digest)
-
-    def _cards(self, cards: Sequence[str]) -> Text:
-        return Text(" ").join(card_text(c) for c in cards)
 
     def _count(self, cards: Sequence[str]) -> str:
         return card_count(len(cards))
@@ -277,7 +275,7 @@ class Narrator:
                     elif shown:  # our own draw: the cards thrown away
                         add(
                             Text("You throw away ")
-                            .append_text(self._cards(shown))
+                            .append_text(card_row(shown))
                             .append(f" and draw {len(shown)}.", style="")
                         )
                     else:
@@ -291,7 +289,7 @@ class Narrator:
                 shown = [c for c in m.cards if c]
                 line = Text(f"{who} {'pass' if mine else 'passes'} {self._count(m.cards)} to {to}")
                 if shown:  # the giver and the receiver see the cards, nobody else
-                    line.append(": ").append_text(self._cards(shown))
+                    line.append(": ").append_text(card_row(shown))
                 add(line.append("."))
             case "cards_ordered":
                 add(self._said(m.seat, "stack", "stacks", m.cards, " to roll"))
@@ -367,7 +365,7 @@ class Narrator:
             case "cards_eliminated":
                 add(
                     Text(f"{self._verb(m.seat, 'throw', 'throws')} away ")
-                    .append_text(self._cards(m.cards))
+                    .append_text(card_row(m.cards))
                     .append(".")
                 )
             case "reshuffle_requested":
@@ -392,7 +390,7 @@ class Narrator:
         shown = [c for c in cards if c]
         line = Text(f"{self._verb(seat, you, they)} ")
         if shown and len(shown) == len(cards):
-            line.append_text(self._cards(shown))
+            line.append_text(card_row(shown))
         else:
             line.append(self._count(cards))
         return line.append(f"{tail}{end}.")

@@ -24,6 +24,7 @@ from riverboat.cli.play.text import (
     DEALERS_CHOICE,
     SHORT_VARIANTS,
     VARIANTS,
+    card_row,
     card_text,
     cards_text,
     changed_options,
@@ -205,17 +206,9 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: s
     if view.wild_cards:
         parts.append(Text(f"Wild: {wild_text(view.wild_cards)}", style="bold magenta"))
     if view.table_cards:
-        parts.append(
-            Text("Table cards: ").append_text(
-                Text(" ").join(card_text(c) for c in view.table_cards)
-            )
-        )
+        parts.append(Text("Table cards: ").append_text(card_row(view.table_cards)))
     if view.community:
-        parts.append(
-            Text("community card ").append_text(
-                Text(" ").join(card_text(c) for c in view.community)
-            )
-        )
+        parts.append(Text("community card ").append_text(card_row(view.community)))
     if any(not c.face_up and c.card for s in view.seats for c in s.cards):
         parts.append(Text("[x] face down, ░░ hidden", style="grey50"))
     lines: list[Text | Table] = [grid, Text()]

@@ -78,6 +78,11 @@ def card_text(card: str, *, face_up: bool = True) -> Text:
     return Text(label if face_up else f"[{label}]", style=style)
 
 
+def card_row(cards: Iterable[str]) -> Text:
+    """Cards in a row as they lie: ``A♥ 7♣`` (a hidden one as ``░░``)."""
+    return Text(" ").join(card_text(c) for c in cards)
+
+
 def cards_text(cards: Iterable[table_pb2.ViewCard]) -> Text:
     """A seat's cards in the order dealt."""
     return Text(" ").join(card_text(c.card, face_up=c.face_up) for c in cards)
