@@ -5,7 +5,7 @@ Each player still in declares one way: ``low`` (1 coin), ``high`` (2 coins) or `
 carries a *high key* (higher is better) and a *low key* (lower is better), or None when the
 hand cannot win that way at all.
 
-The house rules (house-rules.md, "Declarations"):
+The house rules (docs/games.md, "Declarations"):
 
 - A PIG must win both ways outright: any tie or loss and the PIG gets nothing.
 - All failing PIGs are removed first; each half then goes to the best remaining declarer that

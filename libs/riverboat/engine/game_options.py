@@ -1,7 +1,7 @@
 """Game options: each dealer's choice game's named options, their defaults and their sources.
 
 Every ambiguity of ``spec.md`` section 5 that belongs to a game is one option here, with
-``house-rules.md``'s default (docs/games.md lists them all). A game's options are resolved in
+the house rules' default (docs/games.md lists them all). A game's options are resolved in
 three layers: the defaults below, the table's overrides, then the dealer's choice for the deal.
 
 >>> spec = OptionSpec("draws", 1, (1, 2), "A-21", "one draw of up to 5, or two draws (3, then 2)")

@@ -1,7 +1,7 @@
 """Table options: one typed, validated configuration object per table.
 
 Every option has a default taken from the "Pacific" seven-card stud hi/lo template of
-``house-rules.md`` (which in turn follows the Pacific Poker seed where it speaks). All money
+the house rules (docs/engine.md; they follow Pacific Poker's rules where those speak). All money
 is in integer minor units (cents).
 
 >>> opts = pacific_options()
@@ -219,7 +219,7 @@ def pacific_options(**overrides: Any) -> TableOptions:
     return TableOptions.from_dict(overrides)
 
 
-#: The "Dealer's choice" template of house-rules.md (Buderick's table), as option overrides.
+#: The house rules' "Dealer's choice" template (Buderick's table, docs/games.md), as overrides.
 DEALERS_CHOICE_TEMPLATE: Final[dict[str, Any]] = {
     "small_bet": 200,
     "big_bet": 500,

@@ -1,7 +1,7 @@
 """A dealer's choice table across hands: the dealer's rotation, the choice, the riding pot.
 
 The hand engine plays one hand; a session strings hands together the way Buderick's table
-does (house-rules.md, "Dealer's choice"):
+does (the house rules, docs/games.md "The dealer's choice table"):
 
 - The dealer button moves one seat left each deal (to the next player with chips).
 - Before each deal the dealer chooses the game and its options from the table's allowed list

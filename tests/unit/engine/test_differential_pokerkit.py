@@ -14,8 +14,8 @@ At every decision both engines must agree on who acts, on every player's cards a
 (steered) actions are legal and what they cost; a random action legal in both is applied to
 both. At the end the final stacks must be identical, and our chips are conserved throughout.
 
-Known, deliberate rule differences steered around (our rules win: ``house-rules.md`` and
-``spec.md`` sections 3-4):
+Known, deliberate rule differences steered around (our rules win: the house rules of
+docs/engine.md):
 
 (a) Short all-in wagers. Ours: an all-in bet/raise of under half a bet does not reopen the
     betting, half a bet or more counts as a full one. PokerKit reopens only on a full raise
