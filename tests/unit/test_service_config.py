@@ -185,3 +185,15 @@ def test_replicas_default_to_1_alone_and_3_on_a_cluster(
 ) -> None:
     assert stream_replicas(configured, _Connected(info)) == replicas
     assert TableConfig(replicas=configured).stream_replicas(_Connected(info)) == replicas
+
+
+def test_the_handover_timeout_flag_over_the_environment_over_30_s() -> None:
+    def config(argv: list[str], env: Mapping[str, str]) -> TableConfig:
+        return TableConfig.from_namespace(table_parse(argv), env)
+
+    env = {"RIVERBOAT_HANDOVER_TIMEOUT": "12"}
+    assert config([], {}).handover_seconds == 30.0
+    assert config([], env).handover_seconds == 12.0
+    assert config(["--handover-timeout", "4.5"], env).handover_seconds == 4.5
+    with pytest.raises(ValueError, match="--handover-timeout"):
+        config(["--handover-timeout", "0"], {})

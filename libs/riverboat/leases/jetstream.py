@@ -97,7 +97,10 @@ class JetStreamLeaseStore(LeaseStore):
     ) -> None:
         self._nc = nc
         self._kv = kv
-        self._js = nc.jetstream()
+        # Each request answers within a third of the TTL: with nats-py's 5 s default, one
+        # renewal hanging across a node restart outlived a 3 s lease (and held every other
+        # renewal behind it), so a live owner lost its tables.
+        self._js = nc.jetstream(timeout=min(5.0, ttl / 3))
         self.bucket = bucket
         self.ttl = ttl
         self._stream = stream

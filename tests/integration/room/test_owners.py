@@ -6,8 +6,9 @@ nats-server. The bots find each table's owner in the lease bucket and follow NOT
 redirects. Oracles of our own:
 
 * from the instances' logs: each table's ownership intervals (claimed / handed to us / taken
-  back, until handed over / released / lost / unloaded, or the kill) never overlap between
-  instances, and every hand was committed by the instance owning the table at that moment;
+  back, until handed over / released / lost / unloaded, or the kill; a lost lease ends at its
+  ``held_until``, when the instance stopped writing) never overlap between instances, and
+  every hand was committed by the instance owning the table at that moment;
 * from the dealer's log: no hand was committed twice (steady state);
 * from the log: every hand started ends (played out, or voided with refunds), chips are
   conserved (last hand's stacks plus the rake equal what was seated), and ``riverboat audit``
@@ -41,7 +42,13 @@ from riverboat.auth import TokenIssuer
 from riverboat.cli.app import run
 from riverboat.client import TableClient, next_move, random_chooser, random_picker
 from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
-from riverboat.leases import Holder, JetStreamLeaseStore, Lease, owners_bucket
+from riverboat.leases import (
+    Holder,
+    JetStreamLeaseStore,
+    Lease,
+    LeaseStoreUnavailable,
+    owners_bucket,
+)
 from riverboat.natsserver import NatsCluster, NatsServer
 from riverboat.redirect import Owner, owner_of
 from riverboat.services.launcher import ServiceProcess
@@ -174,7 +181,11 @@ class Driver:
             client = self.clients[who] = TableClient(self.channel, token, who)
         for _ in range(2000):
             if not client.owner(table_id):
-                lease = await self.leases.get(table_id)
+                try:
+                    lease = await self.leases.get(table_id)
+                except LeaseStoreUnavailable:  # a node restarting: ask again
+                    await asyncio.sleep(0.05)
+                    continue
                 client.set_owner(table_id, lease.holder.address if lease else "")
             try:
                 result = await fn(client)
@@ -313,7 +324,12 @@ def check_ownership(pair: Pair, tables: list[str]) -> dict[str, str]:
             if event in START and table_id not in opened:
                 opened[table_id] = _when(line)
             elif event in END and table_id in opened:
-                intervals[table_id].append((opened.pop(table_id), _when(line), name))
+                # A lost lease: the instance stopped writing at held_until (its lease
+                # unconfirmed too long), before it noticed the loss.
+                end = _when(line)
+                if "held_until" in line:
+                    end = min(end, datetime.fromisoformat(str(line["held_until"])))
+                intervals[table_id].append((opened.pop(table_id), end, name))
             elif event == "hand_committed":
                 commits.append((table_id, str(line["hand_id"]), _when(line), name))
         end = pair.killed.get(name, now)
@@ -560,3 +576,17 @@ async def test_an_instance_joining_takes_its_share_between_hands(
     check_ownership(pair, tables)
     assert await check_log(pair, tables) == 0, "a hand was voided by a balancing hand-over"
     assert await audit(pair) == 0
+
+
+async def test_an_open_table_that_fails_keeps_no_lease(pair: Pair, driver: Driver) -> None:
+    """OpenTable claims the table's lease before deciding; refused (a clock over 3600 s), it
+    leaves no lease on a table that does not exist, and the id can be opened after."""
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await driver.call(
+            "t-bad", "operator", "operator", lambda c: c.create_table("t-bad", action_seconds=5000)
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert await driver.leases.get("t-bad") is None
+    await driver.open("t-bad", 2)
+    lease = await driver.leases.get("t-bad")
+    assert lease is not None and lease.holder.instance in pair.instances

@@ -55,7 +55,8 @@ class TableConfig(ServiceConfig):
     #: ``RB_TABLE_OWNERS`` for the default stream.
     owners_bucket: str = ""
     #: Seconds a stopping instance waits for each table's hand in play before handing it over
-    #: anyway (the next owner resumes the hand).
+    #: anyway (the next owner resumes the hand); the whole hand-over, lease writes included,
+    #: is bounded by about twice this, so a SIGTERM'd instance exits whatever NATS does.
     handover_seconds: float = 30.0
 
     def __post_init__(self) -> None:
@@ -66,6 +67,8 @@ class TableConfig(ServiceConfig):
             raise ValueError("--hand-pause must be 0 or more seconds")
         if self.lease_ttl < 1:
             raise ValueError("--lease-ttl must be at least 1 second")
+        if self.handover_seconds <= 0:
+            raise ValueError("--handover-timeout must be more than 0 seconds")
 
     @classmethod
     def from_namespace(
@@ -98,6 +101,9 @@ class TableConfig(ServiceConfig):
             advertise_address=settings.get("advertise_address", "RIVERBOAT_ADVERTISE_ADDRESS", ""),
             lease_ttl=settings.get("lease_ttl", "RIVERBOAT_LEASE_TTL", 10.0, float),
             owners_bucket=settings.get("owners_bucket", "RIVERBOAT_OWNERS_BUCKET", ""),
+            handover_seconds=settings.get(
+                "handover_timeout", "RIVERBOAT_HANDOVER_TIMEOUT", 30.0, float
+            ),
         )
         return cls(**values)
 
@@ -146,6 +152,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--lease-ttl",
         type=float,
         help="seconds a table lease lasts unless renewed (env RIVERBOAT_LEASE_TTL; default 10)",
+    )
+    own.add_argument(
+        "--handover-timeout",
+        type=float,
+        help="seconds a stopping instance waits for a table's hand in play before handing the "
+        "table over anyway (env RIVERBOAT_HANDOVER_TIMEOUT; default 30)",
     )
     own.add_argument(
         "--owners-bucket",

@@ -26,8 +26,10 @@ import os
 import random
 import re
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import structlog
 
@@ -106,6 +108,8 @@ class LeaseKeeper:
         self._live: dict[str, Holder] = {}
         self._presence: Lease | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        #: Tables being dropped (found lost by a renewal), apart from the renewal loop.
+        self._side: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._claiming: set[str] = set()
         self._stopping = False
@@ -189,6 +193,22 @@ class LeaseKeeper:
             return True
         finally:
             self._claiming.discard(table_id)
+
+    async def release(self, table_id: str) -> None:
+        """Give up ``table_id``'s lease now (a table that turned out not to exist: an
+        OpenTable that failed after claiming it)."""
+        owned = self._owned.pop(table_id, None)
+        if owned is None:
+            return
+        self._publish_count()
+        try:
+            await self.tables.release(owned.lease)
+        except LeaseError as exc:  # it lapses within the TTL instead
+            log.warning("lease_release_failed", table_id=table_id, reason=str(exc))
+            return
+        self._view.pop(table_id, None)
+        metrics.lease_changed("released")
+        log.info("table_released", table_id=table_id)
 
     # --- life --------------------------------------------------------------------------------
 
@@ -279,9 +299,15 @@ class LeaseKeeper:
         renewing = asyncio.ensure_future(self._renew_loop())
         try:
             others = [h for i, h in self._live.items() if i != self.me.instance and h.address]
-            await asyncio.gather(
+            # Bounded whatever NATS does: the wait for hands in play, then the lease writes
+            # (each request answers within the store's timeout, retried by nobody).
+            giving = asyncio.gather(
                 *(self._give_away(t, others, self.handover_patience) for t in self.owned())
             )
+            try:
+                await asyncio.wait_for(giving, self.handover_patience + 2 * self.ttl)
+            except TimeoutError:
+                log.warning("handover_cut_off", tables=self.owned())
         finally:
             renewing.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -308,36 +334,83 @@ class LeaseKeeper:
     async def _renew_loop(self) -> None:
         while True:
             await asyncio.sleep(self.ttl / 3)
-            await self._renew_all()
+            try:
+                await self._renew_all()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the loop must outlive anything: a stopped loop loses it all
+                log.exception("lease_renew_round_failed")
+
+    def _bounded(self, write: Awaitable[Lease]) -> Awaitable[Lease]:
+        """A lease write given at most a third of the TTL (the next round retries)."""
+        return asyncio.wait_for(write, self.ttl / 3)
 
     async def _renew_all(self) -> None:
+        """One renewal round. It waits for nothing but the renewals, each bounded: a table
+        found lost is dropped in a task of its own (dropping waits for the table's write in
+        flight, which while NATS restarts took seconds and held every other renewal back
+        until the leases ran out: the owner lost all its tables)."""
         sent = self._loop.time()
         owned = [o.lease for k, o in self._owned.items() if k not in self._leaving]
         results = await asyncio.gather(
-            *(self.tables.renew(lease) for lease in owned), return_exceptions=True
+            *(self._bounded(self.tables.renew(lease)) for lease in owned),
+            return_exceptions=True,
         )
         for lease, result in zip(owned, results, strict=True):
             if isinstance(result, Lease):
                 if lease.key in self._owned and lease.key not in self._leaving:
                     self._take(result, sent)
             elif isinstance(result, LeaseLost):
-                await self._lost(lease.key)
+                self._spawn(self._recheck_or_drop(lease))
             elif isinstance(result, BaseException):
-                log.warning("lease_renew_failed", table_id=lease.key, reason=str(result))
+                log.warning(
+                    "lease_renew_failed", table_id=lease.key, reason=str(result) or repr(result)
+                )
         if self._presence is not None:
             try:
-                self._presence = await self.instances.renew(self._presence)
+                self._presence = await self._bounded(self.instances.renew(self._presence))
             except LeaseLost:
                 with contextlib.suppress(LeaseError):
                     await self._announce()
-            except LeaseError as exc:
-                log.warning("presence_renew_failed", reason=str(exc))
+            except (LeaseError, TimeoutError) as exc:
+                log.warning("presence_renew_failed", reason=str(exc) or repr(exc))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._side.add(task)
+        task.add_done_callback(self._side.discard)
+
+    async def _recheck_or_drop(self, lease: Lease) -> None:
+        if not await self._recheck(lease):
+            await self._lost(lease.key)
+
+    async def _recheck(self, lease: Lease) -> bool:
+        """A renewal found ``lease``'s revision moved: a renewal of ours that timed out may
+        have landed after all (nats-py resends what it buffered). Renew from what the bucket
+        holds if it still names this instance; True if the lease is ours, confirmed."""
+        try:
+            current = await asyncio.wait_for(self.tables.get(lease.key), self.ttl / 3)
+            if current is None or current.holder != self.me:
+                return False
+            sent = self._loop.time()
+            renewed = await self._bounded(self.tables.renew(current))
+        except (LeaseError, TimeoutError):
+            return False
+        if lease.key in self._owned and lease.key not in self._leaving:
+            self._take(renewed, sent)
+        log.info("table_lease_confirmed", table_id=lease.key, revision=renewed.revision)
+        return True
 
     async def _lost(self, table_id: str) -> None:
-        if self._owned.pop(table_id, None) is None:
+        owned = self._owned.pop(table_id, None)
+        if owned is None:
             return
         metrics.lease_changed("lost")
-        log.warning("table_lease_lost", table_id=table_id)
+        # Writing stopped when holds() turned False (the unconfirmed lease's safe share ran
+        # out), which may be well before the loss is noticed here: say when, for the record.
+        late = max(0.0, self._loop.time() - owned.until)
+        held_until = datetime.now(UTC) - timedelta(seconds=late)
+        log.warning("table_lease_lost", table_id=table_id, held_until=held_until.isoformat())
         self._publish_count()
         assert self._drop is not None
         await self._drop(table_id)
@@ -484,12 +557,21 @@ class LeaseKeeper:
         self._leaving.add(table_id)  # writes stop here (holds() is False from now)
         log.info("table_leaving", table_id=table_id)
         try:
+            settled = True
             if self._settle is not None:
-                await self._settle(table_id)  # a write already in flight lands first
+                # A write already in flight lands first. One still unanswered after this
+                # (NATS restarting) keeps the lease from being handed on: it lapses within the
+                # TTL instead, and the next owner claims it then, after the write.
+                try:
+                    await asyncio.wait_for(self._settle(table_id), self.ttl)
+                except TimeoutError:
+                    settled = False
             loads = self._loads()
             live = [t for t in targets if t.instance in self._live]
             try:
-                if live:
+                if not settled:
+                    log.warning("table_left_to_lapse", table_id=table_id)
+                elif live:
                     target = min(live, key=lambda h: loads.get(h.instance, 0))
                     moved = await self.tables.transfer(owned.lease, target)
                     self._view[table_id] = moved

@@ -48,6 +48,8 @@ class TableRegistry:
         self._tables: dict[str, TableRunner] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._subscription: Subscription | None = None
+        #: Runners closed since (lost or handed over) whose seed reveals may still run.
+        self._dropped: list[TableRunner] = []
 
     async def start(self) -> None:
         """Load every table in the log, resume hands in progress, follow other writers."""
@@ -154,6 +156,23 @@ class TableRegistry:
             raise keeper.redirect(table_id)
         return True
 
+    async def forget_unopened(self, table_id: str) -> None:
+        """An OpenTable failed: if the log holds nothing of ``table_id``, unload it and release
+        its lease (else this instance would keep a lease on a table that does not exist)."""
+        runner = self._tables.get(table_id)
+        if runner is None or runner.version != 0 or self.keeper is None:
+            return
+        try:
+            if await self.store.last_version(table_id) != 0:
+                return  # an append answered late did land: the table exists
+        except Exception as exc:  # unknown: keep the lease (it is renewed, harmlessly)
+            log.warning("table_check_failed", table_id=table_id, reason=str(exc))
+            return
+        if self._tables.get(table_id) is runner and runner.version == 0:
+            del self._tables[table_id]
+            await runner.close()
+            await self.keeper.release(table_id)
+
     def redirect(self, table_id: str) -> ServiceError | None:
         """The error for a call about a table this instance no longer owns (None: no keeper)."""
         return self.keeper.redirect(table_id) if self.keeper is not None else None
@@ -170,6 +189,7 @@ class TableRegistry:
         if runner is not None:
             await runner.settle()
             await runner.close()
+            self._dropped = [r for r in self._dropped if r.revealing] + [runner]
             log.info("table_unloaded", table_id=table_id, version=runner.version)
 
     async def _settle(self, table_id: str) -> None:
@@ -195,11 +215,14 @@ class TableRegistry:
         """Loaded tables."""
         return list(self._tables.values())
 
-    async def close(self) -> None:
-        """Hand owned tables over (with a keeper), then stop every table."""
+    async def close(self, reveal_timeout: float = 5.0) -> None:
+        """Hand owned tables over (with a keeper), then stop every table, letting seed reveals
+        in flight (of tables dropped earlier too) finish within ``reveal_timeout``."""
         if self.keeper is not None and not self.keeper.stopped:
             await self.keeper.stop()
         for runner in self._tables.values():
             await runner.close()
+        runners = [*self._tables.values(), *self._dropped]
+        await asyncio.gather(*(r.finish_reveals(reveal_timeout) for r in runners))
         if self._subscription is not None:
             await self._subscription.unsubscribe()

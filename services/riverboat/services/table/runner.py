@@ -148,6 +148,9 @@ class TableRunner:
         self._requests: RequestMemory[Submitted] = RequestMemory(_REQUEST_MEMORY)
         self._watchers: set[Mailbox[Update | None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Seed reveals in flight: not cancelled by close() (a new owner reveals only the last
+        #: ended hand, so a reveal cut off by a hand-over left a hand the audit cannot check).
+        self._reveals: set[asyncio.Task[None]] = set()
         self._clock: Timer | None = None
         #: What the armed clock is for: re-deriving the same turn must not restart its clock.
         self._clock_for: tuple[str, int, tuple[int, ...]] | None = None
@@ -675,7 +678,9 @@ class TableRunner:
         is the second line of defence, not the first)."""
         for hand_id, commit_sequence in ended:
             if hand_id:
-                self._spawn(self._reveal(hand_id, commit_sequence))
+                task = asyncio.ensure_future(self._reveal(hand_id, commit_sequence))
+                self._reveals.add(task)
+                task.add_done_callback(self._reveals.discard)
 
     async def _reveal(self, hand_id: str, commit_sequence: int) -> None:
         try:
@@ -742,8 +747,26 @@ class TableRunner:
         if updates:
             self.after_change()
 
+    @property
+    def revealing(self) -> bool:
+        """A seed reveal is in flight."""
+        return bool(self._reveals)
+
+    async def finish_reveals(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the seed reveals in flight, then cancel the
+        rest (the auditor's copy can be fetched again later)."""
+        pending = set(self._reveals)
+        if not pending:
+            return
+        _, late = await asyncio.wait(pending, timeout=timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            self.log.warning("seed_reveals_cut_off", count=len(late))
+
     async def close(self) -> None:
-        """Stop timers and background work; end watch streams."""
+        """Stop timers and background work (seed reveals go on: see :meth:`finish_reveals`);
+        end watch streams."""
         self._closed = True
         if self._clock is not None:
             self._clock.cancel()

@@ -207,22 +207,26 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         except (InvalidOptions, ValueError) as exc:
             await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         runner = await self._runner(context, request.table_id, create=True)
-        done = await self._run(
-            context,
-            runner,
-            lambda s: table.create_table(
-                s,
-                name=request.name or request.table_id,
-                variant=variant,
-                options=options,
-                action_seconds=request.action_seconds or 30,
-                rules=rules,
-            ),
-            request_id=request_id,
-            actor=_caller(),
-            kind="open",
-            request=request,
-        )
+        try:
+            done = await self._run(
+                context,
+                runner,
+                lambda s: table.create_table(
+                    s,
+                    name=request.name or request.table_id,
+                    variant=variant,
+                    options=options,
+                    action_seconds=request.action_seconds or 30,
+                    rules=rules,
+                ),
+                request_id=request_id,
+                actor=_caller(),
+                kind="open",
+                request=request,
+            )
+        except BaseException:
+            await self.registry.forget_unopened(request.table_id)
+            raise
         return table_pb2.OpenTableResponse(table_id=request.table_id, version=done.version)
 
     async def SeatPlayer(
