@@ -26,7 +26,6 @@ import asyncio
 import os
 import secrets
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,7 +47,7 @@ from bench._room import (
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer
 from riverboat.natsserver import NatsServer
-from riverboat.redirect import owner_address
+from riverboat.routing import call_owner
 from riverboat.services.launcher import ServiceProcess, free_port
 from riverboat.v1 import table_pb2, table_pb2_grpc
 
@@ -176,23 +175,17 @@ def start_scaled_room(
 async def _owned_call(
     address: str, call: str, request: object, metadata: tuple[tuple[str, str], ...]
 ) -> str:
-    """Send ``call`` to ``address``, following one owner redirect (and waiting out NO_OWNER);
-    returns the address that answered."""
-    deadline = time.monotonic() + PLACEMENT_TIMEOUT
-    while True:
-        async with grpc.aio.insecure_channel(address) as channel:
+    """Send ``call`` to ``address`` through :func:`riverboat.routing.call_owner` (one owner
+    redirect followed, NO_OWNER waited out while the leases settle); the address that
+    answered."""
+
+    async def send(at: str) -> None:
+        async with grpc.aio.insecure_channel(at) as channel:
             stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
-            try:
-                await getattr(stub, call)(request, metadata=metadata, timeout=30)
-                return address
-            except grpc.aio.AioRpcError as exc:
-                owner = owner_address(exc)
-                if owner is not None and owner != address:
-                    address = owner
-                    continue
-                if exc.code() is not grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                    raise
-        await asyncio.sleep(0.2)  # no owner yet: the leases are settling
+            await getattr(stub, call)(request, metadata=metadata, timeout=30)
+
+    _, answered = await call_owner(send, address, no_owner_budget=PLACEMENT_TIMEOUT)
+    return answered
 
 
 async def open_and_place(
