@@ -32,6 +32,7 @@ import fcntl
 import importlib.metadata
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -233,14 +234,38 @@ def server_version(binary: Path | str) -> tuple[int, int, int]:
 
 
 def free_port(host: str = DEFAULT_HOST) -> int:
-    """A TCP port nothing listens on right now (bind to 0, read it, release it).
+    """A TCP port nothing listens on right now, below the kernel's ephemeral range.
 
-    Only for ports that must be known before any process starts (a cluster's route ports, which
-    every node lists); client ports are picked by the server itself.
+    For ports that must be known before a process starts and must still be free when it
+    restarts on them (a cluster node's client, route and monitoring ports). A port from the
+    ephemeral range (what binding to port 0 gives) is free again while its node is down, and
+    the kernel may hand it to any outgoing connection meanwhile (the other nodes dialling the
+    dead node's routes, clients reconnecting, even connecting to the port itself): the node
+    then cannot restart on it ("address already in use"). Below the range no connection is
+    given it.
     """
-    with socket.socket() as sock:
+    low = _ephemeral_low()
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low // 2), low)
+        with socket.socket() as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as sock:  # a crowded machine: any free port, as before
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def _ephemeral_low() -> int:
+    """The lowest port the kernel gives outgoing connections (32768 where it cannot be read)."""
+    try:
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text()
+        return max(2048, int(text.split()[0]))
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 @dataclass(frozen=True, slots=True)
@@ -689,6 +714,8 @@ class NatsCluster:
         self.name = name
         self.host = host
         self.startup_timeout = startup_timeout
+        # Every port fixed up front and below the ephemeral range, so that a node killed and
+        # restarted finds its ports still free (see free_port).
         route_ports = [free_port(host) for _ in range(size)]
         self.nodes: list[NatsServer] = []
         for index, route_port in enumerate(route_ports, start=1):
@@ -697,7 +724,7 @@ class NatsCluster:
                 NatsServer(
                     self.base_dir / node_name,
                     host=host,
-                    port=0,
+                    port=free_port(host),
                     binary=binary,
                     sync_interval=sync_interval,
                     server_name=node_name,
@@ -709,6 +736,7 @@ class NatsCluster:
                     monitor=True,
                 )
             )
+            self.nodes[-1].monitor_port = free_port(host)
 
     @property
     def urls(self) -> list[str]:

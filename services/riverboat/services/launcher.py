@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,12 +18,13 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from riverboat import natsserver
+
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port on 127.0.0.1 that nothing listens on right now, and that no outgoing
+    connection takes while a service restarted on it is down (see natsserver.free_port)."""
+    return natsserver.free_port("127.0.0.1")
 
 
 def wait_serving(
