@@ -423,7 +423,8 @@ def test_make_run_passes_args_and_the_banner_hints_reach_the_room(tmp_path: Path
             text=True,
             timeout=60,
             cwd=tmp_path,
-            env=ENV,
+            # Wide enough for the table's cells on one line (pytest-xdist's workers set 80).
+            env={**ENV, "COLUMNS": "200"},
             check=False,
         )
         assert tables.returncode == 0, tables.stdout + tables.stderr
