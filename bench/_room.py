@@ -121,20 +121,21 @@ class Room:
         self.dealer.stop()
 
 
-def start_room(
-    nats_url: str, var: Path, tag: str, token_key: bytes, *, hand_pause: float = 0.0
-) -> Room:
-    """Start the dealer, then the table service, on streams named after ``tag``; both accept
-    bearer tokens signed with ``token_key``."""
-    env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
+def room_streams(tag: str) -> tuple[str, str]:
+    """The table stream and its subject prefix of the bench room named ``tag``."""
+    return f"RB_TABLES_{tag}", f"rb.tables{tag.lower()}"
+
+
+def dealer_process(nats_url: str, var: Path, tag: str, env: dict[str, str]) -> ServiceProcess:
+    """The bench room's dealer (not started), on streams named after ``tag``."""
     lower = tag.lower()
-    tables_stream, tables_prefix = f"RB_TABLES_{tag}", f"rb.tables{lower}"
-    dealer_address = f"127.0.0.1:{free_port()}"
-    dealer = ServiceProcess(
+    tables_stream, tables_prefix = room_streams(tag)
+    address = f"127.0.0.1:{free_port()}"
+    return ServiceProcess(
         "dealer",
-        dealer_address,
+        address,
         [
-            *("--address", dealer_address, "--nats", nats_url),
+            *("--address", address, "--nats", nats_url),
             *("--dev-key-file", str(var / "dealer.key"), "--log-format", "json"),
             *("--tables-stream", tables_stream, "--tables-prefix", tables_prefix),
             *("--seeds-stream", f"RB_DEALER_{tag}", "--seeds-prefix", f"rb.dealer{lower}"),
@@ -143,6 +144,17 @@ def start_room(
         log_path=var / f"dealer-{tag}.log",
         env=env,
     )
+
+
+def start_room(
+    nats_url: str, var: Path, tag: str, token_key: bytes, *, hand_pause: float = 0.0
+) -> Room:
+    """Start the dealer, then the table service, on streams named after ``tag``; both accept
+    bearer tokens signed with ``token_key``."""
+    env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
+    tables_stream, tables_prefix = room_streams(tag)
+    dealer = dealer_process(nats_url, var, tag, env)
+    dealer_address = dealer.address
     table_address = f"127.0.0.1:{free_port()}"
     table = ServiceProcess(
         "table",

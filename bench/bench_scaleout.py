@@ -38,10 +38,12 @@ from bench._room import (
     STACK,
     CpuMeter,
     WindowResult,
+    dealer_process,
     drive,
     percentile,
     player_names,
     raw_publish,
+    room_streams,
     table_ids,
 )
 from riverboat import eventloop
@@ -114,21 +116,9 @@ def start_scaled_room(
     """The dealer, ``instances`` table services on one table stream, settlement reading it."""
     env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
     lower = tag.lower()
-    tables_stream, tables_prefix = f"RB_TABLES_{tag}", f"rb.tables{lower}"
-    dealer_address = f"127.0.0.1:{free_port()}"
-    dealer = ServiceProcess(
-        "dealer",
-        dealer_address,
-        [
-            *("--address", dealer_address, "--nats", nats_url),
-            *("--dev-key-file", str(var / "dealer.key"), "--log-format", "json"),
-            *("--tables-stream", tables_stream, "--tables-prefix", tables_prefix),
-            *("--seeds-stream", f"RB_DEALER_{tag}", "--seeds-prefix", f"rb.dealer{lower}"),
-            *("--audit-stream", f"RB_AUDIT_{tag}", "--audit-prefix", f"rb.audit{lower}"),
-        ],
-        log_path=var / f"dealer-{tag}.log",
-        env=env,
-    )
+    tables_stream, tables_prefix = room_streams(tag)
+    dealer = dealer_process(nats_url, var, tag, env)
+    dealer_address = dealer.address
     settlement_address = f"127.0.0.1:{free_port()}"
     settlement = ServiceProcess(
         "settlement",
