@@ -3,11 +3,12 @@
 Any table-service instance answers a call about a table it does not own with ``NOT_OWNER``
 naming the owner (:mod:`riverboat.redirect`). :func:`call_owner` sends a call to the address
 it believes owns the table; on ``NOT_OWNER`` it sends the *same* call (same request, so the
-same request id) once more to the owner named, and no further: a second ``NOT_OWNER`` is the
-caller's to see, since instances that keep pointing elsewhere disagree about the lease. On
-``NO_OWNER`` (nobody owns the table during a hand-over) it waits the delay the answer gives
-and tries again, within a budget; after such a wait one redirect may be followed again (the
-table has a new owner by then). Every other error is raised as it came.
+same request id) once more to the owner named. A second ``NOT_OWNER`` in a row means the
+instances disagree about the lease for a moment (a hand-over in flight: the new owner has not
+yet seen its lease): like ``NO_OWNER`` (nobody owns the table during a hand-over) it is
+waited out, :data:`DISAGREEMENT_DELAY` or the delay the answer gives, within one budget, and
+then one redirect may be followed again. Past the budget the last answer is raised. Every
+other error is raised as it came.
 
 The lobby, :class:`~riverboat.client.TableClient` (and so the bots) and ``riverboat play``
 all use this one function.
@@ -23,12 +24,16 @@ import grpc
 
 from riverboat.redirect import no_owner_delay, owner_address
 
-__all__ = ["DEFAULT_NO_OWNER_BUDGET", "Channels", "Connect", "call_owner"]
+__all__ = ["DEFAULT_NO_OWNER_BUDGET", "DISAGREEMENT_DELAY", "Channels", "Connect", "call_owner"]
 
 T = TypeVar("T")
 
 #: Seconds a call may spend waiting out NO_OWNER answers (a lease's default TTL, and some).
 DEFAULT_NO_OWNER_BUDGET = 15.0
+
+#: Seconds to wait when a redirect's target redirects again (instances disagree for a moment
+#: while a lease changes hands); counted against the same budget as NO_OWNER waits.
+DISAGREEMENT_DELAY = 0.2
 
 #: Opens a channel to an address.
 Connect = Callable[[str], grpc.aio.Channel]
@@ -78,8 +83,8 @@ async def call_owner(
         The answer and the address that gave it (the owner: remember it for the next call).
 
     Raises:
-        grpc.aio.AioRpcError: any other error, a second ``NOT_OWNER`` in a row, or
-            ``NO_OWNER`` past the budget.
+        grpc.aio.AioRpcError: any other error, or ``NOT_OWNER`` / ``NO_OWNER`` past the
+            budget.
     """
     waited = 0.0
     redirected = False
@@ -88,12 +93,16 @@ async def call_owner(
             return await send(address), address
         except grpc.aio.AioRpcError as exc:
             owner = owner_address(exc)
-            if owner is not None:
-                if redirected or owner == address:
-                    raise
+            if owner is not None and not redirected and owner != address:
                 redirected, address = True, owner
                 continue
-            delay = no_owner_delay(exc)
+            delay: float | None
+            if owner is not None:
+                # Instances disagree: a hand-over is in flight (the new owner has not yet seen
+                # its lease). Wait as for NO_OWNER, then follow the latest name again.
+                delay, address = DISAGREEMENT_DELAY, owner
+            else:
+                delay = no_owner_delay(exc)
             if delay is None or waited + delay > no_owner_budget:
                 raise
         await sleep(delay)
