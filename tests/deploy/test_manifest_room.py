@@ -167,7 +167,11 @@ def test_the_manifests_room_starts_and_serves(tmp_path: Path, database: str) -> 
                     stderr=subprocess.STDOUT,
                 )
         for replica in everyone:
-            wait_serving(replica.address, timeout=90, process=replica.process)  # readiness
+            try:
+                wait_serving(replica.address, timeout=90, process=replica.process)  # readiness
+            except TimeoutError as exc:
+                log_text = (tmp_path / f"{replica.name}.log").read_text(errors="replace")
+                pytest.fail(f"{replica.name}: {exc}\n{log_text[-4000:]}")
             wait_serving(replica.address, timeout=5, service="liveness")  # the liveness probe
             metrics = urllib.request.urlopen(
                 f"http://127.0.0.1:{replica.metrics_port}/metrics", timeout=5

@@ -79,6 +79,7 @@ async def with_retries(
     *,
     connected: Callable[[], bool] = lambda: True,
     on_retry: Callable[[str], None] | None = None,
+    classify: Callable[[BaseException], str | None] = transient_kind,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> T:
@@ -86,7 +87,8 @@ async def with_retries(
 
     Between attempts it pauses (doubling from ``policy.initial`` to ``policy.maximum``) and, if
     the client is not ``connected``, keeps pausing until it is (nats-py reconnects on its own).
-    Only :func:`transient_kind` failures are retried; ``on_retry(kind)`` is told of each retry.
+    Only failures ``classify`` names (by default :func:`transient_kind`) are retried;
+    ``on_retry(kind)`` is told of each retry.
 
     If any attempt may have been stored (:class:`AppendOutcomeUnknownError`) and the budget
     runs out, that error is raised rather than a later "not sent", so the caller knows to retry
@@ -99,7 +101,7 @@ async def with_retries(
         try:
             return await attempt()
         except Exception as exc:
-            kind = transient_kind(exc)
+            kind = classify(exc)
             if kind is None:
                 raise
             if isinstance(exc, AppendOutcomeUnknownError):

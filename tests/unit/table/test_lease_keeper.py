@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from riverboat.leases import Holder, MemoryLeaseStore
+from riverboat.leases import Holder, Lease, LeaseStoreUnavailable, MemoryLeaseStore
 from riverboat.redirect import Owner
 from riverboat.services.common.errors import NoOwner, NotOwner
 from riverboat.services.table.owners import LeaseKeeper
@@ -151,3 +151,38 @@ async def test_a_restart_on_the_same_address_takes_its_leases_back_at_once(
     assert restarted.holds("t1") and registry.loaded == {"t1"}
     assert (await leases.get("t1")).holder == again  # type: ignore[union-attr]
     await restarted.stop()
+
+
+class Flaky(MemoryLeaseStore):
+    """A store whose first answers are lost, as a replicated bucket's are while its stream
+    elects its first leader: the first ``create`` lands but its answer does not arrive, and
+    the first reads time out."""
+
+    def __init__(self, ttl: float, failures: int) -> None:
+        super().__init__(ttl=ttl)
+        self.failures = failures
+
+    def _fail(self) -> None:
+        if self.failures > 0:
+            self.failures -= 1
+            raise LeaseStoreUnavailable("nats: timeout")
+
+    async def create(self, key: str, holder: Holder) -> Lease:
+        lease = await super().create(key, holder)
+        self._fail()
+        return lease
+
+    async def all(self) -> dict[str, Lease]:
+        self._fail()
+        return await super().all()
+
+
+async def test_joining_waits_out_a_lease_store_that_does_not_answer_yet() -> None:
+    leases, instances = Flaky(ttl=10, failures=2), Flaky(ttl=10, failures=3)
+    here = Tables(["t1"])
+    a = await _keeper(A, leases, instances, here)
+    assert a.owned() == ["t1"] and here.loaded == {"t1"}
+    # The lost answer's write stood: the instance is announced once, as itself.
+    assert {k: v.holder for k, v in (await instances.all()).items()} == {"a": A}
+    assert leases.failures == instances.failures == 0
+    await a.stop()

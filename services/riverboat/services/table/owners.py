@@ -33,6 +33,7 @@ from typing import Any
 
 import structlog
 
+from riverboat.eventstore.retry import AppendRetry, with_retries
 from riverboat.leases import (
     Holder,
     Lease,
@@ -54,6 +55,18 @@ __all__ = ["LeaseKeeper", "default_instance_id"]
 #: A lease counts as held until this share of its TTL has passed since the renewal that
 #: confirmed it was sent: the rest is the margin against clock drift and a slow answer.
 _SAFE_SHARE = 0.8
+
+# How long joining keeps trying a lease store that does not answer: a new replicated bucket's
+# first leader election takes seconds; past this the store is down and the process says so.
+JOIN_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=1.0)
+
+
+def _unavailable(exc: BaseException) -> str | None:
+    return "lease_store_unavailable" if isinstance(exc, LeaseStoreUnavailable) else None
+
+
+def _log_retry(kind: str) -> None:
+    log.warning("lease_store_retry", kind=kind)
 
 
 def default_instance_id() -> str:
@@ -227,14 +240,9 @@ class LeaseKeeper:
         self._adopt, self._drop, self._hand_over = adopt, drop, hand_over
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
         self._settle = settle
-        await self._announce()
-        self._live = {
-            k: v.holder
-            for k, v in (await self.instances.all()).items()
-            if not self._predecessor(v.holder)
-        }
-        self._live[self.me.instance] = self.me
-        self._view = await self.tables.all()
+        # A bucket just created on a cluster may not answer for a few seconds (its stream is
+        # electing a leader): joining is retried through that rather than ending the process.
+        await with_retries(self._join, JOIN_RETRY, classify=_unavailable, on_retry=_log_retry)
         for lease in list(self._view.values()):
             if self._predecessor(lease.holder):
                 await self._take_back(lease)
@@ -246,6 +254,17 @@ class LeaseKeeper:
             asyncio.ensure_future(self._balance_loop()),
         ]
         self._publish_count()
+
+    async def _join(self) -> None:
+        """Announce this instance and read who is live and who holds what."""
+        await self._announce()
+        self._live = {
+            k: v.holder
+            for k, v in (await self.instances.all()).items()
+            if not self._predecessor(v.holder)
+        }
+        self._live[self.me.instance] = self.me
+        self._view = await self.tables.all()
 
     def _predecessor(self, holder: Holder) -> bool:
         """``holder`` is an earlier life of this instance: the same id, or the same address

@@ -8,7 +8,7 @@ from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
-from riverboat.leases import Holder, JetStreamLeaseStore, owners_bucket
+from riverboat.leases import Holder, JetStreamLeaseStore, LeaseStoreUnavailable, owners_bucket
 from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
@@ -16,6 +16,7 @@ from riverboat.services.common import (
     ShutdownSignals,
 )
 from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.common.config import StartupError
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
@@ -100,7 +101,10 @@ class TableServer:
         await self.grpc.start()
         # Only now is the real port known (the address may say port 0).
         self.registry.keeper = await self._keeper(self.nc)
-        await self.registry.start()
+        try:
+            await self.registry.start()
+        except LeaseStoreUnavailable as exc:
+            raise StartupError(f"the table owners' lease store did not answer: {exc}") from exc
         await self.health.ready()
         log.info(
             "table_service_ready",
