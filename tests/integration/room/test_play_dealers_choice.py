@@ -32,8 +32,8 @@ from tests.integration.room.test_play_terminal import (
     calling_station,
     plain,
     settled,  # noqa: F401  (the fixture, used by name)
-    spawn_in_pty,
 )
+from tests.terminal import spawn_in_pty
 
 BOT_GAME = "seven_twenty_seven"
 

@@ -10,13 +10,9 @@ on screen) until the showdown shows them, and the pot and the result are printed
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
 import re
-import struct
-import subprocess
 import sys
-import termios
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -33,6 +29,7 @@ from riverboat.handtext import money
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
 from tests.integration.room._settled import Settled, settled_lobby
 from tests.integration.room.conftest import Room
+from tests.terminal import spawn_in_pty
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 ERASED = re.compile(r"[^\n]*\r\x1b\[2K")  # a prompt the client erased to print above it
@@ -60,24 +57,6 @@ def move(screen: Screen) -> str:
     match = screen.child.match
     assert isinstance(match, re.Match)
     return "i" if "i bring in" in plain(match.group(1)) else "c"
-
-
-def spawn_in_pty(
-    argv: list[str], env: dict[str, str], rows: int = 50, columns: int = 150
-) -> tuple[subprocess.Popen[bytes], fdspawn[str]]:
-    """Run ``argv`` on a new pseudo-terminal; pexpect reads and types on its master side.
-
-    Not ``pexpect.spawn``: it forks and runs Python in the child, which is unsafe in this
-    process once gRPC's threads run (the child can die in gRPC's fork handling before it
-    execs); ``subprocess`` starts children the safe way, as the room's services are started.
-    """
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    try:
-        process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env)
-    finally:
-        os.close(slave)  # the child holds it now: its exit is our end of file
-    return process, fdspawn(master, encoding="utf-8", timeout=20)
 
 
 class Screen:

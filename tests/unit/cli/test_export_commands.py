@@ -24,6 +24,7 @@ from riverboat.audit.synthetic import play_archive
 from riverboat.cli.app import run
 from riverboat.engine.events import RakeTaken
 from riverboat.history import hands_from_archive
+from tests.terminal import spawn_in_pty
 
 BAR = "━"  # what Rich draws a bar with
 ESCAPE = "\x1b"
@@ -42,15 +43,15 @@ def command(*argv: str) -> list[str]:
 
 
 def under_a_terminal(argv: list[str], tmp: Path) -> tuple[int, str]:
-    """Run ``argv`` with stdin, stdout and stderr on a pseudo-terminal; its exit status and
-    everything the terminal showed."""
+    """Run ``argv`` with stdin, stdout and stderr on a pseudo-terminal; its exit status
+    (negative: the signal that ended it) and everything the terminal showed."""
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "100"}
     env.pop("NO_COLOR", None)
-    child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=str(tmp), encoding="utf-8", timeout=300)
+    process, child = spawn_in_pty(argv, env, columns=100, cwd=tmp, timeout=300)
     child.expect(pexpect.EOF)
     shown = child.before or ""
     child.close()
-    return child.exitstatus or 0, shown
+    return process.wait(60), shown
 
 
 def piped(argv: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
