@@ -1,0 +1,116 @@
+"""Write ``tests/vectors/crv1.json`` (run once; the file is frozen, the tests recompute it).
+
+    .venv/bin/python tests/vectors/make_crv1.py > tests/vectors/crv1.json
+
+A change to CRV1 that alters any entry is a new scheme (CRV2), never a regenerated file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Any
+
+from riverboat.engine.cards import card_str
+from riverboat.shuffle import crv1
+from riverboat.shuffle.crv1 import ClientSeed, SeedOrigin
+
+
+def _seed(label: str) -> bytes:
+    return hashlib.sha256(f"CRV1 known-answer {label}".encode("ascii")).digest()
+
+
+CASES: list[dict[str, Any]] = [
+    {
+        "comment": "the worked example of docs/shuffle.md part II: seed 00..1f, two client seeds",
+        "hand_id": "table-1-7",
+        "seed": bytes(range(32)),
+        "seeds": [
+            ClientSeed(1, "ann", b"\x11" * 32, SeedOrigin.CLIENT),
+            ClientSeed(3, "bob", b"\x33" * 32, SeedOrigin.DRAWN),
+        ],
+        "reshuffles": [],
+    },
+    {
+        "comment": "same hand and seeds, but ann's seed marked drawn: another dealing order",
+        "hand_id": "table-1-7",
+        "seed": bytes(range(32)),
+        "seeds": [
+            ClientSeed(1, "ann", b"\x11" * 32, SeedOrigin.DRAWN),
+            ClientSeed(3, "bob", b"\x33" * 32, SeedOrigin.DRAWN),
+        ],
+        "reshuffles": [],
+    },
+    {
+        "comment": "all-zero dealer seed, one seat",
+        "hand_id": "x",
+        "seed": bytes(32),
+        "seeds": [ClientSeed(9, "p", bytes(32), SeedOrigin.CLIENT)],
+        "reshuffles": [],
+    },
+    {
+        "comment": "a draw hand with two reshuffles (deck positions of the discards)",
+        "hand_id": "draw-table-12",
+        "seed": _seed("draw"),
+        "seeds": [
+            ClientSeed(s, f"player-{s}", _seed(f"client {s}"), SeedOrigin.CLIENT)
+            for s in (2, 4, 5, 6, 7, 8)
+        ],
+        "reshuffles": [[3, 9, 17, 22, 40, 41, 50], [0, 51, 8]],
+    },
+    {
+        "comment": "non-ASCII hand id and player ids (2-, 3- and 4-byte UTF-8)",
+        "hand_id": "h\u00e4nd-\u2603-\U0001f0a1",
+        "seed": b"\xff" * 32,
+        "seeds": [
+            ClientSeed(2, "\u00e9mile", _seed("emile"), SeedOrigin.CLIENT),
+            ClientSeed(1, "\u2660\U0001f0a1", _seed("spade"), SeedOrigin.DRAWN),
+        ],
+        "reshuffles": [],
+    },
+]
+
+
+def render(case: dict[str, Any]) -> dict[str, Any]:
+    hand = crv1.derive_hand(case["hand_id"], case["seed"], case["seeds"], case["reshuffles"])
+    commit = hand.commit
+    shown = sorted({0, 31, 32, 47, 48, 51, hand.order[0]})
+    return {
+        "comment": case["comment"],
+        "hand_id": case["hand_id"],
+        "seed": case["seed"].hex(),
+        "client_seeds": [
+            {"seat": s.seat, "player": s.player, "origin": int(s.origin), "seed": s.seed.hex()}
+            for s in case["seeds"]
+        ],
+        "reshuffles": case["reshuffles"],
+        "commitment": commit.commitment.hex(),
+        "deck": [card_str(c) for c in commit.deck],
+        "salts": [s.hex() for s in commit.salts],
+        "leaf_0": commit.leaves[0].hex(),
+        "root": commit.root.hex(),
+        "mix_key": hand.key.hex(),
+        "order": list(hand.order),
+        "dealt": [card_str(c) for c in hand.dealt()],
+        "openings": {str(j): commit.opening(j).to_bytes().hex() for j in shown},
+    }
+
+
+def main() -> None:
+    doc = {
+        "scheme": "CRV1",
+        "spec": "docs/shuffle.md, part II",
+        "encoding": (
+            "hex strings are lowercase; cards are rank+suit (2..A, c d h s); 'order' lists deck "
+            "positions in dealing order (pi, then each reshuffle round); 'openings' maps a deck "
+            "position to its opening bytes; origin 0 = client, 1 = drawn"
+        ),
+        "vectors": [render(case) for case in CASES],
+    }
+    json.dump(doc, sys.stdout, indent=1, ensure_ascii=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
