@@ -527,3 +527,38 @@ class LobbyClient:
             metadata=self.metadata,
         )
         return reply
+
+    async def lock_account(self, username: str, reason: str = "") -> lobby_pb2.PlayerAccount:
+        """Lock an account (operators)."""
+        reply = await self.stub.LockAccount(
+            lobby_pb2.LockAccountRequest(username=username, reason=reason), metadata=self.metadata
+        )
+        account: lobby_pb2.PlayerAccount = reply.account
+        return account
+
+    async def unlock_account(self, username: str) -> lobby_pb2.PlayerAccount:
+        """Unlock an account (operators)."""
+        reply = await self.stub.UnlockAccount(
+            lobby_pb2.UnlockAccountRequest(username=username), metadata=self.metadata
+        )
+        account: lobby_pb2.PlayerAccount = reply.account
+        return account
+
+    async def reset_password(self, username: str, new_password: str) -> lobby_pb2.PlayerAccount:
+        """Give an account a new password (operators)."""
+        reply = await self.stub.ResetPassword(
+            lobby_pb2.ResetPasswordRequest(username=username, new_password=new_password),
+            metadata=self.metadata,
+        )
+        account: lobby_pb2.PlayerAccount = reply.account
+        return account
+
+    async def list_players(
+        self, page_size: int = 20, page_token: str = ""
+    ) -> lobby_pb2.ListPlayersResponse:
+        """A page of player accounts with their wallets (operators, auditors)."""
+        reply: lobby_pb2.ListPlayersResponse = await self.stub.ListPlayers(
+            lobby_pb2.ListPlayersRequest(page_size=page_size, page_token=page_token),
+            metadata=self.metadata,
+        )
+        return reply

@@ -9,7 +9,7 @@ once; a record that skips a version says the caller must read that aggregate's l
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 
 from riverboat.eventcodec import options_from_pb
@@ -58,7 +58,29 @@ def apply_event(state: LobbyState, event: lobby_pb2.LobbyEvent) -> None:
     when = event.occurred_at.ToDatetime(tzinfo=UTC)
     if kind == "account_registered":
         m = event.account_registered
-        state.accounts[m.username] = Account(m.username, m.player_id, m.role, m.password_hash)
+        state.accounts[m.username] = Account(
+            m.username, m.player_id, m.role, m.password_hash, registered_at=when
+        )
+    elif kind == "account_locked":
+        # An account's events share its aggregate: AccountRegistered is always folded first.
+        locked = state.accounts[event.account_locked.username]
+        state.accounts[locked.username] = replace(
+            locked,
+            locked=True,
+            locked_reason=event.account_locked.reason,
+            locked_by=event.actor,
+            locked_at=when,
+        )
+    elif kind == "account_unlocked":
+        unlocked = state.accounts[event.account_unlocked.username]
+        state.accounts[unlocked.username] = replace(
+            unlocked, locked=False, locked_reason="", locked_by="", locked_at=None
+        )
+    elif kind == "password_reset":
+        reset = state.accounts[event.password_reset.username]
+        state.accounts[reset.username] = replace(
+            reset, password_hash=event.password_reset.password_hash
+        )
     elif kind == "table_listed":
         t = event.table_listed
         state.tables[t.table_id] = ListedTable(

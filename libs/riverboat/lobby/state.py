@@ -33,6 +33,13 @@ class Account:
     player_id: str
     role: str
     password_hash: str
+    registered_at: datetime | None = None
+    #: Locked by an operator: no login, no buy-in, no waiting list (until unlocked).
+    locked: bool = False
+    locked_reason: str = ""
+    #: Who locked it ("operator:boss") and when.
+    locked_by: str = ""
+    locked_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,12 @@ class LobbyState:
             if j.status == "started"
             and (started_before is None or j.started_at is None or j.started_at < started_before)
         ]
+
+    def players_in_order(self) -> list[Account]:
+        """Player accounts by username."""
+        return sorted(
+            (a for a in self.accounts.values() if a.role == "player"), key=lambda a: a.username
+        )
 
     def tables_in_order(self) -> list[ListedTable]:
         """Tables by creation time."""

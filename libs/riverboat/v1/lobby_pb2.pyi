@@ -171,23 +171,111 @@ class LeaveTableResponse(_message.Message):
     stack: int
     def __init__(self, pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
 
+class LockAccountRequest(_message.Message):
+    __slots__ = ("username", "reason")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    reason: str
+    def __init__(self, username: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class LockAccountResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: PlayerAccount
+    def __init__(self, account: _Optional[_Union[PlayerAccount, _Mapping]] = ...) -> None: ...
+
+class UnlockAccountRequest(_message.Message):
+    __slots__ = ("username",)
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    def __init__(self, username: _Optional[str] = ...) -> None: ...
+
+class UnlockAccountResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: PlayerAccount
+    def __init__(self, account: _Optional[_Union[PlayerAccount, _Mapping]] = ...) -> None: ...
+
+class ResetPasswordRequest(_message.Message):
+    __slots__ = ("username", "new_password")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    NEW_PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    new_password: str
+    def __init__(self, username: _Optional[str] = ..., new_password: _Optional[str] = ...) -> None: ...
+
+class ResetPasswordResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: PlayerAccount
+    def __init__(self, account: _Optional[_Union[PlayerAccount, _Mapping]] = ...) -> None: ...
+
+class ListPlayersRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListPlayersResponse(_message.Message):
+    __slots__ = ("players", "next_page_token")
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    players: _containers.RepeatedCompositeFieldContainer[PlayerAccount]
+    next_page_token: str
+    def __init__(self, players: _Optional[_Iterable[_Union[PlayerAccount, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class PlayerAccount(_message.Message):
+    __slots__ = ("username", "role", "locked", "locked_reason", "locked_by", "locked_at", "balance", "reserved", "at_tables", "registered_at")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    LOCKED_FIELD_NUMBER: _ClassVar[int]
+    LOCKED_REASON_FIELD_NUMBER: _ClassVar[int]
+    LOCKED_BY_FIELD_NUMBER: _ClassVar[int]
+    LOCKED_AT_FIELD_NUMBER: _ClassVar[int]
+    BALANCE_FIELD_NUMBER: _ClassVar[int]
+    RESERVED_FIELD_NUMBER: _ClassVar[int]
+    AT_TABLES_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    role: str
+    locked: bool
+    locked_reason: str
+    locked_by: str
+    locked_at: _timestamp_pb2.Timestamp
+    balance: int
+    reserved: int
+    at_tables: int
+    registered_at: _timestamp_pb2.Timestamp
+    def __init__(self, username: _Optional[str] = ..., role: _Optional[str] = ..., locked: _Optional[bool] = ..., locked_reason: _Optional[str] = ..., locked_by: _Optional[str] = ..., locked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., balance: _Optional[int] = ..., reserved: _Optional[int] = ..., at_tables: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class LobbyEvent(_message.Message):
-    __slots__ = ("request_id", "occurred_at", "account_registered", "table_listed", "join_started", "join_completed", "join_failed")
+    __slots__ = ("request_id", "occurred_at", "actor", "account_registered", "table_listed", "join_started", "join_completed", "join_failed", "account_locked", "account_unlocked", "password_reset")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_REGISTERED_FIELD_NUMBER: _ClassVar[int]
     TABLE_LISTED_FIELD_NUMBER: _ClassVar[int]
     JOIN_STARTED_FIELD_NUMBER: _ClassVar[int]
     JOIN_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     JOIN_FAILED_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_LOCKED_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_UNLOCKED_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_RESET_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     occurred_at: _timestamp_pb2.Timestamp
+    actor: str
     account_registered: AccountRegistered
     table_listed: TableListed
     join_started: JoinStarted
     join_completed: JoinCompleted
     join_failed: JoinFailed
-    def __init__(self, request_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., account_registered: _Optional[_Union[AccountRegistered, _Mapping]] = ..., table_listed: _Optional[_Union[TableListed, _Mapping]] = ..., join_started: _Optional[_Union[JoinStarted, _Mapping]] = ..., join_completed: _Optional[_Union[JoinCompleted, _Mapping]] = ..., join_failed: _Optional[_Union[JoinFailed, _Mapping]] = ...) -> None: ...
+    account_locked: AccountLocked
+    account_unlocked: AccountUnlocked
+    password_reset: PasswordReset
+    def __init__(self, request_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., account_registered: _Optional[_Union[AccountRegistered, _Mapping]] = ..., table_listed: _Optional[_Union[TableListed, _Mapping]] = ..., join_started: _Optional[_Union[JoinStarted, _Mapping]] = ..., join_completed: _Optional[_Union[JoinCompleted, _Mapping]] = ..., join_failed: _Optional[_Union[JoinFailed, _Mapping]] = ..., account_locked: _Optional[_Union[AccountLocked, _Mapping]] = ..., account_unlocked: _Optional[_Union[AccountUnlocked, _Mapping]] = ..., password_reset: _Optional[_Union[PasswordReset, _Mapping]] = ...) -> None: ...
 
 class AccountRegistered(_message.Message):
     __slots__ = ("username", "player_id", "role", "password_hash")
@@ -246,3 +334,25 @@ class JoinFailed(_message.Message):
     reference: str
     reason: str
     def __init__(self, reference: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class AccountLocked(_message.Message):
+    __slots__ = ("username", "reason")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    reason: str
+    def __init__(self, username: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class AccountUnlocked(_message.Message):
+    __slots__ = ("username",)
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    def __init__(self, username: _Optional[str] = ...) -> None: ...
+
+class PasswordReset(_message.Message):
+    __slots__ = ("username", "password_hash")
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_HASH_FIELD_NUMBER: _ClassVar[int]
+    username: str
+    password_hash: str
+    def __init__(self, username: _Optional[str] = ..., password_hash: _Optional[str] = ...) -> None: ...

@@ -77,6 +77,26 @@ class LobbyServiceStub:
                 request_serializer=riverboat_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_lobby__pb2.LeaveTableResponse.FromString,
                 _registered_method=True)
+        self.LockAccount = channel.unary_unary(
+                '/riverboat.v1.LobbyService/LockAccount',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.LockAccountRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.LockAccountResponse.FromString,
+                _registered_method=True)
+        self.UnlockAccount = channel.unary_unary(
+                '/riverboat.v1.LobbyService/UnlockAccount',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.UnlockAccountRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.UnlockAccountResponse.FromString,
+                _registered_method=True)
+        self.ResetPassword = channel.unary_unary(
+                '/riverboat.v1.LobbyService/ResetPassword',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.ResetPasswordRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.ResetPasswordResponse.FromString,
+                _registered_method=True)
+        self.ListPlayers = channel.unary_unary(
+                '/riverboat.v1.LobbyService/ListPlayers',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -139,6 +159,36 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LockAccount(self, request, context):
+        """Lock an account (operators): it can no longer log in, buy in or join a waiting list;
+        its tokens already issued are refused by the lobby. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnlockAccount(self, request, context):
+        """Unlock a locked account (operators). Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetPassword(self, request, context):
+        """Give an account a new password (operators); the old one stops working at once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPlayers(self, request, context):
+        """Player accounts with their wallet balances, in username order, a page at a time
+        (operators, auditors).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -176,6 +226,26 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.LeaveTable,
                     request_deserializer=riverboat_dot_v1_dot_lobby__pb2.LeaveTableRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_lobby__pb2.LeaveTableResponse.SerializeToString,
+            ),
+            'LockAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.LockAccount,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.LockAccountRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.LockAccountResponse.SerializeToString,
+            ),
+            'UnlockAccount': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlockAccount,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.UnlockAccountRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.UnlockAccountResponse.SerializeToString,
+            ),
+            'ResetPassword': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetPassword,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.ResetPasswordRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.ResetPasswordResponse.SerializeToString,
+            ),
+            'ListPlayers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlayers,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -375,6 +445,114 @@ class LobbyService:
             '/riverboat.v1.LobbyService/LeaveTable',
             riverboat_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString,
             riverboat_dot_v1_dot_lobby__pb2.LeaveTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LockAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/LockAccount',
+            riverboat_dot_v1_dot_lobby__pb2.LockAccountRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.LockAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlockAccount(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/UnlockAccount',
+            riverboat_dot_v1_dot_lobby__pb2.UnlockAccountRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.UnlockAccountResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetPassword(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/ResetPassword',
+            riverboat_dot_v1_dot_lobby__pb2.ResetPasswordRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.ResetPasswordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlayers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/ListPlayers',
+            riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -132,6 +132,23 @@ def register(groups: Any) -> None:
     rake.add_argument("--table", dest="table_id", default="", help="one table only")
     rake.set_defaults(handler=_run(cmd_rake_report))
 
+    players = sub.add_parser("players", parents=[common], help="player accounts and wallets")
+    players.set_defaults(handler=_run(cmd_players))
+
+    lock = sub.add_parser("lock", parents=[common], help="lock an account (no login, no buy-in)")
+    lock.add_argument("username")
+    lock.add_argument("--reason", default="", help="why (kept in the lobby's log)")
+    lock.set_defaults(handler=_run(cmd_lock))
+
+    unlock = sub.add_parser("unlock", parents=[common], help="unlock an account")
+    unlock.add_argument("username")
+    unlock.set_defaults(handler=_run(cmd_unlock))
+
+    reset = sub.add_parser("reset-password", parents=[common], help="give an account a password")
+    reset.add_argument("username")
+    reset.add_argument("--new-password", help="the new password (asked if missing, not echoed)")
+    reset.set_defaults(handler=_run(cmd_reset_password))
+
     ledger = sub.add_parser("ledger", parents=[common], help="postings of one ledger account")
     ledger.add_argument("account", help='e.g. "wallet:ann", "rake", "cashier", "table:T:ann"')
     ledger.add_argument("--limit", type=int, default=50, help="at most this many (50)")
@@ -530,4 +547,69 @@ async def cmd_ledger(admin: Admin) -> int:
     admin.console.print(grid)
     if page:
         admin.say(f"(more: --limit {args.limit * 2})")
+    return 0
+
+
+async def cmd_players(admin: Admin) -> int:
+    """Every player account, locked or not, with its wallet."""
+    players: list[lobby_pb2.PlayerAccount] = []
+    page = ""
+    while True:
+        reply = await admin.lobby_call(admin.lobby.list_players(100, page))
+        players.extend(reply.players)
+        page = reply.next_page_token
+        if not page:
+            break
+    if not players:
+        admin.say("No player accounts yet.")
+        return 0
+    grid = Table(header_style="bold", title="Players")
+    grid.add_column("Player")
+    grid.add_column("Status")
+    for column in ("Wallet", "Being seated", "At tables", "Total"):
+        grid.add_column(column, justify="right")
+    for p in players:
+        status = "active"
+        if p.locked:
+            why = f": {p.locked_reason}" if p.locked_reason else ""
+            status = f"locked by {p.locked_by}{why}"
+        grid.add_row(
+            p.username,
+            status,
+            money(p.balance),
+            money(p.reserved),
+            money(p.at_tables),
+            money(p.balance + p.reserved + p.at_tables),
+        )
+    admin.console.print(grid)
+    return 0
+
+
+async def cmd_lock(admin: Admin) -> int:
+    """Lock an account."""
+    account = await admin.lobby_call(
+        admin.lobby.lock_account(admin.args.username, admin.args.reason)
+    )
+    when = account.locked_at.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    admin.say(
+        f"{account.username} is locked (by {account.locked_by}, {when}); they cannot log in "
+        "or buy in until `riverboat admin unlock`."
+    )
+    return 0
+
+
+async def cmd_unlock(admin: Admin) -> int:
+    """Unlock an account."""
+    account = await admin.lobby_call(admin.lobby.unlock_account(admin.args.username))
+    admin.say(f"{account.username} is unlocked; they may log in and buy in again.")
+    return 0
+
+
+async def cmd_reset_password(admin: Admin) -> int:
+    """Give an account a new password."""
+    password = admin.args.new_password or getpass.getpass(
+        f"new password for {admin.args.username}: "
+    )
+    account = await admin.lobby_call(admin.lobby.reset_password(admin.args.username, password))
+    admin.say(f"{account.username} has a new password; the old one no longer logs in.")
     return 0

@@ -20,6 +20,7 @@ import grpc
 import grpc.aio
 
 from riverboat.auth import Identity, TokenError, TokenIssuer
+from riverboat.services.common.errors import PermissionDenied
 from riverboat.services.common.wrappers import WrapperCache
 
 Handler = Any  # grpc.RpcMethodHandler; the stubs' generics add nothing here
@@ -130,9 +131,11 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
                 raise  # unreachable: abort raises
             if identity.role not in allowed:
-                await context.abort(
-                    grpc.StatusCode.PERMISSION_DENIED,
+                # Raised, not aborted: the ErrorInterceptor in front of every service sends
+                # it with its machine-readable reason (a client tells it from other refusals).
+                raise PermissionDenied(
                     f"{name} is for {' or '.join(sorted(allowed))}, not a {identity.role}",
+                    reason="ROLE_NOT_ALLOWED",
                 )
             return identity
 

@@ -16,6 +16,8 @@ recognised as a repeat folds the original from the log (so it answers as the fir
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import re
 from datetime import UTC, datetime, timedelta
@@ -45,6 +47,7 @@ from riverboat.lobby.state import (
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
     REASON_METADATA_KEY,
+    Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -70,7 +73,13 @@ RULES = {
     "CreateTable": {"operator", "service"},
     "JoinTable": {"player"},
     "LeaveTable": {"player"},
+    "LockAccount": {"operator"},
+    "UnlockAccount": {"operator"},
+    "ResetPassword": {"operator"},
+    "ListPlayers": {"operator", "auditor"},
 }
+#: Largest ListPlayers page; a larger page_size is reduced to it (AIP-158).
+MAX_PLAYERS_PAGE = 100
 #: A buy-in still "started" after this long was interrupted (its lobby crashed): resolve it.
 JOIN_GRACE_SECONDS = 60.0
 _REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -182,6 +191,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if account is None or not ok:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong username or password")
         assert account is not None
+        # Said only to whoever knows the password: a lock reveals nothing to a guesser.
+        _refuse_locked(account)
         now = datetime.now(UTC)
         token = self.issuer.issue(
             account.player_id, account.role, ttl=self.token_ttl, now=now.timestamp()
@@ -192,6 +203,144 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             expires_at=_stamp(expires),
             role=account.role,
             player_id=account.player_id,
+        )
+
+    # --- operator control of accounts -------------------------------------------------------
+
+    def _account(self, username: str) -> Account:
+        account = self.lobby.state.accounts.get(username)
+        if account is None:
+            raise NotFound(f"no account {username!r}", reason="NO_SUCH_ACCOUNT")
+        return account
+
+    async def LockAccount(
+        self, request: lobby_pb2.LockAccountRequest, context: Any
+    ) -> lobby_pb2.LockAccountResponse:
+        """Lock an account: no login, buy-in or waiting list until unlocked (operators)."""
+        account = self._account(request.username)
+        if len(request.reason) > 200:
+            raise InvalidArgument("reason is at most 200 characters", reason="REASON_TOO_LONG")
+        if account.username == current_identity().subject:
+            raise FailedPrecondition(
+                "an operator cannot lock their own account", reason="CANNOT_LOCK_SELF"
+            )
+        if not account.locked:
+            await self._record_account(
+                account.username,
+                "lock",
+                lobby_pb2.LobbyEvent(
+                    account_locked=lobby_pb2.AccountLocked(
+                        username=account.username, reason=request.reason
+                    )
+                ),
+            )
+            log.info("account_locked", player_id=account.username, by=_caller())
+        return lobby_pb2.LockAccountResponse(account=self._player(request.username))
+
+    async def UnlockAccount(
+        self, request: lobby_pb2.UnlockAccountRequest, context: Any
+    ) -> lobby_pb2.UnlockAccountResponse:
+        """Unlock an account (operators)."""
+        account = self._account(request.username)
+        if account.locked:
+            await self._record_account(
+                account.username,
+                "unlock",
+                lobby_pb2.LobbyEvent(
+                    account_unlocked=lobby_pb2.AccountUnlocked(username=account.username)
+                ),
+            )
+            log.info("account_unlocked", player_id=account.username, by=_caller())
+        return lobby_pb2.UnlockAccountResponse(account=self._player(request.username))
+
+    async def ResetPassword(
+        self, request: lobby_pb2.ResetPasswordRequest, context: Any
+    ) -> lobby_pb2.ResetPasswordResponse:
+        """A new password for an account; the old one stops working at once (operators)."""
+        account = self._account(request.username)
+        try:
+            check_rules(request.new_password)
+        except PasswordError as exc:
+            raise InvalidArgument(str(exc), reason="BAD_PASSWORD") from None
+        hashed = await self.hashing.run(context, hash_password, request.new_password)
+        await abort_if_gone(context, WRITE_MARGIN)
+        await self._record_account(
+            account.username,
+            "password",
+            lobby_pb2.LobbyEvent(
+                password_reset=lobby_pb2.PasswordReset(
+                    username=account.username, password_hash=hashed
+                )
+            ),
+        )
+        log.info("password_reset", player_id=account.username, by=_caller())
+        return lobby_pb2.ResetPasswordResponse(account=self._player(request.username))
+
+    async def _record_account(self, username: str, what: str, event: lobby_pb2.LobbyEvent) -> None:
+        """Append an operator's change to the account's aggregate, with who asked."""
+        aggregate_id = f"account-{username}"
+        # Unique per change: the version it follows (a retry after a lost answer is a repeat).
+        version = self.lobby.aggregate.version(aggregate_id)
+        event.request_id = f"{what}-{username}-{version + 1}"
+        event.actor = _caller()
+        try:
+            await self.lobby.record(aggregate_id, event)
+        except ConcurrencyError:  # another lobby changed the account meanwhile: say so
+            raise Aborted(
+                f"the account {username!r} changed meanwhile; look again and retry",
+                reason="ACCOUNT_CHANGED",
+            ) from None
+
+    def _player(self, username: str) -> lobby_pb2.PlayerAccount:
+        account = self.lobby.state.accounts[username]
+        player = lobby_pb2.PlayerAccount(
+            username=account.username,
+            role=account.role,
+            locked=account.locked,
+            locked_reason=account.locked_reason,
+            locked_by=account.locked_by,
+        )
+        if account.locked_at is not None:
+            player.locked_at.CopyFrom(_stamp(account.locked_at))
+        if account.registered_at is not None:
+            player.registered_at.CopyFrom(_stamp(account.registered_at))
+        return player
+
+    async def ListPlayers(
+        self, request: lobby_pb2.ListPlayersRequest, context: Any
+    ) -> lobby_pb2.ListPlayersResponse:
+        """Player accounts by username with their wallets (operators, auditors)."""
+        if request.page_size < 0:
+            raise InvalidArgument("page_size must not be negative", reason="BAD_PAGE_SIZE")
+        size = min(request.page_size or 20, MAX_PLAYERS_PAGE)
+        after = _players_token(request.page_token)
+        players = [a for a in self.lobby.state.players_in_order() if a.username > after]
+        page = players[:size]
+        balances = await asyncio.gather(
+            *(
+                self._call(
+                    self.settlement.GetBalance(
+                        settlement_pb2.GetBalanceRequest(player=a.username),
+                        metadata=self.metadata,
+                        timeout=5,
+                    )
+                )
+                for a in page
+            )
+        )
+        described = []
+        for account, wallet in zip(page, balances, strict=True):
+            player = self._player(account.username)
+            player.balance, player.reserved, player.at_tables = (
+                wallet.balance,
+                wallet.reserved,
+                wallet.at_tables,
+            )
+            described.append(player)
+        more = len(players) > size
+        return lobby_pb2.ListPlayersResponse(
+            players=described,
+            next_page_token=_players_token_for(page[-1].username) if more and page else "",
         )
 
     # --- tables ----------------------------------------------------------------------------
@@ -362,6 +511,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         """Reserve the buy-in from the wallet, then sit down; undone if seating fails."""
         player = current_identity().subject
         request_id = _check_request_id(request.request_id)
+        _refuse_locked(self.lobby.state.accounts.get(player))
         # One reference per (player, table, request id), unambiguous: see derived_id.
         reference = derived_id("join", player, request.table_id, request_id, readable=player)
         known = self.lobby.state.joins.get(reference)
@@ -584,6 +734,36 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             if code == grpc.StatusCode.PERMISSION_DENIED:
                 raise PermissionDenied(details, reason=reason) from None
             raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
+
+
+def _refuse_locked(account: Account | None) -> None:
+    """PERMISSION_DENIED, reason ACCOUNT_LOCKED, for an account an operator locked."""
+    if account is not None and account.locked:
+        raise PermissionDenied(
+            f"the account {account.username!r} is locked; ask the card room's operator",
+            reason="ACCOUNT_LOCKED",
+        )
+
+
+_PLAYERS_TOKEN = "players:"
+
+
+def _players_token_for(last: str) -> str:
+    """An opaque page token: the page after the account ``last``."""
+    return base64.urlsafe_b64encode((_PLAYERS_TOKEN + last).encode()).decode().rstrip("=")
+
+
+def _players_token(token: str) -> str:
+    """The username a ListPlayers page token continues after ("" for the first page)."""
+    if not token:
+        return ""
+    try:
+        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        text = ""
+    if not text.startswith(_PLAYERS_TOKEN):
+        raise InvalidArgument("page_token is not one this lobby gave out", reason="BAD_PAGE_TOKEN")
+    return text.removeprefix(_PLAYERS_TOKEN)
 
 
 def _caller() -> str:
