@@ -25,16 +25,8 @@ class LegalAction(NamedTuple):
 
 
 def legal_actions(state: HandState) -> list[LegalAction]:
-    """Everything the player to act may do now (empty when nobody is to act).
-
-    In a dealer's choice game this includes the card actions of a phase played in turn
-    (draw, expose, take or stand, match); see :func:`riverboat.engine.games.moves` for the
-    simultaneous phases.
-    """
-    if state.__class__ is not HandState:
-        from riverboat.engine.games import legal_actions as game_legal_actions
-
-        return game_legal_actions(state)  # type: ignore[arg-type]
+    """Everything the player to act may do now in a Pacific stud hand (empty when nobody is
+    to act). :func:`riverboat.engine.game.legal_actions` answers for every game."""
     i = state.to_act
     if i is None or state.finished:
         return []
@@ -65,9 +57,11 @@ def legal_actions(state: HandState) -> list[LegalAction]:
     return out
 
 
-def find_legal(state: HandState, action: str, amount: int | None) -> LegalAction:
-    """The legal action named ``action`` (at ``amount`` if given), else :class:`IllegalAction`."""
-    legal = legal_actions(state)
+def find_legal(
+    state: HandState, action: str, amount: int | None, legal: list[LegalAction]
+) -> LegalAction:
+    """The action of ``legal`` (what the player to act may do) named ``action`` (at
+    ``amount`` if given), else :class:`IllegalAction`."""
     for candidate in legal:
         if candidate.action == action:
             if amount is not None and amount not in candidate.to:

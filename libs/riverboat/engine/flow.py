@@ -45,11 +45,17 @@ from riverboat.engine.game_options import (
     edition_of,
     resolve_options,
 )
-from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
 from riverboat.engine.recording import Recorder as BaseRecorder
 from riverboat.engine.seating import validate_seating
-from riverboat.engine.state import HandState, spread_minimum, spread_unit
+from riverboat.engine.state import (
+    BET,
+    RESHUFFLE,
+    GameHandState,
+    HandState,
+    spread_minimum,
+    spread_unit,
+)
 
 
 class Recorder(BaseRecorder):
@@ -392,7 +398,7 @@ def bet(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:
                 f"unknown action {action!r}; actions are {', '.join(sorted(GAME_ACTIONS))}",
                 rule="unknown_action",
             )
-    legal = find_legal(s, action, amount)
+    legal = find_legal(s, action, amount, betting_actions(s))
     to = legal.amount if amount is None else amount
     added = to - s.street_bets[i]
     rec.emit(

@@ -30,13 +30,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from riverboat.engine import flow, phases, stud
-from riverboat.engine.betting import LegalAction, legal_actions
+from riverboat.engine.betting import LegalAction
 from riverboat.engine.commands import Act, Command, Reshuffle, StartHand, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.events import Event, HandStarted
-from riverboat.engine.games import GAMES, game_for
-from riverboat.engine.gamestate import GameHandState
-from riverboat.engine.state import HandState, apply, fold_events, initial_state
+from riverboat.engine.games import GAMES, game_for, legal_actions
+from riverboat.engine.state import GameHandState, HandState, apply, fold_events, initial_state
 
 #: Every variant the engine plays: Pacific stud hi/lo first, then the dealer's choice games.
 VARIANTS = (stud.VARIANT, *GAMES)

@@ -57,9 +57,8 @@ from riverboat.engine.flow import (
     stub_left,
     win_uncontested,
 )
-from riverboat.engine.gamestate import BET, RESHUFFLE, GameHandState
 from riverboat.engine.recording import seat_index
-from riverboat.engine.state import HandState
+from riverboat.engine.state import BET, RESHUFFLE, GameHandState, HandState
 
 #: The action(s) each phase expects.
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {

@@ -47,7 +47,6 @@ from riverboat.engine.events import (
 from riverboat.engine.game import VARIANTS, step
 from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.games import waiting_for
-from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.options import DEALERS_CHOICE_TEMPLATE, TableOptions
 from riverboat.engine.session import (
     ChooseGame,
@@ -57,7 +56,7 @@ from riverboat.engine.session import (
     SessionState,
     step_session,
 )
-from riverboat.engine.state import STUD_VARIANT, HandState
+from riverboat.engine.state import STUD_VARIANT, GameHandState, HandState
 
 #: Largest scenario accepted (actions); a hand of stud never needs more than a few hundred.
 MAX_ACTIONS = 10_000

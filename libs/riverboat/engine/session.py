@@ -50,9 +50,8 @@ from riverboat.engine.events import (
 from riverboat.engine.game import step
 from riverboat.engine.game_options import EDITIONS, RULE_BOOK
 from riverboat.engine.games import DEALERS_CHOICE, GAMES, game_options
-from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.options import TableOptions, dealers_choice_options
-from riverboat.engine.state import HandState, apply, initial_state
+from riverboat.engine.state import GameHandState, HandState, apply, initial_state
 
 #: The game a dealer's clock chooses unless the table says otherwise.
 DEFAULT_GAME = "draw"

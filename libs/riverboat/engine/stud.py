@@ -178,7 +178,7 @@ def act_with_state(
                 rule="unknown_action",
             )
         action, amount = command.action, command.amount
-    legal = find_legal(state, action, amount)
+    legal = find_legal(state, action, amount, legal_actions(state))
     to = legal.amount if amount is None else amount
     added = to - state.street_bets[i]
     rec = Recorder(state, deck)

@@ -43,9 +43,9 @@ from riverboat.engine.events import (
     HandShown,
     ReshuffleRequested,
 )
-from riverboat.engine.state import HandState
+from riverboat.engine.state import HIDDEN, HandState
 
-HIDDEN = -1
+__all__ = ["HIDDEN", "canonical", "known_cards", "redact"]
 
 
 def _hide(cards: tuple[int, ...]) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from riverboat.engine.betting import LegalAction
+from riverboat.engine.betting import legal_actions as stud_legal_actions
 from riverboat.engine.errors import InvalidCommand, InvalidOptions
 from riverboat.engine.flow import Game
 from riverboat.engine.game_options import NO_OPTIONS, RULE_BOOK, GameOptions
@@ -24,9 +25,8 @@ from riverboat.engine.games.fifteen_thirty_five import FifteenThirtyFive
 from riverboat.engine.games.follow_the_queen import FollowTheQueen
 from riverboat.engine.games.seven_twenty_seven import SevenTwentySeven
 from riverboat.engine.games.woolworth import Woolworth
-from riverboat.engine.gamestate import BET, GameHandState
 from riverboat.engine.phases import legal_moves
-from riverboat.engine.state import STUD_VARIANT, HandState
+from riverboat.engine.state import BET, STUD_VARIANT, GameHandState, HandState
 
 GAMES: Final[dict[str, Game]] = {
     game.name: game
@@ -121,21 +121,21 @@ def shown_hand(variant: str, high_text: str, low_text: str | None) -> str:
     return f"{high_text}; no low" if variant == STUD_VARIANT else high_text
 
 
-def legal_actions(state: GameHandState) -> list[LegalAction]:
-    """What the player to act may do (sequential phases and betting rounds)."""
+def legal_actions(state: HandState) -> list[LegalAction]:
+    """What the player to act may do, in any game (in a dealer's choice game: betting rounds
+    and the phases played in turn: draw, expose, take or stand, match; :func:`moves` answers
+    for the simultaneous phases)."""
     if state.to_act is None:
         return []
-    return legal_moves(game_for(state.variant), state, state.seats[state.to_act])
+    return moves(state, state.seats[state.to_act])
 
 
 def moves(state: HandState, seat: int) -> list[LegalAction]:
     """What ``seat`` may do now, in any game (simultaneous phases included)."""
     if not isinstance(state, GameHandState):
-        from riverboat.engine.betting import legal_actions as stud_legal
-
         if state.to_act is None or state.seats[state.to_act] != seat:
             return []
-        return stud_legal(state)
+        return stud_legal_actions(state)
     return legal_moves(game_for(state.variant), state, seat)
 
 

@@ -12,8 +12,8 @@ from riverboat.engine.evaluation import describe_high, high_value
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import BOARD_SPECS, DECLARE_SPECS, MATCH_SPECS
 from riverboat.engine.games.stud_family import StudFamily
-from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.phases import hole_spades
+from riverboat.engine.state import GameHandState
 
 
 class Chicago(StudFamily):

@@ -31,7 +31,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import DECLARE_SPECS, opener_spec
-from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import GameHandState
 from riverboat.engine.totals import show, totals
 
 ROW = 5

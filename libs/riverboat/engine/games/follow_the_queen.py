@@ -17,7 +17,7 @@ from riverboat.engine.games.common import (
     payments_spec,
 )
 from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
-from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import GameHandState
 from riverboat.engine.wild import QUEEN, queens_and
 
 

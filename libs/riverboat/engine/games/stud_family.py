@@ -29,7 +29,7 @@ from riverboat.engine.flow import (
     stub_left,
 )
 from riverboat.engine.game_options import OptionSpec
-from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import GameHandState
 from riverboat.engine.wild import describe, special_board, special_high
 
 STREETS = 5

@@ -27,7 +27,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec, rule_book
 from riverboat.engine.games.common import DECLARE_SPECS
-from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import GameHandState
 from riverboat.engine.totals import NEAREST_RULES, PICTURES, is_natural, nearest, show, totals
 
 
