@@ -82,7 +82,6 @@ __all__ = [
     "NatsTls",
     "ServiceConfig",
     "Settings",
-    "StartupError",
     "add_database_arguments",
     "add_nats_arguments",
     "add_nats_tls_arguments",
@@ -118,10 +117,6 @@ T = TypeVar("T")
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names it (never a secret's value)."""
-
-
-class StartupError(Exception):
-    """Something the service needs did not answer at start-up; the message says what."""
 
 
 def address_env(service: str) -> str:
@@ -516,8 +511,7 @@ def run_main(
     :func:`~riverboat.services.common.metrics.start_metrics`).
 
     ``build`` may raise :class:`ConfigError` or ``ValueError``; either becomes
-    ``<prog>: error: <message>`` on stderr and exit status 2, as argparse's own errors do; a
-    :class:`StartupError` from ``run`` is one such line and exit status 1.
+    ``<prog>: error: <message>`` on stderr and exit status 2, as argparse's own errors do.
     """
     args = parser.parse_args(argv)
     try:
@@ -526,8 +520,4 @@ def run_main(
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     require_token_key(prog)  # every service verifies tokens: a missing key stops it here
-    try:
-        return run(config, args)
-    except StartupError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
+    return run(config, args)

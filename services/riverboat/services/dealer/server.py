@@ -21,9 +21,11 @@ from nats.aio.client import Client as NATS
 
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
+from riverboat.services.common import lifecycle
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
-from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.grpcserver import BindError, GrpcServer
+from riverboat.services.common.lifecycle import StartupError, connect_nats
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
@@ -38,10 +40,6 @@ from riverboat.v1 import dealer_pb2_grpc
 __all__ = ["DealerServer", "StartupError", "build_parser", "main", "run", "serve"]
 
 _log = structlog.get_logger("riverboat.dealer.server")
-
-
-class StartupError(RuntimeError):
-    """The dealer could not start (NATS unreachable, port taken, stream misconfigured)."""
 
 
 class DealerServer:
@@ -133,56 +131,12 @@ class DealerServer:
                 await nc.close()
 
     async def _connect(self) -> NATS:
-        nc = NATS()
-        try:
-            # nats-py itself retries the first connection too (max_reconnect_attempts=-1), so
-            # the start-up deadline is a timeout around the whole connect.
-            await asyncio.wait_for(
-                nc.connect(
-                    name="riverboat-dealer",
-                    connect_timeout=2,
-                    allow_reconnect=True,
-                    max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
-                    reconnect_time_wait=1,
-                    **self.config.nats.connect_options(),
-                    **self._health.callbacks(),
-                ),
-                timeout=self.config.connect_timeout,
-            )
-        except (TimeoutError, OSError, nats.errors.Error) as exc:
-            await nc.close()
-            detail = f": {exc}" if str(exc) else ""
-            raise StartupError(
-                f"cannot connect to NATS at {self.config.nats_url} within "
-                f"{self.config.connect_timeout:g}s{detail}"
-            ) from None
-        return nc
+        return await connect_nats(self.config, name="riverboat-dealer", health=self._health)
 
 
 async def serve(config: DealerConfig, key: SealingKey) -> int:
     """Run a dealer until SIGTERM/SIGINT; the process exit status (0, or 1 if it cannot start)."""
-    server = DealerServer(config, key)
-    async with ShutdownSignals() as signals:
-        starting = asyncio.ensure_future(server.start())
-        stopping = asyncio.ensure_future(signals.wait())
-        done, _ = await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        if starting not in done:
-            # Signalled while still starting (e.g. waiting for NATS): start() cleans up.
-            starting.cancel()
-            await asyncio.gather(starting, return_exceptions=True)
-            _log.info("dealer stopped before it was ready")
-            return 0
-        failure = starting.exception()
-        if failure is not None:
-            stopping.cancel()
-            if isinstance(failure, StartupError):
-                _log.error("dealer cannot start", error=str(failure))
-                return 1
-            raise failure
-        await stopping
-        await server.stop()
-    _log.info("dealer stopped")
-    return 0
+    return await lifecycle.serve(DealerServer(config, key), "dealer")
 
 
 def build_parser(prog: str = "python -m riverboat.services.dealer") -> argparse.ArgumentParser:

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 
 import grpc
-import nats
 import structlog
 from nats.aio.client import Client as NATS
 
@@ -18,9 +17,10 @@ from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
     GrpcServer,
-    ShutdownSignals,
+    lifecycle,
 )
 from riverboat.services.common.auth import AuthInterceptor
+from riverboat.services.common.lifecycle import connect_nats
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.common.tracing import client_interceptors
 from riverboat.services.lobby.config import LobbyConfig
@@ -75,13 +75,7 @@ class LobbyServer:
 
     async def start(self) -> None:
         """Replay the log, ensure bootstrap accounts, settle interrupted buy-ins, serve."""
-        self.nc = await nats.connect(
-            name="riverboat-lobby",
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=1,
-            **self.config.nats.connect_options(),
-            **self.health.callbacks(),
-        )
+        self.nc = await connect_nats(self.config, name="riverboat-lobby", health=self.health)
         store = await JetStreamEventStore.open(
             self.nc,
             StreamSettings(
@@ -177,10 +171,6 @@ class LobbyServer:
             await self.nc.drain()
 
 
-async def serve(config: LobbyConfig) -> None:
-    """Run until SIGTERM or SIGINT."""
-    server = LobbyServer(config)
-    async with ShutdownSignals() as signals:
-        await server.start()
-        await signals.wait()
-    await server.stop()
+async def serve(config: LobbyConfig) -> int:
+    """Run until SIGTERM or SIGINT; the exit status (0, or 1 if it cannot start)."""
+    return await lifecycle.serve(LobbyServer(config), "lobby")

@@ -24,9 +24,11 @@ from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import EventStoreError, JetStreamEventStore, StreamSettings
 from riverboat.ledger.migrate import upgrade
+from riverboat.services.common import lifecycle
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor
-from riverboat.services.common.grpcserver import BindError, GrpcServer, ShutdownSignals
+from riverboat.services.common.grpcserver import BindError, GrpcServer
+from riverboat.services.common.lifecycle import StartupError, connect_nats
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
@@ -44,10 +46,6 @@ from riverboat.v1 import settlement_pb2_grpc
 __all__ = ["SettlementServer", "StartupError", "build_parser", "main", "run", "serve"]
 
 _log = structlog.get_logger("riverboat.settlement.server")
-
-
-class StartupError(RuntimeError):
-    """The service could not start (NATS or the database unreachable, port taken)."""
 
 
 def wallet_stream_settings(config: SettlementConfig, replicas: int | None = None) -> StreamSettings:
@@ -229,42 +227,12 @@ class SettlementServer:
             await asyncio.sleep(self.config.sweep_interval)
 
     async def _connect(self) -> NATS:
-        nc = NATS()
-        try:
-            await asyncio.wait_for(
-                nc.connect(
-                    name="riverboat-settlement",
-                    connect_timeout=2,
-                    allow_reconnect=True,
-                    max_reconnect_attempts=-1,
-                    reconnect_time_wait=1,
-                    **self.config.nats.connect_options(),
-                    **self._health.callbacks(),
-                ),
-                timeout=self.config.connect_timeout,
-            )
-        except (TimeoutError, OSError, nats.errors.Error) as exc:
-            await nc.close()
-            raise StartupError(
-                f"cannot connect to NATS at {self.config.nats_url} within "
-                f"{self.config.connect_timeout:g}s"
-            ) from exc
-        return nc
+        return await connect_nats(self.config, name="riverboat-settlement", health=self._health)
 
 
 async def serve(config: SettlementConfig) -> int:
     """Run until SIGTERM/SIGINT; the exit status (0, or 1 if it cannot start)."""
-    server = SettlementServer(config)
-    async with ShutdownSignals() as signals:
-        try:
-            await server.start()
-        except StartupError as exc:
-            _log.error("settlement_cannot_start", error=str(exc))
-            return 1
-        await signals.wait()
-        await server.stop()
-    _log.info("settlement_stopped")
-    return 0
+    return await lifecycle.serve(SettlementServer(config), "settlement")
 
 
 def build_parser(prog: str = "python -m riverboat.services.settlement") -> argparse.ArgumentParser:

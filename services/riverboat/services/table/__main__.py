@@ -31,8 +31,7 @@ def _run(config: TableConfig, args: argparse.Namespace) -> int:
     configure_logging(fmt=config.log_format, level=config.log_level, service="table")
     start_metrics(args, PROG)
     start_tracing(args, "table", PROG)
-    eventloop.run(serve(config))
-    return 0
+    return eventloop.run(serve(config))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import nats
 import structlog
 from nats.aio.client import Client as NATS
 
@@ -13,10 +12,10 @@ from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
     GrpcServer,
-    ShutdownSignals,
+    lifecycle,
 )
 from riverboat.services.common.auth import AuthInterceptor
-from riverboat.services.common.config import StartupError
+from riverboat.services.common.lifecycle import StartupError, connect_nats
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
@@ -73,13 +72,8 @@ class TableServer:
         """Connect, bind, rebuild every table from the log, then report SERVING."""
         # no_echo: the registry follows the table subjects to hear of other instances'
         # appends; our own would only come back to be parsed and ignored, once per action.
-        self.nc = await nats.connect(
-            name="riverboat-table",
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=1,
-            no_echo=True,
-            **self.config.nats.connect_options(),
-            **self.health.callbacks(),
+        self.nc = await connect_nats(
+            self.config, name="riverboat-table", health=self.health, no_echo=True
         )
         store = await JetStreamEventStore.open(
             self.nc,
@@ -159,11 +153,6 @@ class TableServer:
             await self.nc.drain()
 
 
-async def serve(config: TableConfig) -> None:
-    """Run until SIGTERM or SIGINT."""
-    server = TableServer(config)
-    async with ShutdownSignals() as signals:
-        await server.start()
-        await signals.wait()
-    log.info("table_service_stopping")
-    await server.stop()
+async def serve(config: TableConfig) -> int:
+    """Run until SIGTERM or SIGINT; the exit status (0, or 1 if it cannot start)."""
+    return await lifecycle.serve(TableServer(config), "table")
