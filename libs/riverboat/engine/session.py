@@ -3,7 +3,8 @@
 The hand engine plays one hand; a session strings hands together the way Buderick's table
 does (the house rules, docs/games.md "The dealer's choice table"):
 
-- The dealer button moves one seat left each deal (to the next player with chips).
+- The dealer button moves one seat left each deal (to the next player with chips;
+  :mod:`riverboat.engine.rotation` is the one rule, also the table service's).
 - Before each deal the dealer chooses the game and its options from the table's allowed list
   (``ChooseGame``); if their clock runs out (``TimeOut``) the table's default is taken.
 - When the declarations leave nobody to pay, the pot rides: the same dealer redeals the same
@@ -51,7 +52,8 @@ from riverboat.engine.game import step
 from riverboat.engine.game_options import EDITIONS, RULE_BOOK
 from riverboat.engine.games import DEALERS_CHOICE, GAMES, game_options
 from riverboat.engine.options import TableOptions, dealers_choice_options
-from riverboat.engine.state import GameHandState, HandState, apply, initial_state
+from riverboat.engine.rotation import dealer_up, riding_pot
+from riverboat.engine.state import HandState, apply, initial_state
 
 #: The game a dealer's clock chooses unless the table says otherwise.
 DEFAULT_GAME = "draw"
@@ -105,6 +107,43 @@ class DealersChoiceRules:
         return game_options(
             game, self.game_defaults.get(game), chosen, edition=self.edition
         ).to_dict()
+
+    def offered(self, players: int) -> tuple[str, ...]:
+        """The games the dealer may choose with ``players`` to deal to."""
+        return tuple(g for g in self.games if g not in GAMES or players <= GAMES[g].max_players)
+
+    def choose(
+        self,
+        options: TableOptions,
+        players: int,
+        game: str,
+        chosen: Mapping[str, Any] | None,
+        small_bet: int = 0,
+        big_bet: int = 0,
+    ) -> dict[str, Any]:
+        """Check a dealer's choice of ``game`` (with ``chosen`` options and declared limits,
+        at a table with ``options`` and ``players`` to deal to) and return the game's options;
+        :class:`IllegalAction` (``game_not_offered``, ``player_count``,
+        ``limits_out_of_bounds``) or :class:`InvalidOptions` when it may not be dealt."""
+        if game not in self.games:
+            raise IllegalAction(
+                f"this table offers {', '.join(self.games)}; not {game!r}",
+                rule="game_not_offered",
+            )
+        if game not in self.offered(players):
+            raise IllegalAction(
+                f"{GAMES[game].title} deals to at most {GAMES[game].max_players} players",
+                rule="player_count",
+            )
+        resolved = self.options_for(game, chosen)
+        self.declared_options(options, small_bet, big_bet)  # validates the limits
+        return resolved
+
+    def clock_game(self, players: int) -> str:
+        """The game a dealer's clock chooses: the default, or the first game offered when the
+        default deals to fewer players than are here."""
+        offered = self.offered(players)
+        return self.default_game if self.default_game in offered else offered[0]
 
     def limit_bounds(self, options: TableOptions) -> tuple[int, int, int, int]:
         """The declarable small bet and big bet ranges at a table with ``options``:
@@ -307,8 +346,9 @@ def apply_session(state: SessionState | None, event: Event | SessionEvent) -> Se
     if isinstance(event, HandEnded):
         final = dict(event.stacks)
         seats = tuple(SeatEntry(e.seat, e.player, final.get(e.seat, e.stack)) for e in s.seats)
-        carried = hand.carried_out if isinstance(hand, GameHandState) else 0
-        return _replace(s, hand=hand, seats=seats, carried=carried, rake=s.rake + hand.rake)
+        return _replace(
+            s, hand=hand, seats=seats, carried=riding_pot(hand), rake=s.rake + hand.rake
+        )
     return _replace(s, hand=hand)
 
 
@@ -340,7 +380,7 @@ def step_session(
         if command.seat != state.dealer:
             raise IllegalAction(f"seat {state.dealer} is choosing the game", rule="out_of_turn")
         rules = state.rules
-        game = rules.default_game
+        game = rules.clock_game(len(state.players_with_chips()))
         return _record(state, [GameChosen(state.dealer, game, rules.options_for(game, None), True)])
     if not state.hand_in_progress:
         raise IllegalAction("no hand is in progress", rule="no_hand")
@@ -385,19 +425,10 @@ def _choose(state: SessionState, command: ChooseGame) -> list[Event | SessionEve
         raise IllegalAction(
             f"seat {state.dealer} deals and chooses, not seat {command.seat}", rule="out_of_turn"
         )
-    if command.game not in state.rules.games:
-        raise IllegalAction(
-            f"this table offers {', '.join(state.rules.games)}; not {command.game!r}",
-            rule="game_not_offered",
-        )
-    game = GAMES.get(command.game)
     players = len(state.players_with_chips())
-    if game is not None and players > game.max_players:
-        raise IllegalAction(
-            f"{game.title} deals to at most {game.max_players} players", rule="player_count"
-        )
-    options = state.rules.options_for(command.game, command.options)
-    state.rules.declared_options(state.options, command.small_bet, command.big_bet)  # validates
+    options = state.rules.choose(
+        state.options, players, command.game, command.options, command.small_bet, command.big_bet
+    )
     return [
         GameChosen(command.seat, command.game, options, False, command.small_bet, command.big_bet)
     ]
@@ -427,15 +458,15 @@ def _deal(
 
 def _next_dealer(state: SessionState) -> list[Event | SessionEvent]:
     """Who deals next, once a hand is over: the same dealer and game if the pot rode."""
-    ready = sorted(s.seat for s in state.players_with_chips())
+    ready = [s.seat for s in state.players_with_chips()]
     if len(ready) < 2:
         return []  # the game is over: fewer than two players have chips
-    rode = state.carried > 0
-    if rode and state.dealer in ready:
-        seat = state.dealer
-    else:
-        after = [s for s in ready if s > state.dealer]
-        seat = (after or ready)[0]
-    if rode:
-        return [DealerUp(seat, True, state.game, dict(state.game_options))]
-    return [DealerUp(seat, False, "", {})]
+    return [
+        dealer_up(
+            ready,
+            state.dealer,
+            game=state.game,
+            game_options=state.game_options,
+            carried=state.carried,
+        )
+    ]

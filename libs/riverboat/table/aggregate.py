@@ -23,9 +23,9 @@ from riverboat.engine.events import Event as HandEvent
 from riverboat.engine.game import decide as decide_hand
 from riverboat.engine.game import fold as fold_hand
 from riverboat.engine.game import step as step_hand
-from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.money import amount_problem
 from riverboat.engine.options import TableOptions
+from riverboat.engine.rotation import next_seat, pot_carried_in, riding_pot
 from riverboat.engine.session import DealersChoiceRules
 from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.events import (
@@ -128,9 +128,7 @@ class TableState:
 
     def next_button(self) -> int:
         """The button for the next hand: the next ready seat clockwise after the last one."""
-        ready = sorted(s.seat for s in self.ready_players())
-        after = [s for s in ready if s > self.button]
-        return (after or ready)[0]
+        return next_seat((s.seat for s in self.ready_players()), self.button)
 
 
 #: The events :func:`apply` handles itself (one case each); every other one is folded into
@@ -219,8 +217,8 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 start = dict(zip(hand.seats, hand.starting_stacks, strict=True))
                 seats = tuple(replace(s, stack=start.get(s.seat, s.stack)) for s in seats)
             carried = state.carried
-            if isinstance(hand, GameHandState):
-                carried += hand.carried_in  # a riding pot waits for the redeal
+            if hand is not None:
+                carried += pot_carried_in(hand)  # a riding pot waits for the redeal
             # A dealer's choice hand is dealt again by the same dealer, with the same game.
             return replace(
                 state,
@@ -246,8 +244,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             hand = fold_hand([event], state.hand)
             final = dict(event.stacks)
             seats = tuple(replace(s, stack=final.get(s.seat, s.stack)) for s in state.seats)
-            carried = hand.carried_out if isinstance(hand, GameHandState) else 0
-            return replace(state, hand=hand, seats=seats, carried=carried, dealer=0)
+            return replace(state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0)
         case _:
             raise AssertionError(f"{type(event).__name__} is in _TABLE_LEVEL but has no case")
 

@@ -2,7 +2,8 @@
 
 Before each deal of a ``dealers_choice`` table the service calls a dealer (``DealerUp``): the
 next ready seat after the last button, or, when the pot rode, the same dealer (the next one if
-they cannot deal) redealing the same game without a choice. The dealer then chooses the game
+they cannot deal) redealing the same game without a choice (:mod:`riverboat.engine.rotation`,
+the rule the scenario API's table follows too). The dealer then chooses the game
 and its options with ``Act`` (action ``choose_game``); if their clock runs out the table's
 default game is taken (``GameChosen.by_clock``). Only then is the hand committed and dealt.
 """
@@ -14,9 +15,9 @@ from typing import Any
 
 from riverboat.engine.commands import TimeOut
 from riverboat.engine.errors import EngineError, IllegalAction
-from riverboat.engine.events import DealerUp, GameChosen
+from riverboat.engine.events import GameChosen
 from riverboat.engine.game import step as step_hand
-from riverboat.engine.games import GAMES
+from riverboat.engine.rotation import dealer_up
 from riverboat.table.aggregate import TableError, TableState, act, leavers
 from riverboat.table.events import AnyEvent
 
@@ -28,20 +29,23 @@ def call_dealer(state: TableState) -> list[AnyEvent]:
     """Call the dealer of the next deal (nothing if one is already called or none needed)."""
     if not state.needs_dealer() or not state.can_start_hand():
         return []
-    ready = {s.seat for s in state.ready_players()}
-    rode = state.carried > 0 and bool(state.game)
-    seat = state.button if rode and state.button in ready else state.next_button()
-    if rode:
-        return [DealerUp(seat, True, state.game, dict(state.game_options))]
-    return [DealerUp(seat, False, "", {})]
+    ready = [s.seat for s in state.ready_players()]
+    return [
+        dealer_up(
+            ready,
+            state.button,
+            game=state.game,
+            game_options=state.game_options,
+            carried=state.carried,
+        )
+    ]
 
 
 def offered_games(state: TableState) -> tuple[str, ...]:
     """The games the dealer may choose now (those dealing to this many players)."""
     if state.rules is None:
         return ()
-    players = len(state.ready_players())
-    return tuple(g for g in state.rules.games if g not in GAMES or players <= GAMES[g].max_players)
+    return state.rules.offered(len(state.ready_players()))
 
 
 def choose_game(
@@ -57,21 +61,11 @@ def choose_game(
     the deal's limits (``small_bet``, ``big_bet`` for the last round; 0 keeps the table's)
     within the table's bounds (``limits_out_of_bounds`` otherwise)."""
     _check_chooser(state, seat)
-    assert state.rules is not None
-    if game not in state.rules.games:
-        raise IllegalAction(
-            f"this table offers {', '.join(state.rules.games)}; not {game!r}",
-            rule="game_not_offered",
-        )
-    if game not in offered_games(state):
-        raise IllegalAction(
-            f"{GAMES[game].title} deals to at most {GAMES[game].max_players} players",
-            rule="player_count",
-        )
+    assert state.rules is not None and state.options is not None
     # Raises InvalidOptions (a bad request) for an unknown option or a bad value.
-    resolved = state.rules.options_for(game, options)
-    assert state.options is not None
-    state.rules.declared_options(state.options, small_bet, big_bet)  # validates the limits
+    resolved = state.rules.choose(
+        state.options, len(state.ready_players()), game, options, small_bet, big_bet
+    )
     return [GameChosen(seat, game, resolved, False, small_bet, big_bet)]
 
 
@@ -79,9 +73,7 @@ def time_out_choice(state: TableState, *, seat: int) -> list[AnyEvent]:
     """The dealer's clock ran out: the table's default game with the table's options."""
     _check_chooser(state, seat)
     assert state.rules is not None
-    game = state.rules.default_game
-    if game not in offered_games(state):
-        game = offered_games(state)[0]  # the default deals to fewer players than are here
+    game = state.rules.clock_game(len(state.ready_players()))
     return [GameChosen(seat, game, state.rules.options_for(game, None), True)]
 
 
