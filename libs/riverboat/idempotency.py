@@ -42,7 +42,7 @@ __all__ = [
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
-#: The machine-readable reason of a refused reuse (``rb-error-reason`` trailing metadata).
+#: The machine-readable reason of a refused reuse (the error's ``ErrorInfo.reason``).
 REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
 
 #: Stored keys must travel in a NATS header (the event store's limit on request ids).

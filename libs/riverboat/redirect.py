@@ -21,6 +21,8 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from riverboat.rpcstatus import ERROR_DOMAIN, error_info, retry_delay
+
 __all__ = [
     "DEFAULT_NO_OWNER_DELAY",
     "ERROR_DOMAIN",
@@ -33,9 +35,6 @@ __all__ = [
     "owner_address",
     "owner_of",
 ]
-
-ERROR_DOMAIN = "riverboat"
-"""The ``ErrorInfo.domain`` of every Riverboat error."""
 
 REASON_NOT_OWNER = "NOT_OWNER"
 """This instance does not own the table; the detail's metadata names the one that does."""
@@ -89,47 +88,19 @@ def no_owner_status(table_id: str, retry_delay: float, message: str) -> status_p
     return status_pb2.Status(code=code_pb2.UNAVAILABLE, message=message, details=details)
 
 
-def _status(error: grpc.RpcError) -> status_pb2.Status | None:
-    """The ``google.rpc.Status`` an error's trailers carry, if any."""
-    trailers = getattr(error, "trailing_metadata", None)
-    if trailers is None:
-        return None
-    raw = trailers() if callable(trailers) else trailers
-    for key, value in raw or ():
-        if key == "grpc-status-details-bin" and isinstance(value, bytes):
-            return status_pb2.Status.FromString(value)
-    return None
-
-
-def _reason_trailer(error: grpc.RpcError) -> str | None:
-    """The ``rb-error-reason`` trailer (services.common.errors sends every reason there)."""
-    trailers = getattr(error, "trailing_metadata", None)
-    raw = (trailers() if callable(trailers) else trailers) if trailers is not None else ()
-    for key, value in raw or ():
-        if key == "rb-error-reason" and isinstance(value, str):
-            return value
-    return None
-
-
 def _code(error: grpc.RpcError) -> grpc.StatusCode | None:
     code = getattr(error, "code", None)
     return code() if callable(code) else None
 
 
-def _error_info(status: status_pb2.Status, reason: str) -> error_details_pb2.ErrorInfo | None:
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            if info.reason == reason and info.domain == ERROR_DOMAIN:
-                return info
-    return None
+def _error_info(error: grpc.RpcError, reason: str) -> error_details_pb2.ErrorInfo | None:
+    info = error_info(error)
+    return info if info is not None and info.reason == reason else None
 
 
 def owner_of(error: grpc.RpcError) -> Owner | None:
     """The owner a ``NOT_OWNER`` error names, or None for any other error."""
-    status = _status(error)
-    info = _error_info(status, REASON_NOT_OWNER) if status is not None else None
+    info = _error_info(error, REASON_NOT_OWNER)
     if info is None or not info.metadata.get("owner_address"):
         return None
     meta = info.metadata
@@ -142,25 +113,11 @@ def owner_of(error: grpc.RpcError) -> Owner | None:
 
 def no_owner_delay(error: grpc.RpcError) -> float | None:
     """Seconds to wait before retrying a ``NO_OWNER`` error (its RetryInfo, else
-    :data:`DEFAULT_NO_OWNER_DELAY`), or None for any other error.
-
-    Also an ``UNAVAILABLE`` that names the reason only in Riverboat's ``rb-error-reason``
-    trailer (no status detail) counts: every service sends that trailer with its reasons.
-    """
-    status = _status(error)
-    if status is None or _error_info(status, REASON_NO_OWNER) is None:
-        if (
-            _reason_trailer(error) == REASON_NO_OWNER
-            and _code(error) is grpc.StatusCode.UNAVAILABLE
-        ):
-            return DEFAULT_NO_OWNER_DELAY
+    :data:`DEFAULT_NO_OWNER_DELAY`), or None for any other error."""
+    if _error_info(error, REASON_NO_OWNER) is None:
         return None
-    for detail in status.details:
-        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
-            retry = error_details_pb2.RetryInfo()
-            detail.Unpack(retry)
-            return float(retry.retry_delay.ToNanoseconds()) / 1e9
-    return DEFAULT_NO_OWNER_DELAY
+    delay = retry_delay(error)
+    return DEFAULT_NO_OWNER_DELAY if delay is None else delay
 
 
 def owner_address(error: grpc.RpcError) -> str | None:

@@ -21,6 +21,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor
 from riverboat.services.common.limits import RateLimitInterceptor, RateLimits
 from riverboat.v1 import table_pb2, table_pb2_grpc
+from tests import statuskit
 
 ISSUER = TokenIssuer(bytes(range(32)))
 
@@ -88,8 +89,9 @@ def bearer(subject: str, role: str = "player") -> tuple[tuple[str, str], ...]:
 
 
 def retry_ms(err: grpc.aio.AioRpcError) -> int:
-    pairs: Any = err.trailing_metadata() or ()
-    return int(dict(pairs)["rb-retry-delay-ms"])
+    delay = statuskit.details(err).retry_ms
+    assert delay is not None
+    return delay
 
 
 ACT = table_pb2.ActRequest(table_id="t", hand_id="h1", seat=1, action="call", request_id="r")
@@ -158,8 +160,7 @@ async def test_the_stream_cap_counts_streams_while_they_are_open() -> None:
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await third.read()
             assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            pairs: Any = err.value.trailing_metadata() or ()
-            assert dict(pairs)["rb-error-reason"] == "TOO_MANY_STREAMS"
+            assert statuskit.reason(err.value) == "TOO_MANY_STREAMS"
             operator = stub.Watch(request, metadata=bearer("boss", "operator"))
             assert (await operator.read()).version == 1  # another account
             calls[0].cancel()

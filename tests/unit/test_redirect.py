@@ -18,12 +18,7 @@ class _Error(grpc.RpcError):
 
 
 def _details(status: status_pb2.Status) -> _Error:
-    return _Error(
-        (
-            ("rb-error-reason", status.message),
-            ("grpc-status-details-bin", status.SerializeToString()),
-        )
-    )
+    return _Error((("grpc-status-details-bin", status.SerializeToString()),))
 
 
 def test_a_not_owner_status_names_the_owner() -> None:
@@ -59,24 +54,3 @@ def test_a_no_owner_status_carries_its_delay() -> None:
     redirect = not_owner_status(Owner("t1", "table-2", "h:1"), "not mine")
     assert no_owner_delay(_details(redirect)) is None
     assert no_owner_delay(_Error(())) is None
-
-
-class _Coded(_Error):
-    def __init__(
-        self, code: grpc.StatusCode, trailers: tuple[tuple[str, str | bytes], ...]
-    ) -> None:
-        super().__init__(trailers)
-        self._code = code
-
-    def code(self) -> grpc.StatusCode:
-        return self._code
-
-
-def test_a_no_owner_reason_in_the_trailer_alone_is_no_owner_too() -> None:
-    from riverboat.redirect import DEFAULT_NO_OWNER_DELAY, no_owner_delay
-
-    plain = (("rb-error-reason", "NO_OWNER"),)
-    assert no_owner_delay(_Coded(grpc.StatusCode.UNAVAILABLE, plain)) == DEFAULT_NO_OWNER_DELAY
-    assert no_owner_delay(_Coded(grpc.StatusCode.FAILED_PRECONDITION, plain)) is None
-    other = (("rb-error-reason", "LOG_UNAVAILABLE"),)
-    assert no_owner_delay(_Coded(grpc.StatusCode.UNAVAILABLE, other)) is None

@@ -15,6 +15,7 @@ from riverboat.eventstore import AppendResult, JetStreamEventStore
 from riverboat.eventstore.base import validate_aggregate_id
 from riverboat.services.dealer.config import DealerConfig
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
+from tests import statuskit
 from tests.conftest import make_token
 
 KEY = bytes(range(32))
@@ -99,9 +100,7 @@ async def rpc_error(
     error = info.value
     assert error.code() == code, f"{error.code()}: {error.details()}"
     if reason is not None:
-        metadata: Any = error.trailing_metadata() or ()
-        trailers = dict(metadata)
-        assert trailers.get("rb-error-reason") == reason, (trailers, error.details())
+        assert statuskit.reason(error) == reason, error.details()
     details = error.details() or ""
     assert "Traceback" not in details
     return error

@@ -16,10 +16,16 @@ import pytest
 import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from riverboat.services.common.errors import ErrorInterceptor, FailedPrecondition, NotFound
+from riverboat.services.common.errors import (
+    ErrorInterceptor,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+)
 from riverboat.services.common.grpcserver import LIVENESS, BindError, GrpcServer, ShutdownSignals
 from riverboat.services.common.logs import configure_logging
 from riverboat.v1 import dealer_pb2
+from tests import statuskit
 from tests.integration.dealer._kit import rpc_error
 
 pytestmark = pytest.mark.timeout(30)
@@ -41,6 +47,15 @@ async def _unary(request: Request, context: Any) -> Reply:
         _explode()
     if request.hand_id == "card":
         raise FailedPrecondition("you do not hold 7h or T♠", reason="NOT_HELD")
+    if request.hand_id == "fields":
+        raise InvalidArgument(
+            "two fields are wrong",
+            field="table_id",
+            violations=[("hand_id", "hand_id is too long")],
+            metadata={"rule": "some_rule"},
+        )
+    if request.hand_id == "plain":
+        raise FailedPrecondition("no reason given")
     structlog.get_logger("test").info("handled")
     return Reply(cards=["ok"])
 
@@ -115,6 +130,21 @@ async def test_service_errors_keep_their_status_and_reason(
     assert finished[-1]["table_id"] == "t-77" and finished[-1]["rpc"] == "Probe/Unary"
 
 
+async def test_every_error_is_a_standard_status_with_error_info(probe: GrpcServer) -> None:
+    error = await rpc_error(_call(probe.address, "fields"), grpc.StatusCode.INVALID_ARGUMENT)
+    found = statuskit.details(error)
+    assert found.reason == "INVALID_ARGUMENT"  # no reason of its own: the code's name
+    assert found.metadata == {"rule": "some_rule"}
+    assert found.fields == {"table_id": "two fields are wrong", "hand_id": "hand_id is too long"}
+    plain = statuskit.details(
+        await rpc_error(_call(probe.address, "plain"), grpc.StatusCode.FAILED_PRECONDITION)
+    )
+    assert (plain.reason, plain.fields, plain.retry_ms) == ("FAILED_PRECONDITION", {}, None)
+    pairs: Any = error.trailing_metadata() or ()
+    keys = [key for key, _ in pairs]
+    assert "rb-error-reason" not in keys  # the one model: no trailers of our own
+
+
 async def test_a_refusal_naming_cards_is_logged_without_them(
     probe: GrpcServer, captured_logs: io.StringIO
 ) -> None:
@@ -138,6 +168,8 @@ async def test_unexpected_errors_become_internal_without_details(
     assert details.startswith("internal error (incident ")
     assert "91c2" not in details and "RuntimeError" not in details
     incident = details.removeprefix("internal error (incident ").rstrip(")")
+    found = statuskit.details(error)
+    assert (found.reason, found.metadata) == ("INTERNAL", {"incident": incident})
 
     text = captured_logs.getvalue()
     failure = next(json.loads(line) for line in text.splitlines() if incident in line)

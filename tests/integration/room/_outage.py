@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import grpc
 import nats
@@ -23,9 +22,9 @@ from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StoredRecord, StreamSettings
 from riverboat.idempotency import RequestKey
 from riverboat.natsserver import NatsServer
-from riverboat.services.common.errors import REASON_METADATA_KEY
 from riverboat.services.launcher import ServiceProcess
 from riverboat.table.events import HandVoided, PlayerLeft, PlayerSeated
+from tests import statuskit
 from tests.conftest import TEST_TOKEN_KEY
 from tests.integration.room._settled import settlement_process
 from tests.integration.room.conftest import Room, _dealer, _lobby, _table
@@ -120,10 +119,8 @@ async def wait_health(addresses: dict[str, str], want: str, seconds: float = 30.
 
 
 def reason(exc: grpc.aio.AioRpcError) -> str:
-    """The machine-readable reason of a refusal (``rb-error-reason``), or ``""``."""
-    metadata: Any = exc.trailing_metadata() or ()
-    trailers = {str(key): str(value) for key, value in metadata}
-    return trailers.get(REASON_METADATA_KEY, "")
+    """The machine-readable reason of a refusal (``ErrorInfo.reason``), or ``""``."""
+    return statuskit.maybe_reason(exc)
 
 
 async def read_records(nats_url: str, table_id: str) -> list[StoredRecord]:

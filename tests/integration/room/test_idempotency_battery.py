@@ -46,11 +46,11 @@ from riverboat.v1 import (
     table_pb2,
     table_pb2_grpc,
 )
+from tests import statuskit
 from tests.battery import size
 from tests.integration.room._settled import _tag, register, settled_lobby
 from tests.integration.room.conftest import Room
 
-REASON = "rb-error-reason"
 REUSED = "REQUEST_ID_REUSED"
 NO_DEALER: Any = None  # the planted runner deals from a deck of its own
 
@@ -89,9 +89,8 @@ async def refused(call: Any) -> grpc.aio.AioRpcError:
 
 
 def reason_of(error: grpc.aio.AioRpcError) -> str:
-    """The machine-readable reason (``rb-error-reason``) of a refusal."""
-    metadata: Any = error.trailing_metadata() or ()
-    return str(dict(metadata).get(REASON, ""))
+    """The machine-readable reason (``ErrorInfo.reason``) of a refusal."""
+    return statuskit.reason(error)
 
 
 async def clash(call: Any, request_id: str, who: str) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import Any
 
 import grpc
 import nats
@@ -17,6 +16,7 @@ import pytest
 
 from riverboat.client import LobbyClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
+from tests import statuskit
 from tests.integration.room._settled import _tag, register, settled_lobby
 from tests.integration.room.conftest import Room
 
@@ -25,9 +25,7 @@ async def _refusal(call) -> tuple[grpc.StatusCode, str]:  # type: ignore[no-unty
     """The status code and machine-readable reason of a refused call."""
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await call
-    metadata: Any = err.value.trailing_metadata() or ()
-    reason = dict(metadata).get("rb-error-reason", "")
-    return err.value.code(), str(reason)
+    return err.value.code(), statuskit.reason(err.value)
 
 
 async def _lobby_records(room: Room, subject: str) -> list[lobby_pb2.LobbyEvent]:

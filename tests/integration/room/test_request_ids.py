@@ -10,7 +10,6 @@ JetStream, never the service's answers.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import grpc
 import nats
@@ -21,10 +20,9 @@ from riverboat.engine.events import ActionTaken, HandStarted
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import JetStreamEventStore, StreamSettings
 from riverboat.v1 import table_pb2
+from tests import statuskit
 from tests.integration.room._play import setup_table
 from tests.integration.room.conftest import Room
-
-REASON = "rb-error-reason"
 
 
 def _streams(room: Room) -> tuple[str, str]:
@@ -56,8 +54,7 @@ async def refusal(call) -> grpc.aio.AioRpcError:  # type: ignore[no-untyped-def]
 
 
 def reason(error: grpc.aio.AioRpcError) -> str:
-    metadata: Any = error.trailing_metadata() or ()
-    return str(dict(metadata).get(REASON, ""))
+    return statuskit.reason(error)
 
 
 async def _dealt(player: TableClient, table_id: str) -> table_pb2.TableView:

@@ -44,12 +44,12 @@ from riverboat.ledger import check_ledger
 from riverboat.ledger.db import create_ledger_engine
 from riverboat.ledger.models import Account, PostingLine
 from riverboat.ledger.walletcodec import decode_wallet_batch
-from riverboat.services.common.errors import REASON_METADATA_KEY
 from riverboat.services.settlement.config import SettlementConfig
 from riverboat.services.settlement.consumers import Delivery
 from riverboat.services.settlement.server import SettlementServer
 from riverboat.table.events import AnyEvent, PlayerLeft, PlayerSeated, TableCreated
 from riverboat.v1 import settlement_pb2 as pb
+from tests import statuskit
 from tests.battery import size
 from tests.integration.settlement._kit import (
     SettlementClient,
@@ -132,8 +132,7 @@ async def _storm(clients: list[SettlementClient], n: int, outcome: Outcome) -> N
         try:
             reply = await _call(client, method, request)
         except grpc.aio.AioRpcError as exc:
-            trailers: dict[str, Any] = dict(exc.trailing_metadata() or ())  # type: ignore[arg-type]
-            reason = trailers.get(REASON_METADATA_KEY, "")
+            reason = statuskit.maybe_reason(exc)
             label = f"{exc.code().name}:{reason or exc.details()}"
             outcome.refused[label] = outcome.refused.get(label, 0) + 1
             return

@@ -5,7 +5,8 @@
 * :mod:`~riverboat.services.common.grpcserver`: :class:`GrpcServer` (grpc.aio with health
   checking, reflection, graceful stop) and :class:`ShutdownSignals` (SIGTERM/SIGINT).
 * :mod:`~riverboat.services.common.errors`: :class:`ServiceError` and its status-specific
-  subclasses, and :class:`ErrorInterceptor`, which sends them as gRPC statuses, turns anything
+  subclasses, and :class:`ErrorInterceptor`, which sends them as gRPC statuses with the
+  standard ``google.rpc.Status`` details (ErrorInfo, BadRequest, RetryInfo), turns anything
   else into ``INTERNAL`` without a traceback, and logs one line per RPC;
   :class:`ResourceExhausted` carries a retry delay.
 * :mod:`~riverboat.services.common.limits`: :class:`RateLimitInterceptor` (rate limits per
@@ -31,9 +32,7 @@ A typical service::
 from riverboat.services.common.addresses import split_address
 from riverboat.services.common.errors import (
     REASON_LOG_UNAVAILABLE,
-    REASON_METADATA_KEY,
     REASON_OUTCOME_UNKNOWN,
-    RETRY_DELAY_METADATA_KEY,
     RETRY_SAME_REQUEST,
     Aborted,
     AlreadyExists,
@@ -55,9 +54,7 @@ from riverboat.services.common.natshealth import ConnectionHealth
 
 __all__ = [
     "REASON_LOG_UNAVAILABLE",
-    "REASON_METADATA_KEY",
     "REASON_OUTCOME_UNKNOWN",
-    "RETRY_DELAY_METADATA_KEY",
     "RETRY_SAME_REQUEST",
     "Aborted",
     "AlreadyExists",

@@ -2,7 +2,10 @@
 
 :class:`AuthInterceptor` reads ``authorization: Bearer <token>`` from the call metadata,
 verifies it (:class:`riverboat.auth.TokenIssuer`) and checks the method's allowed roles:
-``UNAUTHENTICATED`` without a valid token, ``PERMISSION_DENIED`` for the wrong role. The
+``UNAUTHENTICATED`` without a valid token (reason ``TOKEN_MISSING`` or ``TOKEN_INVALID``),
+``PERMISSION_DENIED`` for the wrong role (``ROLE_NOT_ALLOWED``), raised as
+:class:`~riverboat.services.common.errors.ServiceError` for the ``ErrorInterceptor`` outside it
+to send. The
 verified identity is available to the handler through :func:`current_identity`. Health checks
 and reflection stay open, as load balancers and grpcurl need them.
 """
@@ -20,7 +23,7 @@ import grpc
 import grpc.aio
 
 from riverboat.auth import Identity, TokenError, TokenIssuer
-from riverboat.services.common.errors import PermissionDenied
+from riverboat.services.common.errors import PermissionDenied, Unauthenticated
 from riverboat.services.common.wrappers import WrapperCache
 
 Handler = Any  # grpc.RpcMethodHandler; the stubs' generics add nothing here
@@ -121,21 +124,21 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         async def check(context: Context) -> Identity:
             token = _bearer_token(context.invocation_metadata() or ())
             if token is None:
-                await context.abort(
-                    grpc.StatusCode.UNAUTHENTICATED,
+                raise Unauthenticated(
                     "log in first: send 'authorization: Bearer <token>' in the call metadata",
+                    reason="TOKEN_MISSING",
                 )
             try:
-                identity = self._verify(token)  # type: ignore[arg-type]
+                identity = self._verify(token)
             except TokenError as exc:
-                await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(exc))
-                raise  # unreachable: abort raises
+                raise Unauthenticated(str(exc), reason="TOKEN_INVALID") from None
             if identity.role not in allowed:
                 # Raised, not aborted: the ErrorInterceptor in front of every service sends
                 # it with its machine-readable reason (a client tells it from other refusals).
                 raise PermissionDenied(
                     f"{name} is for {' or '.join(sorted(allowed))}, not a {identity.role}",
                     reason="ROLE_NOT_ALLOWED",
+                    metadata={"role": identity.role, "allowed": ",".join(sorted(allowed))},
                 )
             return identity
 

@@ -1,13 +1,23 @@
 """Service errors that carry their gRPC status, and the interceptor that sends them.
 
-Handlers raise a :class:`ServiceError` subclass (``NotFound("hand 'h1' is unknown")``); the
-:class:`ErrorInterceptor` turns it into that status and message, plus an optional
-machine-readable ``reason`` in the ``rb-error-reason`` trailing metadata (the spirit of AIP-193's
-``ErrorInfo.reason``). :class:`ResourceExhausted` also says when to retry: ``rb-retry-delay-ms``
-and the standard ``grpc-status-details-bin`` (a ``google.rpc.Status`` with ``ErrorInfo`` and
-``RetryInfo``, which ``grpcio-status`` clients read). Any other exception becomes
-``INTERNAL`` with an incident id: the client never sees a traceback or an exception's text, and
-the log line with the same incident id has the details.
+THE error model of every Riverboat service (lobby, table, dealer, settlement). Handlers raise a
+:class:`ServiceError` subclass (``NotFound("hand 'h1' is unknown", reason="NO_HAND")``); the
+:class:`ErrorInterceptor` answers with that status and message and, through ``grpcio-status``
+(``grpc_status.rpc_status``), the standard ``google.rpc.Status`` in the
+``grpc-status-details-bin`` trailer, so grpcurl and any gRPC client read it:
+
+- always one ``google.rpc.ErrorInfo``: domain ``riverboat``, a stable UPPER_SNAKE_CASE ``reason``
+  (the engine's rule upper-cased for a refused move, else the service's own code, else the status
+  code's name) and string ``metadata`` (for example the engine's ``rule``, a ``table_id``);
+- a ``google.rpc.BadRequest`` with ``field_violations`` when request fields are at fault
+  (``field=`` or ``violations=``; the request validation of :mod:`riverboat.services.common.
+  validation` fills it from the ``buf.validate`` rules in the protos);
+- a ``google.rpc.RetryInfo`` when waiting helps (:class:`ResourceExhausted`, :class:`NoOwner`).
+
+Clients read the details with :mod:`riverboat.rpcstatus` (or any status library). Any other
+exception becomes ``INTERNAL`` with an incident id (also in the ErrorInfo's metadata): the client
+never sees a traceback or an exception's text, and the log line with the same incident id has
+the details. Nothing answers ``UNKNOWN``.
 
 Every status message is capped at :data:`MAX_MESSAGE` characters here, in one place, so an
 error that quotes the caller's input never echoes megabytes back (or into the log).
@@ -30,21 +40,29 @@ idempotency returns the original result if the change did land) and a reason,
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 import grpc
 import grpc.aio
 import structlog
-from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.protobuf.message import Message as ProtoMessage
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from riverboat.engine.cards import redact_cards
 from riverboat.eventstore.errors import (
@@ -54,26 +72,20 @@ from riverboat.eventstore.errors import (
     EventStoreError,
     StoreUnavailableError,
 )
-from riverboat.redirect import (
-    ERROR_DOMAIN,
-    REASON_NO_OWNER,
-    REASON_NOT_OWNER,
-    Owner,
-    not_owner_status,
-)
+from riverboat.redirect import REASON_NO_OWNER, REASON_NOT_OWNER, Owner
+from riverboat.rpcstatus import ERROR_DOMAIN
 from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
     "MAX_MESSAGE",
     "REASON_LOG_UNAVAILABLE",
-    "REASON_METADATA_KEY",
     "REASON_OUTCOME_UNKNOWN",
-    "RETRY_DELAY_METADATA_KEY",
     "RETRY_SAME_REQUEST",
     "Aborted",
     "AlreadyExists",
     "DataLoss",
+    "DeadlineExceeded",
     "ErrorInterceptor",
     "FailedPrecondition",
     "Internal",
@@ -92,15 +104,12 @@ __all__ = [
     "log_error",
 ]
 
-REASON_METADATA_KEY = "rb-error-reason"
-"""Trailing-metadata key holding a :attr:`ServiceError.reason` (UPPER_SNAKE_CASE)."""
-RETRY_DELAY_METADATA_KEY = "rb-retry-delay-ms"
-"""Trailing-metadata key holding :attr:`ResourceExhausted.retry_delay`, in whole milliseconds."""
-
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
 
 MAX_MESSAGE = 400
 """Longest status message sent (longer ones are cut, with a note): messages may quote input."""
+
+_MAX_METADATA_VALUE = 200  # ErrorInfo metadata may quote input too
 
 _log = structlog.get_logger("riverboat.rpc")
 _stdlib_log = logging.getLogger("riverboat.rpc")  # the logger behind _log, for level checks
@@ -110,23 +119,69 @@ class ServiceError(Exception):
     """An error with a definite gRPC status; its message is sent to the client as is.
 
     Subclasses fix :attr:`code`. Messages must be written for the caller (what was wrong and,
-    where useful, what to do) and must never contain secrets.
+    where useful, what to do) and must never contain secrets or hidden cards.
 
     Args:
-        message: the status details sent to the client.
-        reason: optional stable, machine-readable cause in UPPER_SNAKE_CASE, sent as the
-            ``rb-error-reason`` trailing metadata so callers need not parse messages.
+        message: the status message sent to the client.
+        reason: stable, machine-readable cause in UPPER_SNAKE_CASE (``ErrorInfo.reason``);
+            without one the reason is the status code's name (``INVALID_ARGUMENT``).
+        metadata: ``ErrorInfo.metadata``: facts a client may act on (``{"rule": "out_of_turn"}``).
+        field: the request field at fault (a ``BadRequest`` field violation with the message).
+        violations: several fields at fault, as ``(field path, description)`` pairs.
     """
 
     code: ClassVar[grpc.StatusCode] = grpc.StatusCode.UNKNOWN
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        field: str | None = None,
+        violations: Iterable[tuple[str, str]] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.reason = reason
+        self.metadata = dict(metadata or {})
+        self.violations = list(violations)
+        if field is not None:
+            self.violations.insert(0, (field, message))
 
-    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        """Trailing metadata beyond the reason (e.g. ``grpc-status-details-bin``); none here."""
+    @property
+    def error_reason(self) -> str:
+        """The ``ErrorInfo.reason`` sent: :attr:`reason`, else the status code's name."""
+        return self.reason or self.code.name
+
+    def status(self, message: str | None = None) -> status_pb2.Status:
+        """The ``google.rpc.Status`` this error is sent as (``message``: the capped message)."""
+        text = self.message if message is None else message
+        info = error_details_pb2.ErrorInfo(
+            reason=self.error_reason,
+            domain=ERROR_DOMAIN,
+            metadata={k: cap_message(v, _MAX_METADATA_VALUE) for k, v in self.metadata.items()},
+        )
+        details: list[ProtoMessage] = [info]
+        if self.violations:
+            details.append(
+                error_details_pb2.BadRequest(
+                    field_violations=[
+                        error_details_pb2.BadRequest.FieldViolation(
+                            field=name, description=cap_message(why)
+                        )
+                        for name, why in self.violations
+                    ]
+                )
+            )
+        details.extend(self.extra_details())
+        status = status_pb2.Status(code=self.code.value[0], message=text)
+        for detail in details:
+            status.details.add().Pack(detail)
+        return status
+
+    def extra_details(self) -> Sequence[ProtoMessage]:
+        """Status details beyond ErrorInfo and BadRequest (e.g. ``RetryInfo``); none here."""
         return ()
 
 
@@ -172,12 +227,27 @@ class Unavailable(ServiceError):
     code = grpc.StatusCode.UNAVAILABLE
 
 
+class DeadlineExceeded(ServiceError):
+    """The call's deadline passed (or its client went away) before it could be done."""
+
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def _retry_info(delay: float) -> error_details_pb2.RetryInfo:
+    millis = math.ceil(delay * 1000)  # whole milliseconds, rounded up: never too early
+    seconds, rest = divmod(millis, 1000)
+    retry = error_details_pb2.RetryInfo()
+    retry.retry_delay.seconds, retry.retry_delay.nanos = seconds, rest * 1_000_000
+    return retry
+
+
 class ResourceExhausted(ServiceError):
     """The caller is over a limit (a rate, a cap, a busy queue); retry after ``retry_delay``.
 
     Args:
-        message: the status details sent to the client.
-        retry_delay: seconds after which a retry may succeed (sent rounded up to whole ms).
+        message: the status message sent to the client.
+        retry_delay: seconds after which a retry may succeed (sent as ``google.rpc.RetryInfo``,
+            rounded up to whole ms).
         reason: as for :class:`ServiceError` (for example ``RATE_LIMITED``).
     """
 
@@ -187,32 +257,8 @@ class ResourceExhausted(ServiceError):
         super().__init__(message, reason=reason)
         self.retry_delay = max(0.001, retry_delay)
 
-    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        return self.retry_metadata()
-
-    def retry_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        """The retry delay as ``rb-retry-delay-ms`` and as ``google.rpc.RetryInfo``."""
-        return _retry_metadata(
-            code_pb2.RESOURCE_EXHAUSTED, self.message, self.reason, self.retry_delay
-        )
-
-
-def _retry_metadata(
-    code: int, message: str, reason: str | None, delay: float
-) -> tuple[tuple[str, str | bytes], ...]:
-    millis = math.ceil(delay * 1000)
-    # A flood's every refusal carries these: the fixed parts are built once.
-    seconds, rest = divmod(millis, 1000)
-    retry = error_details_pb2.RetryInfo()
-    retry.retry_delay.seconds, retry.retry_delay.nanos = seconds, rest * 1_000_000
-    status = status_pb2.Status(code=code, message=message)
-    if reason:
-        status.details.append(_error_info(reason))
-    status.details.add(type_url=_RETRY_TYPE_URL, value=retry.SerializeToString())
-    return (
-        (RETRY_DELAY_METADATA_KEY, str(millis)),
-        ("grpc-status-details-bin", status.SerializeToString()),
-    )
+    def extra_details(self) -> Sequence[ProtoMessage]:
+        return (_retry_info(self.retry_delay),)
 
 
 class NotOwner(ServiceError):
@@ -226,12 +272,13 @@ class NotOwner(ServiceError):
         super().__init__(
             message or f"table {owner.table_id} is served by {owner.address}",
             reason=REASON_NOT_OWNER,
+            metadata={
+                "table_id": owner.table_id,
+                "owner": owner.instance,
+                "owner_address": owner.address,
+            },
         )
         self.owner = owner
-
-    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        status = not_owner_status(self.owner, self.message)
-        return (("grpc-status-details-bin", status.SerializeToString()),)
 
 
 class NoOwner(ServiceError):
@@ -242,23 +289,15 @@ class NoOwner(ServiceError):
 
     def __init__(self, table_id: str, *, retry_delay: float) -> None:
         super().__init__(
-            f"table {table_id} is changing hands; retry in a moment", reason=REASON_NO_OWNER
+            f"table {table_id} is changing hands; retry in a moment",
+            reason=REASON_NO_OWNER,
+            metadata={"table_id": table_id},
         )
         self.table_id = table_id
         self.retry_delay = max(0.001, retry_delay)
 
-    def details_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        return _retry_metadata(code_pb2.UNAVAILABLE, self.message, self.reason, self.retry_delay)
-
-
-_RETRY_TYPE_URL = "type.googleapis.com/" + error_details_pb2.RetryInfo.DESCRIPTOR.full_name
-
-
-@functools.lru_cache(maxsize=64)
-def _error_info(reason: str) -> any_pb2.Any:
-    packed = any_pb2.Any()
-    packed.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
-    return packed
+    def extra_details(self) -> Sequence[ProtoMessage]:
+        return (_retry_info(self.retry_delay),)
 
 
 class DataLoss(ServiceError):
@@ -334,15 +373,21 @@ _BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
         OutOfRange,
         Internal,
         Unauthenticated,
+        DeadlineExceeded,
     )
 }
 
 
 def error_for_code(
-    code: grpc.StatusCode, message: str, *, reason: str | None = None
+    code: grpc.StatusCode,
+    message: str,
+    *,
+    reason: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+    field: str | None = None,
 ) -> ServiceError:
     """The :class:`ServiceError` for ``code`` (for handlers that choose a status by table)."""
-    return _BY_CODE.get(code, Internal)(message, reason=reason)
+    return _BY_CODE.get(code, Internal)(message, reason=reason, metadata=metadata, field=field)
 
 
 def cap_message(message: str, limit: int = MAX_MESSAGE) -> str:
@@ -586,11 +631,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             # move may name one, and the log's readers must learn nothing of a hand).
             error = redact_cards(message)
             self._finished(exc.code, started, quiet, rec, error=error, **reason)
-            metadata: tuple[tuple[str, str | bytes], ...] = (
-                ((REASON_METADATA_KEY, exc.reason),) if exc.reason else ()
-            )
-            metadata += exc.details_metadata()
-            await context.abort(exc.code, message, metadata)
+            await _abort(context, exc.status(message))
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
         rec.observe(grpc.StatusCode.INTERNAL, time.perf_counter() - started)
@@ -604,7 +645,19 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
             exc_info=exc,
         )
-        await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+        internal = Internal(
+            f"internal error (incident {incident})",
+            reason="INTERNAL",
+            metadata={"incident": incident},
+        )
+        await _abort(context, internal.status())
+
+
+async def _abort(context: Context, status: status_pb2.Status) -> None:
+    """End the call with ``status``, through grpcio-status (code, message and the details
+    trailer, as ``abort_with_status`` sends them; the type stubs lack that method)."""
+    sent = rpc_status.to_status(status)
+    await context.abort(sent.code, sent.details, sent.trailing_metadata)
 
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}

@@ -4,7 +4,7 @@
 method (``Register``, ``Login``, ``Act``, ``Watch``) it keeps two sets of token buckets
 (:class:`riverboat.ratelimit.RateLimiter`): one per account and one per peer address. A call
 over either limit is refused before its handler runs with ``RESOURCE_EXHAUSTED``, reason
-``RATE_LIMITED`` and the seconds to wait (:class:`ResourceExhausted`: ``rb-retry-delay-ms`` and
+``RATE_LIMITED`` and the seconds to wait (:class:`ResourceExhausted`: a
 ``google.rpc.RetryInfo``); a refused call spends no tokens. Streaming methods also count each
 account's open streams against ``max_streams`` (reason ``TOO_MANY_STREAMS``).
 

@@ -40,7 +40,7 @@ _log = structlog.get_logger("riverboat.dealer")
 
 def _check_id(field: str, value: str) -> str:
     if not value:
-        raise InvalidArgument(f"{field} is required", reason="MISSING_FIELD")
+        raise InvalidArgument(f"{field} is required", reason="MISSING_FIELD", field=field)
     try:
         return validate_aggregate_id(value)
     except InvalidAggregateIdError:
@@ -49,6 +49,7 @@ def _check_id(field: str, value: str) -> str:
             f"{field} {shown!r} is invalid: use 1-{MAX_AGGREGATE_ID_LENGTH} characters from "
             "A-Z a-z 0-9 _ -",
             reason="INVALID_ID",
+            field=field,
         ) from None
 
 
@@ -64,7 +65,7 @@ def validate_ids(table_id: str, hand_id: str) -> tuple[str, str]:
         encode_hand_id(hand_id)  # RBS1's own rule; the token rule above is stricter today
     except ShuffleInputError as exc:
         raise InvalidArgument(
-            f"hand_id is not usable by {SCHEME}: {exc}", reason="INVALID_ID"
+            f"hand_id is not usable by {SCHEME}: {exc}", reason="INVALID_ID", field="hand_id"
         ) from None
     return table_id, hand_id
 
@@ -228,12 +229,12 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         try:
             cards = [parse_card(c) for c in request.cards]
         except ValueError as exc:
-            raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD") from None
+            raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD", field="cards") from None
         record = await self._committed(self.store, table_id, hand_id)
         try:
             shuffled = derive_reshuffle(hand_id, self._vault.open(record), request.round, cards)
         except ShuffleInputError as exc:
-            raise InvalidArgument(str(exc), reason="BAD_RESHUFFLE") from None
+            raise InvalidArgument(str(exc), reason="BAD_RESHUFFLE", field="cards") from None
         _log.info("discards reshuffled", round=request.round, count=len(cards))
         return dealer_pb2.ReshuffleResponse(cards=[card_str(card) for card in shuffled])
 

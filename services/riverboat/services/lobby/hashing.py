@@ -19,10 +19,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import grpc
-
 from riverboat.ratelimit import ConcurrencyLimiter
-from riverboat.services.common.errors import ResourceExhausted
+from riverboat.services.common.errors import DeadlineExceeded, ResourceExhausted
 from riverboat.services.common.limits import peer_address
 
 T = TypeVar("T")
@@ -43,9 +41,9 @@ async def abort_if_gone(context: Any, margin: float = 0.0) -> None:
         return
     remaining = context.time_remaining()
     if context.cancelled() or (remaining is not None and remaining <= margin):
-        await context.abort(
-            grpc.StatusCode.DEADLINE_EXCEEDED,
+        raise DeadlineExceeded(
             "the call's deadline passed before it could be done; nothing was changed",
+            reason="DEADLINE_PASSED",
         )
 
 

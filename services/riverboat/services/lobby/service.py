@@ -44,15 +44,17 @@ from riverboat.lobby.state import (
     check_username,
     template_options,
 )
+from riverboat.rpcstatus import error_info
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
-    REASON_METADATA_KEY,
     Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ServiceError,
+    Unauthenticated,
     Unavailable,
 )
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
@@ -142,9 +144,12 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> Account:
         try:
             check_username(username)
+        except LobbyRuleError as exc:
+            raise InvalidArgument(str(exc), reason="BAD_USERNAME", field="username") from None
+        try:
             check_rules(password)
-        except (LobbyRuleError, PasswordError) as exc:
-            raise InvalidArgument(str(exc)) from None
+        except PasswordError as exc:
+            raise InvalidArgument(str(exc), reason="BAD_PASSWORD", field="password") from None
         existing = self.lobby.state.accounts.get(username)
         if existing is not None:
             return await self._registered_before(existing, password, role, context)
@@ -189,7 +194,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         stored = account.password_hash if account else _DUMMY_HASH
         ok = await self.hashing.run(context, verify_password, stored, request.password)
         if account is None or not ok:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "wrong username or password")
+            raise Unauthenticated("wrong username or password", reason="BAD_CREDENTIALS")
         assert account is not None
         # Said only to whoever knows the password: a lock reveals nothing to a guesser.
         _refuse_locked(account)
@@ -361,7 +366,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         try:
             overrides = MessageToDict(request.overrides) if request.HasField("overrides") else {}
         except ValueError:  # NaN or infinity: a Struct may hold them, JSON may not
-            raise InvalidArgument("overrides must be JSON values (no NaN or infinity)") from None
+            raise InvalidArgument(
+                "overrides must be JSON values (no NaN or infinity)", field="overrides"
+            ) from None
         # JSON numbers arrive as floats; money and counts are integers.
         overrides = {
             k: int(v) if isinstance(v, float) and v.is_integer() else v
@@ -371,8 +378,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             variant, options = template_options(request.template or "pacific", overrides)
         except LobbyRuleError as exc:
             raise _rule_error(exc) from None
-        except InvalidOptions as exc:
-            raise InvalidArgument(exc.message) from None
+        except InvalidOptions as exc:  # the engine's rule is the reason, as at the table
+            raise InvalidArgument(
+                exc.message,
+                reason=exc.rule.upper(),
+                metadata={"rule": exc.rule},
+                field="overrides",
+            ) from None
         if amount_problem(MIN_BUY_IN_SMALL_BETS * options.small_bet, "the minimum buy-in"):
             raise InvalidArgument(
                 f"small_bet is at most {MAX_AMOUNT // MIN_BUY_IN_SMALL_BETS} cents: the minimum "
@@ -380,7 +392,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             )
         name = request.name or f"{request.template or 'pacific'} table"
         if len(name) > 100:
-            raise InvalidArgument("a table name is at most 100 characters")
+            raise InvalidArgument("a table name is at most 100 characters", field="name")
         table_id = f"{(request.template or 'pacific').replace('_', '-')}-{request_id}"[:64]
         listed = self.lobby.state.tables.get(table_id)
         if listed is not None:
@@ -541,11 +553,15 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         seats = table.options.max_players
         if not 0 <= request.seat <= seats:
             raise InvalidArgument(
-                f"seats are 1..{seats} at this table (0: the first free seat)", reason="BAD_SEAT"
+                f"seats are 1..{seats} at this table (0: the first free seat)",
+                reason="BAD_SEAT",
+                field="seat",
             )
         if not table.min_buy_in <= request.buy_in <= table.max_buy_in:
             raise InvalidArgument(
-                f"buy in for {table.min_buy_in} to {table.max_buy_in} cents at this table"
+                f"buy in for {table.min_buy_in} to {table.max_buy_in} cents at this table",
+                reason="BAD_BUY_IN",
+                field="buy_in",
             )
         view, _ = await self._view(table.table_id)
         taken = {s.seat for s in view.seats}
@@ -720,19 +736,20 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             return await call
         except grpc.aio.AioRpcError as exc:
             code, details = exc.code(), exc.details() or ""
-            # The machine-readable reason goes along too (e.g. REQUEST_ID_REUSED).
-            trailers: Any = exc.trailing_metadata() or ()
-            reason = dict(trailers).get(REASON_METADATA_KEY) or None
-            if code == grpc.StatusCode.FAILED_PRECONDITION:
-                raise FailedPrecondition(details, reason=reason) from None
-            if code == grpc.StatusCode.INVALID_ARGUMENT:
-                raise InvalidArgument(details, reason=reason) from None
-            if code == grpc.StatusCode.NOT_FOUND:
-                raise NotFound(details, reason=reason) from None
-            if code == grpc.StatusCode.ALREADY_EXISTS:
-                raise AlreadyExists(details, reason=reason) from None
-            if code == grpc.StatusCode.PERMISSION_DENIED:
-                raise PermissionDenied(details, reason=reason) from None
+            # The machine-readable reason and its facts go along too (REQUEST_ID_REUSED, the
+            # engine's rule); the other service's field violations name its fields, not ours.
+            info = error_info(exc)
+            reason = info.reason if info is not None else None
+            meta = dict(info.metadata) if info is not None else None
+            passed: dict[grpc.StatusCode, type[ServiceError]] = {
+                grpc.StatusCode.FAILED_PRECONDITION: FailedPrecondition,
+                grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
+                grpc.StatusCode.NOT_FOUND: NotFound,
+                grpc.StatusCode.ALREADY_EXISTS: AlreadyExists,
+                grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
+            }
+            if code in passed:
+                raise passed[code](details, reason=reason, metadata=meta) from None
             raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
 
 
@@ -774,5 +791,7 @@ def _caller() -> str:
 
 def _check_request_id(request_id: str) -> str:
     if not _REQUEST_ID.fullmatch(request_id or ""):
-        raise InvalidArgument("request_id must be 1-64 letters, digits, '-' or '_'")
+        raise InvalidArgument(
+            "request_id must be 1-64 letters, digits, '-' or '_'", field="request_id"
+        )
     return request_id

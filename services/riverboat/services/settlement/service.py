@@ -70,9 +70,9 @@ _PLAYER_KINDS = {"wallet", "table", "buyin", "cashout"}
 
 def _player(value: str) -> str:
     if not value or len(value) > MAX_PLAYER or not value.isprintable() or value != value.strip():
-        raise InvalidArgument(f"player must be 1-{MAX_PLAYER} printable characters")
+        raise InvalidArgument(f"player must be 1-{MAX_PLAYER} printable characters", field="player")
     if any(c.isspace() for c in value):
-        raise InvalidArgument("player must not contain spaces")
+        raise InvalidArgument("player must not contain spaces", field="player")
     return value
 
 
@@ -93,7 +93,9 @@ def _day(value: str, field: str) -> str | None:
     try:
         return date.fromisoformat(value).isoformat()
     except ValueError:
-        raise InvalidArgument(f"{field} must be a day YYYY-MM-DD, got {value!r}") from None
+        raise InvalidArgument(
+            f"{field} must be a day YYYY-MM-DD, got {value!r}", field=field
+        ) from None
 
 
 def _wallet_errors(exc: Exception) -> ServiceError:
@@ -214,7 +216,9 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             acc.wallet(identity.subject).name if identity.role == "player" else ""
         )
         if not name:
-            raise InvalidArgument("account is required (for example wallet:<player>)")
+            raise InvalidArgument(
+                "account is required (for example wallet:<player>)", field="account"
+            )
         size = request.page_size or DEFAULT_PAGE
         if not 1 <= size <= MAX_PAGE:
             raise InvalidArgument(f"page_size must be 1..{MAX_PAGE}")
@@ -256,7 +260,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         first = _day(request.from_day, "from_day")
         last = _day(request.to_day, "to_day")
         if first and last and first > last:
-            raise InvalidArgument("from_day is after to_day")
+            raise InvalidArgument("from_day is after to_day", field="from_day")
         rows = await self._db.read(
             functools.partial(
                 queries.rake_report,
@@ -283,7 +287,9 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         try:
             validate_aggregate_id(request.table_id)
         except ValueError:
-            raise InvalidArgument("table_id is not a table id (letters, digits, - and _)") from None
+            raise InvalidArgument(
+                "table_id is not a table id (letters, digits, - and _)", field="table_id"
+            ) from None
         await self._known_player(player)
         if self._registry is not None:
             await self._registry.check_table(request.table_id)

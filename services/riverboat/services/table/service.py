@@ -20,7 +20,7 @@ import structlog
 
 from riverboat.engine.cards import parse_card
 from riverboat.engine.commands import Act
-from riverboat.engine.errors import EngineError, IllegalAction, InvalidCommand, InvalidOptions
+from riverboat.engine.errors import EngineError, InvalidCommand, InvalidOptions
 from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
@@ -29,9 +29,12 @@ from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
+    Aborted,
     AlreadyExists,
     InvalidArgument,
+    NotFound,
     OutOfRange,
+    PermissionDenied,
     ServiceError,
     Unavailable,
     error_for_code,
@@ -81,9 +84,17 @@ def _caller() -> str:
     return f"{identity.role}:{identity.subject}"
 
 
-async def _fail(context: Ctx, code: grpc.StatusCode, msg: str) -> NoReturn:
+async def _fail(
+    context: Ctx, code: grpc.StatusCode, msg: str, *, field: str | None = None
+) -> NoReturn:
     # Through the one error mapping (common.errors), which also caps echoed input.
-    raise error_for_code(code, msg)
+    raise error_for_code(code, msg, field=field)
+
+
+def _refused(code: grpc.StatusCode, exc: EngineError) -> ServiceError:
+    """A command the engine or the table refused: its rule is the reason (upper-cased, as
+    ErrorInfo reasons are) and, as written, the ``rule`` metadata."""
+    return error_for_code(code, exc.message, reason=exc.rule.upper(), metadata={"rule": exc.rule})
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
@@ -101,13 +112,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "table_id must be 1-64 letters, digits, '-' or '_'",
+                field="table_id",
             )
         try:
             runner = await self.registry.get(table_id, create=create)
         except EventStoreError as exc:  # the table is read from the log on first use
             raise log_error(exc, "the table") from None
         if runner is None:
-            await _fail(context, grpc.StatusCode.NOT_FOUND, f"no table {table_id}")
+            raise NotFound(
+                f"no table {table_id}", reason="NO_TABLE", metadata={"table_id": table_id}
+            )
         return runner
 
     async def _request_id(self, context: Ctx, request_id: str) -> str:
@@ -116,6 +130,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "request_id must be 1-64 letters, digits, '-' or '_'",
+                field="request_id",
             )
         return request_id
 
@@ -157,23 +172,20 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         except RequestClash as exc:
             raise AlreadyExists(exc.message, reason=exc.reason) from None
         except TableError as exc:
-            await _fail(context, _STATUS[exc.kind], exc.message)
+            raise _refused(_STATUS[exc.kind], exc) from None
         except (InvalidCommand, InvalidOptions) as exc:
-            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, exc.message)
-        except IllegalAction as exc:
-            await _fail(context, grpc.StatusCode.FAILED_PRECONDITION, exc.message)
-        except EngineError as exc:
-            await _fail(context, grpc.StatusCode.FAILED_PRECONDITION, exc.message)
+            raise _refused(grpc.StatusCode.INVALID_ARGUMENT, exc) from None
+        except EngineError as exc:  # IllegalAction and the rest: the rules forbid it now
+            raise _refused(grpc.StatusCode.FAILED_PRECONDITION, exc) from None
         except ConcurrencyError:
-            await _fail(
-                context,
-                grpc.StatusCode.ABORTED,
+            raise Aborted(
                 "the table changed while your request was decided; look and retry",
-            )
+                reason="TABLE_CHANGED",
+            ) from None
         except EventStoreError as exc:
             raise log_error(exc, "your request") from None
         except DealerUnavailable:
-            await _fail(context, grpc.StatusCode.UNAVAILABLE, "the dealer is not reachable")
+            raise Unavailable("the dealer is not reachable", reason="DEALER_UNAVAILABLE") from None
         except LeaseNotHeld:
             # The table changed hands while this call waited: its new owner answers.
             raise self._moved(runner.table_id) from None
@@ -204,7 +216,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 if request.HasField("dealers_choice")
                 else None
             )
-        except (InvalidOptions, ValueError) as exc:
+        except InvalidOptions as exc:
+            raise _refused(grpc.StatusCode.INVALID_ARGUMENT, exc) from None
+        except ValueError as exc:
             await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         runner = await self._runner(context, request.table_id, create=True)
         try:
@@ -291,12 +305,15 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         player = current_identity().subject
         request_id = await self._request_id(context, request.request_id)
         if not request.action:
-            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "action is required")
+            await _fail(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "action is required", field="action"
+            )
         if not request.hand_id and request.action != choice.CHOOSE_GAME:
             # Without it a move meant for a hand that just ended would land in the next one.
             raise InvalidArgument(
                 "hand_id is required: the hand you act in (the view's hand_id)",
                 reason="HAND_ID_REQUIRED",
+                field="hand_id",
             )
         runner = await self._runner(context, request.table_id)
         try:
@@ -313,11 +330,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             hand.players[hand.seats.index(request.seat)] if hand is not None and in_hand else None
         )
         if owner is None:
-            await _fail(context, grpc.StatusCode.NOT_FOUND, f"nobody sits at seat {request.seat}")
+            raise NotFound(f"nobody sits at seat {request.seat}", reason="SEAT_EMPTY")
         if owner != player:
-            await _fail(
-                context, grpc.StatusCode.PERMISSION_DENIED, f"seat {request.seat} is not yours"
-            )
+            raise PermissionDenied(f"seat {request.seat} is not yours", reason="NOT_YOUR_SEAT")
         decide = await self._act_decider(context, runner, request)
         done = await self._run(
             context,
@@ -339,14 +354,19 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if request.amount:
             problem = amount_problem(request.amount, "amount")
             if problem:
-                raise InvalidArgument(problem, reason="BAD_AMOUNT")
+                raise InvalidArgument(problem, reason="BAD_AMOUNT", field="amount")
         try:
             cards = tuple(parse_card(c) for c in request.cards)
         except ValueError as exc:
-            await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, f"bad card: {exc}")
+            raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD", field="cards") from None
         if request.action == choice.CHOOSE_GAME:
             if not request.choice:
-                await _fail(context, grpc.StatusCode.INVALID_ARGUMENT, "choose_game needs a choice")
+                await _fail(
+                    context,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "choose_game needs a choice",
+                    field="choice",
+                )
             options = struct_to_dict(request.options) if request.HasField("options") else None
             return lambda s: choice.choose_game(
                 s,
