@@ -32,14 +32,14 @@ soak: setup
 	RIVERBOAT_SOAK=1 $(BIN)/python -m pytest -m battery --timeout=0 $(ARGS)
 
 # Also the container image's Dockerfile (hadolint) and the Kubernetes manifests, rendered and
-# validated offline against the schemas (kubernetes-validate; see tests/deploy).
+# validated offline against the schemas (kubernetes-validate; see tests/e2e/deploy).
 lint: setup
 	$(BIN)/ruff check libs services tests bench
 	$(BIN)/ruff format --check libs services tests bench
 	$(BIN)/mypy libs services bench tests
 	$(BIN)/hadolint Dockerfile
-	$(BIN)/python -m tests.deploy._kit render deploy/k8s/base > $(VENV)/k8s-base.yaml
-	$(BIN)/python -m tests.deploy._kit render deploy/k8s/overlays/production > $(VENV)/k8s-production.yaml
+	$(BIN)/python -m tests.e2e.deploy._kit render deploy/k8s/base > $(VENV)/k8s-base.yaml
+	$(BIN)/python -m tests.e2e.deploy._kit render deploy/k8s/overlays/production > $(VENV)/k8s-production.yaml
 	$(BIN)/kubernetes-validate -k 1.30.0 --strict --quiet $(VENV)/k8s-base.yaml \
 		$(VENV)/k8s-production.yaml deploy/k8s/secrets.example.yaml
 

@@ -1,7 +1,7 @@
 """No service makes up a secret: without the token key (or the dealer without its sealing key)
 each of the four refuses to start with one line naming the setting and exit status 2, and
 creates no key file. The other side, ``riverboat up`` making the room's keys and passing them
-explicitly, is tests/integration/test_cli_up.py (run without the tests' keys)."""
+explicitly, is tests/e2e/test_cli_up.py (run without the tests' keys)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -142,23 +140,6 @@ def test_tls_files_give_a_context(tmp_path: Path) -> None:
     bogus.write_text("not a certificate")
     with pytest.raises(ConfigError, match="TLS"):
         _table(["--nats-ca", str(bogus)], {})
-
-
-@pytest.mark.parametrize("name", sorted(SERVICES))
-def test_bad_settings_exit_2_in_one_line(name: str) -> None:
-    """The real entry point: one line on stderr, status 2, no traceback."""
-    proc = subprocess.run(
-        [sys.executable, "-m", f"riverboat.services.{name}", "--replicas", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={"PATH": "/usr/bin:/bin", "RIVERBOAT_LOG_FORMAT": "json"},
-    )
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--replicas" in lines[0], proc.stderr
-    assert "Traceback" not in proc.stderr
 
 
 class _Connected:

@@ -2,7 +2,7 @@
 
 One small port (:class:`EventStore`) with two adapters: :class:`InMemoryEventStore` for unit
 tests and :class:`JetStreamEventStore` for NATS JetStream. Both pass the same contract suite
-(``tests/integration/eventstore/test_contract.py``).
+(``tests/contract/eventstore.py``).
 """
 
 from riverboat.eventstore.base import AppendResult, EventStore, StoredRecord

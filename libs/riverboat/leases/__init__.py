@@ -3,7 +3,7 @@
 One port (:class:`LeaseStore`, in :mod:`riverboat.leases.base`) with two adapters:
 :class:`MemoryLeaseStore` for unit tests (time moved by hand) and :class:`JetStreamLeaseStore`
 over a JetStream KV bucket (default ``RB_TABLE_OWNERS``). Both pass the same contract suite
-(``tests/integration/leases/test_contract.py``).
+(``tests/contract/leases.py``).
 """
 
 from riverboat.leases.base import (

@@ -29,7 +29,7 @@ from riverboat.services.settlement.config import SettlementConfig
 from riverboat.services.settlement.server import SettlementServer
 from riverboat.table.events import PlayerLeft
 from riverboat.v1 import table_pb2
-from tests.integration.room.conftest import _dealer, _table
+from tests.e2e.room.conftest import _dealer, _table
 from tests.integration.settlement._kit import (
     SettlementClient,
     dump_of,

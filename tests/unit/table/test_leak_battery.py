@@ -1,7 +1,7 @@
 """The leak battery in process (issue #12): random hands of every game of the registry with
 every option, each version's Watch message and Act reply built for every viewer by the table
 service's own view builder (``TableViews``), checked by the oracle of ``tests/leak/oracle.py``.
-With ``tests/integration/room/test_leak_battery.py`` (the real services) it makes the
+With ``tests/e2e/room/test_leak_battery.py`` (the real services) it makes the
 battery's size(1000, 100000) hands.
 
 The oracle is shown to bite: each leak planted in the view builder is reported.

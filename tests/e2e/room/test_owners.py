@@ -1,0 +1,592 @@
+"""Two (and three) table-service instances over one log, with bots playing: table ownership
+end to end.
+
+The room: the dealer and two table-service processes (``--lease-ttl 3``) on the session's
+nats-server. The bots find each table's owner in the lease bucket and follow NOT_OWNER
+redirects. Oracles of our own:
+
+* from the instances' logs: each table's ownership intervals (claimed / handed to us / taken
+  back, until handed over / released / lost / unloaded, or the kill; a lost lease ends at its
+  ``held_until``, when the instance stopped writing) never overlap between instances, and
+  every hand was committed by the instance owning the table at that moment;
+* from the dealer's log: no hand was committed twice (steady state);
+* from the log: every hand started ends (played out, or voided with refunds), chips are
+  conserved (last hand's stacks plus the rake equal what was seated), and ``riverboat audit``
+  verifies the live streams;
+* no stalled table: every table keeps dealing hands.
+
+The fail-over time (kill -9 to the first action the new owner accepts) is printed. An instance
+started later takes its share (two tables of four) from the first, between hands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import random
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+import grpc
+import nats
+import pytest
+
+from riverboat.auth import TokenIssuer
+from riverboat.cli.app import run
+from riverboat.client import TableClient, next_move, random_chooser, random_picker
+from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
+from riverboat.leases import (
+    Holder,
+    JetStreamLeaseStore,
+    Lease,
+    LeaseStoreUnavailable,
+    owners_bucket,
+)
+from riverboat.natsserver import NatsCluster, NatsServer
+from riverboat.redirect import Owner, owner_of
+from riverboat.services.launcher import ServiceProcess
+from riverboat.table.events import HandVoided, PlayerSeated
+from riverboat.v1 import table_pb2, table_pb2_grpc
+from tests.conftest import TEST_TOKEN_KEY
+from tests.e2e.room._play import read_log
+from tests.e2e.room.conftest import _dealer, _table
+
+pytestmark = pytest.mark.timeout(150)
+
+T = TypeVar("T")
+
+TTL = 3
+STACK = 50_000
+START = {"table_claimed", "table_handed_to_us", "table_taken_back"}
+END = {"table_leaving", "table_handed_over", "table_released", "table_lease_lost", "table_unloaded"}
+
+
+@dataclass
+class Pair:
+    """The dealer and two table-service instances over one stream."""
+
+    #: The NATS URLs, comma-separated (one server, or every node of a cluster).
+    nats_url: str
+    dealer: ServiceProcess
+    instances: dict[str, ServiceProcess]
+    var: Path
+    tag: str
+    issuer: TokenIssuer = field(default_factory=lambda: TokenIssuer(TEST_TOKEN_KEY))
+    #: UTC time each instance was killed -9 (its ownership ends there).
+    killed: dict[str, datetime] = field(default_factory=dict)
+
+    @property
+    def stream(self) -> str:
+        return f"RB_TABLES_{self.tag}"
+
+    @property
+    def prefix(self) -> str:
+        return f"rb.tables{self.tag.lower()}"
+
+    def log(self, name: str) -> Path:
+        return self.var / f"table-{name}.log"
+
+    @property
+    def first_url(self) -> str:
+        return self.nats_url.split(",")[0]
+
+
+def _instance(
+    nats_url: str, var: Path, dealer: str, tag: str, name: str, replicas: int = 1
+) -> ServiceProcess:
+    process = _table(nats_url, var, dealer, tag)
+    process.args += ["--instance-id", name, "--lease-ttl", str(TTL), "--replicas", str(replicas)]
+    process.log_path = var / f"table-{name}.log"
+    return process
+
+
+@contextlib.contextmanager
+def _pair(
+    nats_url: str, var: Path, tag: str, replicas: int = 1, names: str = "ab"
+) -> Iterator[Pair]:
+    dealer = _dealer(nats_url, var, tag)
+    dealer.start()
+    instances = {n: _instance(nats_url, var, dealer.address, tag, n, replicas) for n in names}
+    try:
+        for process in instances.values():
+            process.start()
+        yield Pair(nats_url, dealer, instances, var, tag)
+    finally:
+        for process in instances.values():
+            process.kill()
+        dealer.stop()
+
+
+def _tag(request: pytest.FixtureRequest) -> str:
+    return f"O{abs(hash(request.node.nodeid)) % 10**8}"
+
+
+@pytest.fixture
+def pair(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Pair]:
+    """The room on the session's single nats-server."""
+    with _pair(nats_server.url, tmp_path, _tag(request)) as pair:
+        yield pair
+
+
+@pytest.fixture
+def trio(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Pair]:
+    """Three instances on the session's nats-server."""
+    with _pair(nats_server.url, tmp_path, _tag(request), names="abc") as pair:
+        yield pair
+
+
+@pytest.fixture
+async def trio_driver(trio: Pair) -> AsyncIterator[Driver]:
+    async with _driver(trio) as driver:
+        yield driver
+
+
+@pytest.fixture
+def cluster_pair(
+    nats_cluster: NatsCluster, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Pair]:
+    """The room on a three-node cluster on loopback, R3 streams and lease buckets."""
+    with _pair(",".join(nats_cluster.urls), tmp_path, _tag(request), replicas=3) as pair:
+        yield pair
+
+
+class Driver:
+    """Bots and the operator as clients: a TableClient follows NOT_OWNER redirects and waits
+    out NO_OWNER itself; the driver starts each table's calls at the owner the leases name and
+    retries while an owner is unreachable (it just died)."""
+
+    def __init__(self, pair: Pair, leases: JetStreamLeaseStore) -> None:
+        self.pair = pair
+        self.leases = leases
+        self.channel = grpc.aio.insecure_channel(pair.instances["a"].address)
+        self.clients: dict[str, TableClient] = {}
+        #: (monotonic time, table, address) of every accepted action.
+        self.accepted: list[tuple[float, str, str]] = []
+        self.hands: dict[str, set[str]] = defaultdict(set)
+
+    async def call(
+        self, table_id: str, who: str, role: str, fn: Callable[[TableClient], Awaitable[T]]
+    ) -> tuple[T, str]:
+        """``fn`` at ``table_id``'s owner; returns its answer and the owner's address."""
+        client = self.clients.get(who)
+        if client is None:
+            token = self.pair.issuer.issue(who, role)
+            client = self.clients[who] = TableClient(self.channel, token, who)
+        for _ in range(2000):
+            if not client.owner(table_id):
+                try:
+                    lease = await self.leases.get(table_id)
+                except LeaseStoreUnavailable:  # a node restarting: ask again
+                    await asyncio.sleep(0.05)
+                    continue
+                client.set_owner(table_id, lease.holder.address if lease else "")
+            try:
+                result = await fn(client)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    client.set_owner(table_id, "")
+                    await asyncio.sleep(0.05)
+                    continue
+                raise
+            return result, client.owner(table_id) or self.pair.instances["a"].address
+        raise AssertionError(f"{table_id}: no owner answered")
+
+    async def open(self, table_id: str, players: int) -> list[str]:
+        await self.call(
+            table_id,
+            "operator",
+            "operator",
+            lambda c: c.create_table(table_id, action_seconds=5),
+        )
+        names = [f"{table_id}-p{k}" for k in range(1, players + 1)]
+        for k, name in enumerate(names, start=1):
+            await self.call(
+                table_id,
+                "operator",
+                "operator",
+                lambda c, k=k, name=name: c.seat(table_id, k, name, STACK),  # type: ignore[misc]
+            )
+        return names
+
+    async def play(self, table_id: str, players: list[str], stop: asyncio.Event) -> None:
+        """Each player looks and acts when it is their turn, until ``stop``."""
+        rng = random.Random(table_id)
+        choose, pick = random_chooser(rng), random_picker(rng)
+        while not stop.is_set():
+            acted = False
+            for player in players:
+                view, _ = await self.call(table_id, player, "player", lambda c: c.view(table_id))
+                if view.hand_id:
+                    self.hands[table_id].add(view.hand_id)
+                move = next_move(view, choose, pick) if view.legal_actions else None
+                if move is None:
+                    continue
+                try:
+                    _, address = await self.call(
+                        table_id,
+                        player,
+                        "player",
+                        lambda c, view=view, move=move, player=player: c.act(  # type: ignore[misc]
+                            table_id,
+                            view.hand_id,
+                            view.viewer_seat,
+                            move.action,
+                            move.amount,
+                            request_id=f"{player}-{view.hand_id}-{view.version}",
+                            cards=move.cards,
+                            choice=move.choice,
+                            options=move.options,
+                            timeout=10,
+                        ),
+                    )
+                except grpc.aio.AioRpcError:
+                    continue  # the clock or a redirect beat us to it: look again
+                self.accepted.append((time.monotonic(), table_id, address))
+                acted = True
+            if not acted:
+                await asyncio.sleep(0.03)
+
+    async def until_hands(self, tables: list[str], count: int, timeout: float = 90) -> None:
+        """Wait until each table has shown ``count`` more hands than now (no stalled table)."""
+        goal = {t: len(self.hands[t]) + count for t in tables}
+        deadline = time.monotonic() + timeout
+        while any(len(self.hands[t]) < goal[t] for t in tables):
+            stalled = [t for t in tables if len(self.hands[t]) < goal[t]]
+            assert time.monotonic() < deadline, f"stalled tables: {stalled}"
+            await asyncio.sleep(0.1)
+
+    async def close(self) -> None:
+        for client in self.clients.values():
+            await client.close()
+        await self.channel.close(None)
+
+
+@pytest.fixture
+async def driver(pair: Pair) -> AsyncIterator[Driver]:
+    async with _driver(pair) as driver:
+        yield driver
+
+
+@pytest.fixture
+async def cluster_driver(cluster_pair: Pair) -> AsyncIterator[Driver]:
+    async with _driver(cluster_pair) as driver:
+        yield driver
+
+
+@contextlib.asynccontextmanager
+async def _driver(pair: Pair) -> AsyncIterator[Driver]:
+    nc = await nats.connect(servers=pair.nats_url.split(","))
+    leases = await JetStreamLeaseStore.open(nc, ttl=TTL, bucket=owners_bucket(pair.stream))
+    driver = Driver(pair, leases)
+    try:
+        yield driver
+    finally:
+        await driver.close()
+        await nc.close()
+
+
+# --- oracles ---------------------------------------------------------------------------------
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def _when(line: dict[str, object]) -> datetime:
+    return datetime.fromisoformat(str(line["timestamp"]).replace("Z", "+00:00"))
+
+
+def check_ownership(pair: Pair, tables: list[str]) -> dict[str, str]:
+    """Ownership intervals never overlap and every hand was committed by its table's owner of
+    the moment; returns each committed hand's instance."""
+    now = datetime.now(UTC)
+    intervals: dict[str, list[tuple[datetime, datetime, str]]] = defaultdict(list)
+    committed: dict[str, str] = {}
+    commits: list[tuple[str, str, datetime, str]] = []
+    for name in pair.instances:
+        opened: dict[str, datetime] = {}
+        for line in _lines(pair.log(name)):
+            table_id, event = str(line.get("table_id", "")), line.get("event")
+            if event in START and table_id not in opened:
+                opened[table_id] = _when(line)
+            elif event in END and table_id in opened:
+                # A lost lease: the instance stopped writing at held_until (its lease
+                # unconfirmed too long), before it noticed the loss.
+                end = _when(line)
+                if "held_until" in line:
+                    end = min(end, datetime.fromisoformat(str(line["held_until"])))
+                intervals[table_id].append((opened.pop(table_id), end, name))
+            elif event == "hand_committed":
+                commits.append((table_id, str(line["hand_id"]), _when(line), name))
+        end = pair.killed.get(name, now)
+        for table_id, start in opened.items():
+            intervals[table_id].append((start, end, name))
+    for table_id in tables:
+        spans = sorted(intervals[table_id])
+        assert spans, f"{table_id} was never owned"
+        for (_, end, first), (start, _, second) in itertools.pairwise(spans):
+            assert end <= start, f"{table_id}: {first} and {second} owned it at once"
+    for table_id, hand_id, when, name in commits:
+        assert hand_id not in committed, f"{hand_id} committed by {committed[hand_id]} and {name}"
+        committed[hand_id] = name
+        assert any(s <= when <= e and who == name for s, e, who in intervals[table_id]), (
+            f"{hand_id} committed by {name}, which did not own {table_id} then"
+        )
+    return committed
+
+
+def dealer_commits(pair: Pair) -> Counter[str]:
+    assert pair.dealer.log_path is not None
+    return Counter(
+        str(line["hand_id"])
+        for line in _lines(pair.dealer.log_path)
+        if line.get("event") == "rpc finished" and line.get("rpc") == "DealerService/CommitHand"
+    )
+
+
+async def check_log(pair: Pair, tables: list[str]) -> int:
+    """Every hand started ended or was voided; chips are conserved. Returns voided hands."""
+    voided = 0
+    for table_id in tables:
+        batches = await read_log(pair.first_url, pair.stream, pair.prefix, table_id)
+        events = [e for batch in batches for e in batch]
+        seated = sum(e.stack for e in events if isinstance(e, PlayerSeated))
+        rake = sum(e.amount for e in events if isinstance(e, RakeTaken))
+        started = [e.hand_id for e in events if isinstance(e, HandStarted)]
+        ends = [e for e in events if isinstance(e, HandEnded | HandVoided)]
+        voided += sum(isinstance(e, HandVoided) for e in events)
+        # Only the last hand may still be in play.
+        assert len(started) - len(ends) in (0, 1), f"{table_id}: a hand never ended"
+        last = next(e for e in reversed(events) if isinstance(e, HandEnded))
+        assert sum(stack for _, stack in last.stacks) + rake == seated, f"{table_id}: chips"
+    return voided
+
+
+async def audit(pair: Pair) -> int:
+    flags = [
+        "--tables-stream",
+        pair.stream,
+        "--tables-prefix",
+        pair.prefix,
+        "--seeds-stream",
+        f"RB_AUDIT_{pair.tag}",
+        "--seeds-prefix",
+        f"rb.audit{pair.tag.lower()}",
+    ]
+    return await asyncio.to_thread(run, ["audit", "--nats", pair.nats_url, *flags, "--no-progress"])
+
+
+async def _room(
+    driver: Driver, count: int
+) -> tuple[list[str], asyncio.Event, list[asyncio.Task[None]]]:
+    tables = [f"t-own-{k}" for k in range(count)]
+    seated = [await driver.open(t, 3) for t in tables]
+    stop = asyncio.Event()
+    tasks = [
+        asyncio.ensure_future(driver.play(t, p, stop)) for t, p in zip(tables, seated, strict=True)
+    ]
+    return tables, stop, tasks
+
+
+async def _stop(stop: asyncio.Event, tasks: list[asyncio.Task[None]]) -> None:
+    stop.set()
+    await asyncio.gather(*tasks)
+
+
+def _holders(leases: dict[str, Lease]) -> Counter[str]:
+    return Counter(lease.holder.instance for lease in leases.values())
+
+
+# --- tests -------------------------------------------------------------------------------------
+
+
+async def test_two_instances_share_the_tables_and_each_is_owned_by_one(
+    pair: Pair, driver: Driver
+) -> None:
+    tables, stop, tasks = await _room(driver, 4)
+    try:
+        await driver.until_hands(tables, 4)
+    finally:
+        await _stop(stop, tasks)
+    # New tables went to the least-loaded instance: two each.
+    leases = await driver.leases.all()
+    assert _holders(leases) == {"a": 2, "b": 2}
+    # Every table call to the non-owner names the owner (the redirect detail).
+    for table_id, lease in leases.items():
+        other = pair.instances["b" if lease.holder.instance == "a" else "a"]
+        async with grpc.aio.insecure_channel(other.address) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+            token = pair.issuer.issue("obs", "auditor")
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stub.GetTableView(
+                    table_pb2.GetTableViewRequest(table_id=table_id),
+                    metadata=(("authorization", f"Bearer {token}"),),
+                )
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert owner_of(refused.value) == Owner(
+            table_id, lease.holder.instance, lease.holder.address
+        )
+    committed = check_ownership(pair, tables)
+    assert set(committed.values()) == {"a", "b"}
+    repeated = {h: n for h, n in dealer_commits(pair).items() if n > 1}
+    assert not repeated, f"CommitHand repeated: {repeated}"
+    assert await check_log(pair, tables) == 0
+    assert await audit(pair) == 0
+
+
+async def test_three_instances_divide_six_tables_two_each(trio: Pair, trio_driver: Driver) -> None:
+    driver = trio_driver
+    tables, stop, tasks = await _room(driver, 6)
+    try:
+        await driver.until_hands(tables, 3)
+    finally:
+        await _stop(stop, tasks)
+    assert _holders(await driver.leases.all()) == {"a": 2, "b": 2, "c": 2}
+    committed = check_ownership(trio, tables)
+    assert set(committed.values()) == {"a", "b", "c"}
+    repeated = {h: n for h, n in dealer_commits(trio).items() if n > 1}
+    assert not repeated, f"CommitHand repeated: {repeated}"
+    assert await check_log(trio, tables) == 0
+    assert await audit(trio) == 0
+
+
+async def test_kill_9_moves_its_tables_within_the_ttl(pair: Pair, driver: Driver) -> None:
+    await _kill_9(pair, driver)
+
+
+async def test_kill_9_on_a_three_node_cluster(cluster_pair: Pair, cluster_driver: Driver) -> None:
+    """The same on a three-node NATS cluster: R3 table log, R3 lease buckets."""
+    info = await cluster_driver.leases._js.stream_info(f"KV_{owners_bucket(cluster_pair.stream)}")
+    assert info.config.num_replicas == 3
+    await _kill_9(cluster_pair, cluster_driver)
+
+
+async def _kill_9(pair: Pair, driver: Driver) -> None:
+    tables, stop, tasks = await _room(driver, 4)
+    try:
+        await driver.until_hands(tables, 2)
+        lost = [
+            t for t, lease in (await driver.leases.all()).items() if lease.holder.instance == "b"
+        ]
+        assert lost
+        survivor = pair.instances["a"].address
+        pair.instances["b"].kill()
+        killed = time.monotonic()
+        pair.killed["b"] = datetime.now(UTC)
+        await driver.until_hands(tables, 2)
+    finally:
+        await _stop(stop, tasks)
+    moved = {
+        t: min(w for w, table, a in driver.accepted if table == t and w > killed and a == survivor)
+        for t in lost
+    }
+    failover = max(moved.values()) - killed
+    where = "3-node cluster" if "," in pair.nats_url else "one nats-server"
+    print(
+        f"\nfail-over after kill -9 (TTL {TTL} s, {where}): first action accepted by the new owner "
+        f"{min(moved.values()) - killed:.2f}-{failover:.2f} s after the kill, {len(lost)} tables"
+    )
+    assert _holders(await driver.leases.all()) == {"a": 4}
+    check_ownership(pair, tables)
+    await check_log(pair, tables)  # every interrupted hand resumed or was voided (refunded)
+    assert await audit(pair) == 0
+
+
+async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
+    pair: Pair, driver: Driver
+) -> None:
+    tables, stop, tasks = await _room(driver, 4)
+    try:
+        await driver.until_hands(tables, 2)
+        on_b = sorted(
+            t
+            for t, lease in (await driver.leases.all()).items()
+            if lease.holder == _holder(pair, "b")
+        )
+        watching = asyncio.ensure_future(_watch_to_the_end(pair, "b", on_b[0]))
+        await asyncio.to_thread(pair.instances["b"].stop, 60)
+        assert pair.instances["b"].process is not None
+        assert pair.instances["b"].process.returncode == 0
+        # A Watch on b ends, once the table is handed over, with the redirect to a.
+        ended = await asyncio.wait_for(watching, 30)
+        assert ended.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert owner_of(ended) == Owner(on_b[0], "a", pair.instances["a"].address)
+        await driver.until_hands(tables, 2)
+    finally:
+        await _stop(stop, tasks)
+    assert _holders(await driver.leases.all()) == {"a": 4}
+    check_ownership(pair, tables)
+    assert await check_log(pair, tables) == 0, "a hand was voided in a clean hand-over"
+    handed = [line for line in _lines(pair.log("b")) if line.get("event") == "table_handed_over"]
+    assert len(handed) == 2
+    assert await audit(pair) == 0
+
+
+def _holder(pair: Pair, name: str) -> Holder:
+    return Holder(name, pair.instances[name].address)
+
+
+async def _watch_to_the_end(pair: Pair, name: str, table_id: str) -> grpc.aio.AioRpcError:
+    """Watch ``table_id`` at instance ``name`` until the stream ends; the error it ends with."""
+    async with grpc.aio.insecure_channel(pair.instances[name].address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        token = pair.issuer.issue("obs", "auditor")
+        stream = stub.Watch(
+            table_pb2.WatchRequest(table_id=table_id),
+            metadata=(("authorization", f"Bearer {token}"),),
+        )
+        try:
+            async for _ in stream:
+                pass
+        except grpc.aio.AioRpcError as exc:
+            return exc
+    raise AssertionError("the Watch stream ended without the redirect")
+
+
+async def test_an_instance_joining_takes_its_share_between_hands(
+    pair: Pair, driver: Driver
+) -> None:
+    await asyncio.to_thread(pair.instances["b"].stop, 30)  # the room starts with one instance
+    tables, stop, tasks = await _room(driver, 4)
+    try:
+        await driver.until_hands(tables, 2)
+        assert _holders(await driver.leases.all()) == {"a": 4}
+        await asyncio.to_thread(pair.instances["b"].start)
+        deadline = time.monotonic() + 90
+        while _holders(await driver.leases.all()) != {"a": 2, "b": 2}:
+            assert time.monotonic() < deadline, "the new instance never got its share"
+            await asyncio.sleep(0.2)
+        await driver.until_hands(tables, 2)  # and every table goes on dealing
+    finally:
+        await _stop(stop, tasks)
+    check_ownership(pair, tables)
+    assert await check_log(pair, tables) == 0, "a hand was voided by a balancing hand-over"
+    assert await audit(pair) == 0
+
+
+async def test_an_open_table_that_fails_keeps_no_lease(pair: Pair, driver: Driver) -> None:
+    """OpenTable claims the table's lease before deciding; refused (a clock over 3600 s), it
+    leaves no lease on a table that does not exist, and the id can be opened after."""
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await driver.call(
+            "t-bad", "operator", "operator", lambda c: c.create_table("t-bad", action_seconds=5000)
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert await driver.leases.get("t-bad") is None
+    await driver.open("t-bad", 2)
+    lease = await driver.leases.get("t-bad")
+    assert lease is not None and lease.holder.instance in pair.instances
