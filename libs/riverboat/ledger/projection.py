@@ -373,5 +373,7 @@ def project_wallet_event(
                 reference=event.table_event_id,
                 table_id=event.table_id,
             )
+        case _:  # limits and exclusions move no money
+            spec = None
     seen = WalletSeen(player, wallet_id, item.balance_after, version)
     return [spec, seen] if spec is not None else [seen]

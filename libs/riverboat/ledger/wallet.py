@@ -15,10 +15,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 # The room's one bound on amounts (re-exported: wallet code and its tests name it from here).
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
 from riverboat.idempotency import REQUEST_ID_REUSED
+from riverboat.ledger.limits import KINDS, LimitChanged, Limits, SelfExcluded
 
 __all__ = [
     "MAX_AMOUNT",
@@ -28,16 +30,20 @@ __all__ = [
     "CashedOut",
     "Decision",
     "Deposited",
+    "LimitChanged",
     "Reservation",
+    "SelfExcluded",
     "WalletError",
     "WalletEvent",
     "WalletState",
     "balance_change",
     "decide_cash_out",
     "decide_deposit",
+    "decide_limit",
     "decide_release",
     "decide_reserve",
     "decide_seat",
+    "decide_self_exclude",
     "decide_withdraw",
     "wallet_id",
 ]
@@ -106,7 +112,16 @@ class CashedOut:
     table_event_id: str
 
 
-WalletEvent = Deposited | Withdrawn | BuyInReserved | BuyInReleased | BuyInSeated | CashedOut
+WalletEvent = (
+    Deposited
+    | Withdrawn
+    | BuyInReserved
+    | BuyInReleased
+    | BuyInSeated
+    | CashedOut
+    | LimitChanged
+    | SelfExcluded
+)
 
 
 def balance_change(event: WalletEvent) -> int:
@@ -120,6 +135,8 @@ def balance_change(event: WalletEvent) -> int:
             return event.amount
         case BuyInSeated():
             return event.wallet_delta
+        case LimitChanged() | SelfExcluded():
+            return 0
     raise TypeError(f"not a wallet event: {event!r}")  # pragma: no cover
 
 
@@ -154,19 +171,28 @@ class WalletState:
     reservations: dict[str, Reservation] = field(default_factory=dict)
     # Table events (seatings, cash-outs) already recorded, with the balance after each.
     table_events: dict[str, int] = field(default_factory=dict)
+    #: Responsible-gaming limits and the deposits and buy-ins they count.
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def reserved(self) -> int:
         """Chips reserved for buy-ins not seated or released yet."""
         return sum(r.outstanding for r in self.reservations.values())
 
-    def apply(self, event: WalletEvent, balance_after: int) -> None:
-        """Fold one event in (``balance_after`` as the log states it)."""
+    def apply(self, event: WalletEvent, balance_after: int, at: datetime | None = None) -> None:
+        """Fold one event in (``balance_after`` as the log states it, ``at`` when it was
+        recorded: the limits count deposits and buy-ins by it)."""
         self.balance = balance_after
         match event:
             case Deposited():
                 key = ("deposit", event.by, event.external_ref)
                 self.cashier_refs.setdefault(key, (event.amount, balance_after))
+                if at is not None:
+                    self.limits.deposited(event.amount, at)
+            case LimitChanged():
+                self.limits.changed(event, at or event.effective_at)
+            case SelfExcluded():
+                self.limits.excluded(event)
             case Withdrawn():
                 key = ("withdrawal", event.by, event.external_ref)
                 self.cashier_refs.setdefault(key, (event.amount, balance_after))
@@ -174,7 +200,10 @@ class WalletState:
                 self.reservations[event.reference] = Reservation(
                     event.table_id, event.amount, "reserved", balance_after
                 )
+                if at is not None:
+                    self.limits.reserved(event.reference, event.amount, at)
             case BuyInReleased():
+                self.limits.released(event.reference)
                 known = self.reservations.get(event.reference)
                 if known is None:  # a tombstone: the reference was never reserved
                     self.reservations[event.reference] = Reservation("", 0, "released", 0)
@@ -269,11 +298,47 @@ def _cashier(
     return Decision((), True, earlier[1])
 
 
-def decide_deposit(state: WalletState, amount: int, external_ref: str, by: str = "") -> Decision:
-    """Credit the wallet; a repeat of ``by``'s ``external_ref`` changes nothing."""
+def _within_limits(state: WalletState, what: str, amount: int, now: datetime | None) -> None:
+    """Refuse a deposit or buy-in a self-exclusion or a limit forbids (``now`` None: the
+    caller checks no limits)."""
+    if now is None:
+        return
+    limits = state.limits
+    if limits.is_excluded(now):
+        assert limits.excluded_until is not None
+        until = limits.excluded_until.strftime("%Y-%m-%d %H:%M UTC")
+        raise WalletError(
+            f"the player is self-excluded until {until}: no deposits or buy-ins before then",
+            reason="SELF_EXCLUDED",
+            kind="precondition",
+        )
+    over = limits.over(what, amount, now)
+    if over is not None:
+        kind, limit, used = over
+        window = "24 hours" if kind.endswith("day") else "7 days"
+        noun = "deposits" if what == "deposit" else "buy-ins"
+        raise WalletError(
+            f"{_dollars(amount)} more would pass the {kind.replace('_', ' ')} limit of "
+            f"{_dollars(limit)}: {noun} in the last {window} are {_dollars(used)}, "
+            f"{_dollars(max(0, limit - used))} left",
+            reason="DEPOSIT_LIMIT" if what == "deposit" else "BUY_IN_LIMIT",
+            kind="precondition",
+        )
+
+
+def decide_deposit(
+    state: WalletState,
+    amount: int,
+    external_ref: str,
+    by: str = "",
+    now: datetime | None = None,
+) -> Decision:
+    """Credit the wallet; a repeat of ``by``'s ``external_ref`` changes nothing. With ``now``,
+    a self-exclusion or deposit limit in force refuses it."""
     earlier = _cashier(state, "deposit", amount, external_ref, by)
     if earlier is not None:
         return earlier
+    _within_limits(state, "deposit", amount, now)
     if state.balance + amount > MAX_AMOUNT:
         raise WalletError("the wallet would exceed its limit", reason="LIMIT", kind="precondition")
     return Decision((Deposited(amount, external_ref, by),), False, state.balance + amount)
@@ -289,8 +354,15 @@ def decide_withdraw(state: WalletState, amount: int, external_ref: str, by: str 
     return Decision((Withdrawn(amount, external_ref, by),), False, state.balance - amount)
 
 
-def decide_reserve(state: WalletState, table_id: str, amount: int, reference: str) -> Decision:
-    """Set chips aside for a buy-in at ``table_id``; idempotent per ``reference``."""
+def decide_reserve(
+    state: WalletState,
+    table_id: str,
+    amount: int,
+    reference: str,
+    now: datetime | None = None,
+) -> Decision:
+    """Set chips aside for a buy-in at ``table_id``; idempotent per ``reference``. With
+    ``now``, a self-exclusion or buy-in limit in force refuses it."""
     _amount(amount)
     _ref(reference, "reference")
     if not table_id:
@@ -311,8 +383,39 @@ def decide_reserve(state: WalletState, table_id: str, amount: int, reference: st
                 kind="conflict",
             )
         return Decision((), True, earlier.balance_after)
+    _within_limits(state, "buy_in", amount, now)
     _funds(state, amount)
     return Decision((BuyInReserved(reference, table_id, amount),), False, state.balance - amount)
+
+
+def decide_limit(
+    state: WalletState,
+    kind: str,
+    amount: int,
+    by: str,
+    now: datetime,
+    cooling_off: timedelta,
+) -> Decision:
+    """Set a limit: a stricter one from ``now``, a more generous one after ``cooling_off``;
+    one that changes nothing records nothing."""
+    if kind not in KINDS:
+        raise WalletError(
+            f"no limit {kind!r}; limits are {', '.join(KINDS)}", reason="BAD_LIMIT", kind="invalid"
+        )
+    if amount != 0:
+        _amount(amount)
+    effective = state.limits.change_for(kind, amount, now, cooling_off)
+    if effective is None:
+        return Decision((), True, state.balance)
+    return Decision((LimitChanged(kind, amount, effective, by),), False, state.balance)
+
+
+def decide_self_exclude(state: WalletState, until: datetime, by: str, now: datetime) -> Decision:
+    """Exclude the player until ``until``; an exclusion in force is never shortened."""
+    current = state.limits.excluded_until
+    if until <= now or (current is not None and until <= current):
+        return Decision((), True, state.balance)
+    return Decision((SelfExcluded(until, by),), False, state.balance)
 
 
 def decide_release(state: WalletState, reference: str, reason: str) -> Decision:

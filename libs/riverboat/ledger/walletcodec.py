@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from riverboat.ledger.limits import LimitChanged, SelfExcluded
 from riverboat.ledger.wallet import (
     BuyInReleased,
     BuyInReserved,
@@ -80,6 +81,18 @@ def _to_pb(event: WalletEvent, occurred_at: datetime, balance_after: int) -> pb.
                     table_event_id=event.table_event_id,
                 )
             )
+        case LimitChanged():
+            effective = Timestamp()
+            effective.FromDatetime(event.effective_at)
+            out.limit_changed.CopyFrom(
+                pb.LimitChanged(
+                    kind=event.kind, amount=event.amount, effective_at=effective, by=event.by
+                )
+            )
+        case SelfExcluded():
+            until = Timestamp()
+            until.FromDatetime(event.until)
+            out.self_excluded.CopyFrom(pb.SelfExcluded(until=until, by=event.by))
     return out
 
 
@@ -116,6 +129,12 @@ def _from_pb(item: pb.WalletEvent) -> WalletEvent:
         case "cashed_out":
             c = item.cashed_out
             return CashedOut(c.table_id, c.amount, c.table_event_id)
+        case "limit_changed":
+            m2 = item.limit_changed
+            return LimitChanged(m2.kind, m2.amount, m2.effective_at.ToDatetime(tzinfo=UTC), m2.by)
+        case "self_excluded":
+            x = item.self_excluded
+            return SelfExcluded(x.until.ToDatetime(tzinfo=UTC), x.by)
     raise WalletCodecError(f"unknown wallet event payload {kind!r}")
 
 

@@ -22,47 +22,66 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1driverboat/v1/settlement.proto\x12\x0criverboat.v1\"F\n\x0e\x44\x65positRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"5\n\x0f\x44\x65positResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"G\n\x0fWithdrawRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"6\n\x10WithdrawResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"Z\n\x12GetBalanceResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61lance\x18\x02 \x01(\x03\x12\x10\n\x08reserved\x18\x03 \x01(\x03\x12\x11\n\tat_tables\x18\x04 \x01(\x03\"R\n\x18ListLedgerEntriesRequest\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x8f\x01\n\x0bLedgerEntry\x12\x12\n\nposting_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\treference\x18\x05 \x01(\t\x12\x13\n\x0boccurred_at\x18\x06 \x01(\t\x12\x15\n\rbalance_after\x18\x07 \x01(\x03\"`\n\x19ListLedgerEntriesResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14GetRakeReportRequest\x12\x10\n\x08\x66rom_day\x18\x01 \x01(\t\x12\x0e\n\x06to_day\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\"\\\n\rRakeReportRow\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x03 \x01(\t\x12\r\n\x05hands\x18\x04 \x01(\x03\x12\x0c\n\x04rake\x18\x05 \x01(\x03\"V\n\x15GetRakeReportResponse\x12)\n\x04rows\x18\x01 \x03(\x0b\x32\x1b.riverboat.v1.RakeReportRow\x12\x12\n\ntotal_rake\x18\x02 \x01(\x03\"Z\n\x13ReserveBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\treference\x18\x04 \x01(\t\":\n\x14ReserveBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"H\n\x13ReleaseBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x11\n\treference\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x14ReleaseBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x08\x32\xe5\x04\n\x11SettlementService\x12\x46\n\x07\x44\x65posit\x12\x1c.riverboat.v1.DepositRequest\x1a\x1d.riverboat.v1.DepositResponse\x12I\n\x08Withdraw\x12\x1d.riverboat.v1.WithdrawRequest\x1a\x1e.riverboat.v1.WithdrawResponse\x12O\n\nGetBalance\x12\x1f.riverboat.v1.GetBalanceRequest\x1a .riverboat.v1.GetBalanceResponse\x12\x64\n\x11ListLedgerEntries\x12&.riverboat.v1.ListLedgerEntriesRequest\x1a\'.riverboat.v1.ListLedgerEntriesResponse\x12X\n\rGetRakeReport\x12\".riverboat.v1.GetRakeReportRequest\x1a#.riverboat.v1.GetRakeReportResponse\x12U\n\x0cReserveBuyIn\x12!.riverboat.v1.ReserveBuyInRequest\x1a\".riverboat.v1.ReserveBuyInResponse\x12U\n\x0cReleaseBuyIn\x12!.riverboat.v1.ReleaseBuyInRequest\x1a\".riverboat.v1.ReleaseBuyInResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1driverboat/v1/settlement.proto\x12\x0criverboat.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"X\n\x0fSetLimitRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12%\n\x04kind\x18\x02 \x01(\x0e\x32\x17.riverboat.v1.LimitKind\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\"8\n\x10SetLimitResponse\x12$\n\x06limits\x18\x01 \x01(\x0b\x32\x14.riverboat.v1.Limits\"2\n\x12SelfExcludeRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\";\n\x13SelfExcludeResponse\x12$\n\x06limits\x18\x01 \x01(\x0b\x32\x14.riverboat.v1.Limits\"\"\n\x10GetLimitsRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"9\n\x11GetLimitsResponse\x12$\n\x06limits\x18\x01 \x01(\x0b\x32\x14.riverboat.v1.Limits\"\x8e\x01\n\x06Limits\x12\x0e\n\x06player\x18\x01 \x01(\t\x12#\n\x06limits\x18\x02 \x03(\x0b\x32\x13.riverboat.v1.Limit\x12\x32\n\x0e\x65xcluded_until\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1b\n\x13\x63ooling_off_seconds\x18\x04 \x01(\x03\"\xbe\x01\n\x05Limit\x12%\n\x04kind\x18\x01 \x01(\x0e\x32\x17.riverboat.v1.LimitKind\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x0c\n\x04used\x18\x03 \x01(\x03\x12\x11\n\tremaining\x18\x04 \x01(\x03\x12\x13\n\x0bhas_pending\x18\x05 \x01(\x08\x12\x16\n\x0epending_amount\x18\x06 \x01(\x03\x12\x30\n\x0cpending_from\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"F\n\x0e\x44\x65positRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"5\n\x0f\x44\x65positResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"G\n\x0fWithdrawRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x03 \x01(\t\"6\n\x10WithdrawResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"#\n\x11GetBalanceRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\"Z\n\x12GetBalanceResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0f\n\x07\x62\x61lance\x18\x02 \x01(\x03\x12\x10\n\x08reserved\x18\x03 \x01(\x03\x12\x11\n\tat_tables\x18\x04 \x01(\x03\"R\n\x18ListLedgerEntriesRequest\x12\x0f\n\x07\x61\x63\x63ount\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x8f\x01\n\x0bLedgerEntry\x12\x12\n\nposting_id\x18\x01 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x11\n\treference\x18\x05 \x01(\t\x12\x13\n\x0boccurred_at\x18\x06 \x01(\t\x12\x15\n\rbalance_after\x18\x07 \x01(\x03\"`\n\x19ListLedgerEntriesResponse\x12*\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x14GetRakeReportRequest\x12\x10\n\x08\x66rom_day\x18\x01 \x01(\t\x12\x0e\n\x06to_day\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\"\\\n\rRakeReportRow\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x03 \x01(\t\x12\r\n\x05hands\x18\x04 \x01(\x03\x12\x0c\n\x04rake\x18\x05 \x01(\x03\"V\n\x15GetRakeReportResponse\x12)\n\x04rows\x18\x01 \x03(\x0b\x32\x1b.riverboat.v1.RakeReportRow\x12\x12\n\ntotal_rake\x18\x02 \x01(\x03\"Z\n\x13ReserveBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\x12\x11\n\treference\x18\x04 \x01(\t\":\n\x14ReserveBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x11\n\tduplicate\x18\x02 \x01(\x08\"H\n\x13ReleaseBuyInRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x11\n\treference\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x14ReleaseBuyInResponse\x12\x0f\n\x07\x62\x61lance\x18\x01 \x01(\x03\x12\x10\n\x08released\x18\x02 \x01(\x08*\x97\x01\n\tLimitKind\x12\x1a\n\x16LIMIT_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16LIMIT_KIND_DEPOSIT_DAY\x10\x01\x12\x1b\n\x17LIMIT_KIND_DEPOSIT_WEEK\x10\x02\x12\x19\n\x15LIMIT_KIND_BUY_IN_DAY\x10\x03\x12\x1a\n\x16LIMIT_KIND_BUY_IN_WEEK\x10\x04\x32\xd2\x06\n\x11SettlementService\x12\x46\n\x07\x44\x65posit\x12\x1c.riverboat.v1.DepositRequest\x1a\x1d.riverboat.v1.DepositResponse\x12I\n\x08Withdraw\x12\x1d.riverboat.v1.WithdrawRequest\x1a\x1e.riverboat.v1.WithdrawResponse\x12O\n\nGetBalance\x12\x1f.riverboat.v1.GetBalanceRequest\x1a .riverboat.v1.GetBalanceResponse\x12\x64\n\x11ListLedgerEntries\x12&.riverboat.v1.ListLedgerEntriesRequest\x1a\'.riverboat.v1.ListLedgerEntriesResponse\x12X\n\rGetRakeReport\x12\".riverboat.v1.GetRakeReportRequest\x1a#.riverboat.v1.GetRakeReportResponse\x12U\n\x0cReserveBuyIn\x12!.riverboat.v1.ReserveBuyInRequest\x1a\".riverboat.v1.ReserveBuyInResponse\x12U\n\x0cReleaseBuyIn\x12!.riverboat.v1.ReleaseBuyInRequest\x1a\".riverboat.v1.ReleaseBuyInResponse\x12I\n\x08SetLimit\x12\x1d.riverboat.v1.SetLimitRequest\x1a\x1e.riverboat.v1.SetLimitResponse\x12R\n\x0bSelfExclude\x12 .riverboat.v1.SelfExcludeRequest\x1a!.riverboat.v1.SelfExcludeResponse\x12L\n\tGetLimits\x12\x1e.riverboat.v1.GetLimitsRequest\x1a\x1f.riverboat.v1.GetLimitsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'riverboat.v1.settlement_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DEPOSITREQUEST']._serialized_start=47
-  _globals['_DEPOSITREQUEST']._serialized_end=117
-  _globals['_DEPOSITRESPONSE']._serialized_start=119
-  _globals['_DEPOSITRESPONSE']._serialized_end=172
-  _globals['_WITHDRAWREQUEST']._serialized_start=174
-  _globals['_WITHDRAWREQUEST']._serialized_end=245
-  _globals['_WITHDRAWRESPONSE']._serialized_start=247
-  _globals['_WITHDRAWRESPONSE']._serialized_end=301
-  _globals['_GETBALANCEREQUEST']._serialized_start=303
-  _globals['_GETBALANCEREQUEST']._serialized_end=338
-  _globals['_GETBALANCERESPONSE']._serialized_start=340
-  _globals['_GETBALANCERESPONSE']._serialized_end=430
-  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_start=432
-  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_end=514
-  _globals['_LEDGERENTRY']._serialized_start=517
-  _globals['_LEDGERENTRY']._serialized_end=660
-  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_start=662
-  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_end=758
-  _globals['_GETRAKEREPORTREQUEST']._serialized_start=760
-  _globals['_GETRAKEREPORTREQUEST']._serialized_end=834
-  _globals['_RAKEREPORTROW']._serialized_start=836
-  _globals['_RAKEREPORTROW']._serialized_end=928
-  _globals['_GETRAKEREPORTRESPONSE']._serialized_start=930
-  _globals['_GETRAKEREPORTRESPONSE']._serialized_end=1016
-  _globals['_RESERVEBUYINREQUEST']._serialized_start=1018
-  _globals['_RESERVEBUYINREQUEST']._serialized_end=1108
-  _globals['_RESERVEBUYINRESPONSE']._serialized_start=1110
-  _globals['_RESERVEBUYINRESPONSE']._serialized_end=1168
-  _globals['_RELEASEBUYINREQUEST']._serialized_start=1170
-  _globals['_RELEASEBUYINREQUEST']._serialized_end=1242
-  _globals['_RELEASEBUYINRESPONSE']._serialized_start=1244
-  _globals['_RELEASEBUYINRESPONSE']._serialized_end=1301
-  _globals['_SETTLEMENTSERVICE']._serialized_start=1304
-  _globals['_SETTLEMENTSERVICE']._serialized_end=1917
+  _globals['_LIMITKIND']._serialized_start=2031
+  _globals['_LIMITKIND']._serialized_end=2182
+  _globals['_SETLIMITREQUEST']._serialized_start=80
+  _globals['_SETLIMITREQUEST']._serialized_end=168
+  _globals['_SETLIMITRESPONSE']._serialized_start=170
+  _globals['_SETLIMITRESPONSE']._serialized_end=226
+  _globals['_SELFEXCLUDEREQUEST']._serialized_start=228
+  _globals['_SELFEXCLUDEREQUEST']._serialized_end=278
+  _globals['_SELFEXCLUDERESPONSE']._serialized_start=280
+  _globals['_SELFEXCLUDERESPONSE']._serialized_end=339
+  _globals['_GETLIMITSREQUEST']._serialized_start=341
+  _globals['_GETLIMITSREQUEST']._serialized_end=375
+  _globals['_GETLIMITSRESPONSE']._serialized_start=377
+  _globals['_GETLIMITSRESPONSE']._serialized_end=434
+  _globals['_LIMITS']._serialized_start=437
+  _globals['_LIMITS']._serialized_end=579
+  _globals['_LIMIT']._serialized_start=582
+  _globals['_LIMIT']._serialized_end=772
+  _globals['_DEPOSITREQUEST']._serialized_start=774
+  _globals['_DEPOSITREQUEST']._serialized_end=844
+  _globals['_DEPOSITRESPONSE']._serialized_start=846
+  _globals['_DEPOSITRESPONSE']._serialized_end=899
+  _globals['_WITHDRAWREQUEST']._serialized_start=901
+  _globals['_WITHDRAWREQUEST']._serialized_end=972
+  _globals['_WITHDRAWRESPONSE']._serialized_start=974
+  _globals['_WITHDRAWRESPONSE']._serialized_end=1028
+  _globals['_GETBALANCEREQUEST']._serialized_start=1030
+  _globals['_GETBALANCEREQUEST']._serialized_end=1065
+  _globals['_GETBALANCERESPONSE']._serialized_start=1067
+  _globals['_GETBALANCERESPONSE']._serialized_end=1157
+  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_start=1159
+  _globals['_LISTLEDGERENTRIESREQUEST']._serialized_end=1241
+  _globals['_LEDGERENTRY']._serialized_start=1244
+  _globals['_LEDGERENTRY']._serialized_end=1387
+  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_start=1389
+  _globals['_LISTLEDGERENTRIESRESPONSE']._serialized_end=1485
+  _globals['_GETRAKEREPORTREQUEST']._serialized_start=1487
+  _globals['_GETRAKEREPORTREQUEST']._serialized_end=1561
+  _globals['_RAKEREPORTROW']._serialized_start=1563
+  _globals['_RAKEREPORTROW']._serialized_end=1655
+  _globals['_GETRAKEREPORTRESPONSE']._serialized_start=1657
+  _globals['_GETRAKEREPORTRESPONSE']._serialized_end=1743
+  _globals['_RESERVEBUYINREQUEST']._serialized_start=1745
+  _globals['_RESERVEBUYINREQUEST']._serialized_end=1835
+  _globals['_RESERVEBUYINRESPONSE']._serialized_start=1837
+  _globals['_RESERVEBUYINRESPONSE']._serialized_end=1895
+  _globals['_RELEASEBUYINREQUEST']._serialized_start=1897
+  _globals['_RELEASEBUYINREQUEST']._serialized_end=1969
+  _globals['_RELEASEBUYINRESPONSE']._serialized_start=1971
+  _globals['_RELEASEBUYINRESPONSE']._serialized_end=2028
+  _globals['_SETTLEMENTSERVICE']._serialized_start=2185
+  _globals['_SETTLEMENTSERVICE']._serialized_end=3035
 # @@protoc_insertion_point(module_scope)

@@ -1,10 +1,99 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class LimitKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LIMIT_KIND_UNSPECIFIED: _ClassVar[LimitKind]
+    LIMIT_KIND_DEPOSIT_DAY: _ClassVar[LimitKind]
+    LIMIT_KIND_DEPOSIT_WEEK: _ClassVar[LimitKind]
+    LIMIT_KIND_BUY_IN_DAY: _ClassVar[LimitKind]
+    LIMIT_KIND_BUY_IN_WEEK: _ClassVar[LimitKind]
+LIMIT_KIND_UNSPECIFIED: LimitKind
+LIMIT_KIND_DEPOSIT_DAY: LimitKind
+LIMIT_KIND_DEPOSIT_WEEK: LimitKind
+LIMIT_KIND_BUY_IN_DAY: LimitKind
+LIMIT_KIND_BUY_IN_WEEK: LimitKind
+
+class SetLimitRequest(_message.Message):
+    __slots__ = ("player", "kind", "amount")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    kind: LimitKind
+    amount: int
+    def __init__(self, player: _Optional[str] = ..., kind: _Optional[_Union[LimitKind, str]] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class SetLimitResponse(_message.Message):
+    __slots__ = ("limits",)
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    limits: Limits
+    def __init__(self, limits: _Optional[_Union[Limits, _Mapping]] = ...) -> None: ...
+
+class SelfExcludeRequest(_message.Message):
+    __slots__ = ("player", "days")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    days: int
+    def __init__(self, player: _Optional[str] = ..., days: _Optional[int] = ...) -> None: ...
+
+class SelfExcludeResponse(_message.Message):
+    __slots__ = ("limits",)
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    limits: Limits
+    def __init__(self, limits: _Optional[_Union[Limits, _Mapping]] = ...) -> None: ...
+
+class GetLimitsRequest(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    def __init__(self, player: _Optional[str] = ...) -> None: ...
+
+class GetLimitsResponse(_message.Message):
+    __slots__ = ("limits",)
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    limits: Limits
+    def __init__(self, limits: _Optional[_Union[Limits, _Mapping]] = ...) -> None: ...
+
+class Limits(_message.Message):
+    __slots__ = ("player", "limits", "excluded_until", "cooling_off_seconds")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDED_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    COOLING_OFF_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    limits: _containers.RepeatedCompositeFieldContainer[Limit]
+    excluded_until: _timestamp_pb2.Timestamp
+    cooling_off_seconds: int
+    def __init__(self, player: _Optional[str] = ..., limits: _Optional[_Iterable[_Union[Limit, _Mapping]]] = ..., excluded_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., cooling_off_seconds: _Optional[int] = ...) -> None: ...
+
+class Limit(_message.Message):
+    __slots__ = ("kind", "amount", "used", "remaining", "has_pending", "pending_amount", "pending_from")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    USED_FIELD_NUMBER: _ClassVar[int]
+    REMAINING_FIELD_NUMBER: _ClassVar[int]
+    HAS_PENDING_FIELD_NUMBER: _ClassVar[int]
+    PENDING_AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FROM_FIELD_NUMBER: _ClassVar[int]
+    kind: LimitKind
+    amount: int
+    used: int
+    remaining: int
+    has_pending: bool
+    pending_amount: int
+    pending_from: _timestamp_pb2.Timestamp
+    def __init__(self, kind: _Optional[_Union[LimitKind, str]] = ..., amount: _Optional[int] = ..., used: _Optional[int] = ..., remaining: _Optional[int] = ..., has_pending: _Optional[bool] = ..., pending_amount: _Optional[int] = ..., pending_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class DepositRequest(_message.Message):
     __slots__ = ("player", "amount", "external_ref")

@@ -77,6 +77,21 @@ class SettlementServiceStub:
                 request_serializer=riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInResponse.FromString,
                 _registered_method=True)
+        self.SetLimit = channel.unary_unary(
+                '/riverboat.v1.SettlementService/SetLimit',
+                request_serializer=riverboat_dot_v1_dot_settlement__pb2.SetLimitRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_settlement__pb2.SetLimitResponse.FromString,
+                _registered_method=True)
+        self.SelfExclude = channel.unary_unary(
+                '/riverboat.v1.SettlementService/SelfExclude',
+                request_serializer=riverboat_dot_v1_dot_settlement__pb2.SelfExcludeRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_settlement__pb2.SelfExcludeResponse.FromString,
+                _registered_method=True)
+        self.GetLimits = channel.unary_unary(
+                '/riverboat.v1.SettlementService/GetLimits',
+                request_serializer=riverboat_dot_v1_dot_settlement__pb2.GetLimitsRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_settlement__pb2.GetLimitsResponse.FromString,
+                _registered_method=True)
 
 
 class SettlementServiceServicer:
@@ -145,6 +160,30 @@ class SettlementServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetLimit(self, request, context):
+        """Set one responsible-gaming limit (the player for themself, operators for anyone). A lower
+        limit applies at once; a higher one, or removing one, after the cooling-off delay.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SelfExclude(self, request, context):
+        """Exclude the player from deposits and buy-ins for a number of days (the player, operators).
+        An exclusion is never shortened: a shorter one than in force changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLimits(self, request, context):
+        """A player's limits, what they used of each and any pending change (the player themself,
+        operators, auditors, services).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SettlementServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -182,6 +221,21 @@ def add_SettlementServiceServicer_to_server(servicer, server):
                     servicer.ReleaseBuyIn,
                     request_deserializer=riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInResponse.SerializeToString,
+            ),
+            'SetLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLimit,
+                    request_deserializer=riverboat_dot_v1_dot_settlement__pb2.SetLimitRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_settlement__pb2.SetLimitResponse.SerializeToString,
+            ),
+            'SelfExclude': grpc.unary_unary_rpc_method_handler(
+                    servicer.SelfExclude,
+                    request_deserializer=riverboat_dot_v1_dot_settlement__pb2.SelfExcludeRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_settlement__pb2.SelfExcludeResponse.SerializeToString,
+            ),
+            'GetLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLimits,
+                    request_deserializer=riverboat_dot_v1_dot_settlement__pb2.GetLimitsRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_settlement__pb2.GetLimitsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -381,6 +435,87 @@ class SettlementService:
             '/riverboat.v1.SettlementService/ReleaseBuyIn',
             riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInRequest.SerializeToString,
             riverboat_dot_v1_dot_settlement__pb2.ReleaseBuyInResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.SettlementService/SetLimit',
+            riverboat_dot_v1_dot_settlement__pb2.SetLimitRequest.SerializeToString,
+            riverboat_dot_v1_dot_settlement__pb2.SetLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SelfExclude(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.SettlementService/SelfExclude',
+            riverboat_dot_v1_dot_settlement__pb2.SelfExcludeRequest.SerializeToString,
+            riverboat_dot_v1_dot_settlement__pb2.SelfExcludeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.SettlementService/GetLimits',
+            riverboat_dot_v1_dot_settlement__pb2.GetLimitsRequest.SerializeToString,
+            riverboat_dot_v1_dot_settlement__pb2.GetLimitsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/wallet.proto\x12\x0criverboat.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"M\n\x10WalletEventBatch\x12\x0e\n\x06player\x18\x01 \x01(\t\x12)\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x19.riverboat.v1.WalletEvent\"\x8f\x03\n\x0bWalletEvent\x12/\n\x0boccurred_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rbalance_after\x18\x02 \x01(\x03\x12,\n\tdeposited\x18\n \x01(\x0b\x32\x17.riverboat.v1.DepositedH\x00\x12,\n\twithdrawn\x18\x0b \x01(\x0b\x32\x17.riverboat.v1.WithdrawnH\x00\x12\x36\n\x0f\x62uy_in_reserved\x18\x0c \x01(\x0b\x32\x1b.riverboat.v1.BuyInReservedH\x00\x12\x36\n\x0f\x62uy_in_released\x18\r \x01(\x0b\x32\x1b.riverboat.v1.BuyInReleasedH\x00\x12\x32\n\rbuy_in_seated\x18\x0e \x01(\x0b\x32\x19.riverboat.v1.BuyInSeatedH\x00\x12-\n\ncashed_out\x18\x0f \x01(\x0b\x32\x17.riverboat.v1.CashedOutH\x00\x42\t\n\x07payload\"=\n\tDeposited\x12\x0e\n\x06\x61mount\x18\x01 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x02 \x01(\t\x12\n\n\x02\x62y\x18\x03 \x01(\t\"=\n\tWithdrawn\x12\x0e\n\x06\x61mount\x18\x01 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x02 \x01(\t\x12\n\n\x02\x62y\x18\x03 \x01(\t\"D\n\rBuyInReserved\x12\x11\n\treference\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\"B\n\rBuyInReleased\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\"p\n\x0b\x42uyInSeated\x12\x11\n\treference\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06seated\x18\x03 \x01(\x03\x12\x14\n\x0cwallet_delta\x18\x04 \x01(\x03\x12\x16\n\x0etable_event_id\x18\x05 \x01(\t\"E\n\tCashedOut\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x16\n\x0etable_event_id\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/wallet.proto\x12\x0criverboat.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"M\n\x10WalletEventBatch\x12\x0e\n\x06player\x18\x01 \x01(\t\x12)\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x19.riverboat.v1.WalletEvent\"\xf9\x03\n\x0bWalletEvent\x12/\n\x0boccurred_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rbalance_after\x18\x02 \x01(\x03\x12,\n\tdeposited\x18\n \x01(\x0b\x32\x17.riverboat.v1.DepositedH\x00\x12,\n\twithdrawn\x18\x0b \x01(\x0b\x32\x17.riverboat.v1.WithdrawnH\x00\x12\x36\n\x0f\x62uy_in_reserved\x18\x0c \x01(\x0b\x32\x1b.riverboat.v1.BuyInReservedH\x00\x12\x36\n\x0f\x62uy_in_released\x18\r \x01(\x0b\x32\x1b.riverboat.v1.BuyInReleasedH\x00\x12\x32\n\rbuy_in_seated\x18\x0e \x01(\x0b\x32\x19.riverboat.v1.BuyInSeatedH\x00\x12-\n\ncashed_out\x18\x0f \x01(\x0b\x32\x17.riverboat.v1.CashedOutH\x00\x12\x33\n\rlimit_changed\x18\x10 \x01(\x0b\x32\x1a.riverboat.v1.LimitChangedH\x00\x12\x33\n\rself_excluded\x18\x11 \x01(\x0b\x32\x1a.riverboat.v1.SelfExcludedH\x00\x42\t\n\x07payload\"=\n\tDeposited\x12\x0e\n\x06\x61mount\x18\x01 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x02 \x01(\t\x12\n\n\x02\x62y\x18\x03 \x01(\t\"=\n\tWithdrawn\x12\x0e\n\x06\x61mount\x18\x01 \x01(\x03\x12\x14\n\x0c\x65xternal_ref\x18\x02 \x01(\t\x12\n\n\x02\x62y\x18\x03 \x01(\t\"D\n\rBuyInReserved\x12\x11\n\treference\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06\x61mount\x18\x03 \x01(\x03\"B\n\rBuyInReleased\x12\x11\n\treference\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\"p\n\x0b\x42uyInSeated\x12\x11\n\treference\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0e\n\x06seated\x18\x03 \x01(\x03\x12\x14\n\x0cwallet_delta\x18\x04 \x01(\x03\x12\x16\n\x0etable_event_id\x18\x05 \x01(\t\"E\n\tCashedOut\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x16\n\x0etable_event_id\x18\x03 \x01(\t\"j\n\x0cLimitChanged\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x03\x12\x30\n\x0c\x65\x66\x66\x65\x63tive_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\n\n\x02\x62y\x18\x04 \x01(\t\"E\n\x0cSelfExcluded\x12)\n\x05until\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\n\n\x02\x62y\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,17 +35,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WALLETEVENTBATCH']._serialized_start=76
   _globals['_WALLETEVENTBATCH']._serialized_end=153
   _globals['_WALLETEVENT']._serialized_start=156
-  _globals['_WALLETEVENT']._serialized_end=555
-  _globals['_DEPOSITED']._serialized_start=557
-  _globals['_DEPOSITED']._serialized_end=618
-  _globals['_WITHDRAWN']._serialized_start=620
-  _globals['_WITHDRAWN']._serialized_end=681
-  _globals['_BUYINRESERVED']._serialized_start=683
-  _globals['_BUYINRESERVED']._serialized_end=751
-  _globals['_BUYINRELEASED']._serialized_start=753
-  _globals['_BUYINRELEASED']._serialized_end=819
-  _globals['_BUYINSEATED']._serialized_start=821
-  _globals['_BUYINSEATED']._serialized_end=933
-  _globals['_CASHEDOUT']._serialized_start=935
-  _globals['_CASHEDOUT']._serialized_end=1004
+  _globals['_WALLETEVENT']._serialized_end=661
+  _globals['_DEPOSITED']._serialized_start=663
+  _globals['_DEPOSITED']._serialized_end=724
+  _globals['_WITHDRAWN']._serialized_start=726
+  _globals['_WITHDRAWN']._serialized_end=787
+  _globals['_BUYINRESERVED']._serialized_start=789
+  _globals['_BUYINRESERVED']._serialized_end=857
+  _globals['_BUYINRELEASED']._serialized_start=859
+  _globals['_BUYINRELEASED']._serialized_end=925
+  _globals['_BUYINSEATED']._serialized_start=927
+  _globals['_BUYINSEATED']._serialized_end=1039
+  _globals['_CASHEDOUT']._serialized_start=1041
+  _globals['_CASHEDOUT']._serialized_end=1110
+  _globals['_LIMITCHANGED']._serialized_start=1112
+  _globals['_LIMITCHANGED']._serialized_end=1218
+  _globals['_SELFEXCLUDED']._serialized_start=1220
+  _globals['_SELFEXCLUDED']._serialized_end=1289
 # @@protoc_insertion_point(module_scope)

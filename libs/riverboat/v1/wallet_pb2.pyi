@@ -18,7 +18,7 @@ class WalletEventBatch(_message.Message):
     def __init__(self, player: _Optional[str] = ..., events: _Optional[_Iterable[_Union[WalletEvent, _Mapping]]] = ...) -> None: ...
 
 class WalletEvent(_message.Message):
-    __slots__ = ("occurred_at", "balance_after", "deposited", "withdrawn", "buy_in_reserved", "buy_in_released", "buy_in_seated", "cashed_out")
+    __slots__ = ("occurred_at", "balance_after", "deposited", "withdrawn", "buy_in_reserved", "buy_in_released", "buy_in_seated", "cashed_out", "limit_changed", "self_excluded")
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     BALANCE_AFTER_FIELD_NUMBER: _ClassVar[int]
     DEPOSITED_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,8 @@ class WalletEvent(_message.Message):
     BUY_IN_RELEASED_FIELD_NUMBER: _ClassVar[int]
     BUY_IN_SEATED_FIELD_NUMBER: _ClassVar[int]
     CASHED_OUT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    SELF_EXCLUDED_FIELD_NUMBER: _ClassVar[int]
     occurred_at: _timestamp_pb2.Timestamp
     balance_after: int
     deposited: Deposited
@@ -35,7 +37,9 @@ class WalletEvent(_message.Message):
     buy_in_released: BuyInReleased
     buy_in_seated: BuyInSeated
     cashed_out: CashedOut
-    def __init__(self, occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., balance_after: _Optional[int] = ..., deposited: _Optional[_Union[Deposited, _Mapping]] = ..., withdrawn: _Optional[_Union[Withdrawn, _Mapping]] = ..., buy_in_reserved: _Optional[_Union[BuyInReserved, _Mapping]] = ..., buy_in_released: _Optional[_Union[BuyInReleased, _Mapping]] = ..., buy_in_seated: _Optional[_Union[BuyInSeated, _Mapping]] = ..., cashed_out: _Optional[_Union[CashedOut, _Mapping]] = ...) -> None: ...
+    limit_changed: LimitChanged
+    self_excluded: SelfExcluded
+    def __init__(self, occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., balance_after: _Optional[int] = ..., deposited: _Optional[_Union[Deposited, _Mapping]] = ..., withdrawn: _Optional[_Union[Withdrawn, _Mapping]] = ..., buy_in_reserved: _Optional[_Union[BuyInReserved, _Mapping]] = ..., buy_in_released: _Optional[_Union[BuyInReleased, _Mapping]] = ..., buy_in_seated: _Optional[_Union[BuyInSeated, _Mapping]] = ..., cashed_out: _Optional[_Union[CashedOut, _Mapping]] = ..., limit_changed: _Optional[_Union[LimitChanged, _Mapping]] = ..., self_excluded: _Optional[_Union[SelfExcluded, _Mapping]] = ...) -> None: ...
 
 class Deposited(_message.Message):
     __slots__ = ("amount", "external_ref", "by")
@@ -100,3 +104,23 @@ class CashedOut(_message.Message):
     amount: int
     table_event_id: str
     def __init__(self, table_id: _Optional[str] = ..., amount: _Optional[int] = ..., table_event_id: _Optional[str] = ...) -> None: ...
+
+class LimitChanged(_message.Message):
+    __slots__ = ("kind", "amount", "effective_at", "by")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_AT_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    amount: int
+    effective_at: _timestamp_pb2.Timestamp
+    by: str
+    def __init__(self, kind: _Optional[str] = ..., amount: _Optional[int] = ..., effective_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., by: _Optional[str] = ...) -> None: ...
+
+class SelfExcluded(_message.Message):
+    __slots__ = ("until", "by")
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    until: _timestamp_pb2.Timestamp
+    by: str
+    def __init__(self, until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., by: _Optional[str] = ...) -> None: ...

@@ -45,6 +45,14 @@ from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 T = TypeVar("T")
 
 DEFAULT_TOKEN_FILE = Path("var/admin.token")
+#: The limits' names on the command line and in the API (settlement's LimitKind).
+LIMIT_KINDS = {
+    "deposit-day": settlement_pb2.LIMIT_KIND_DEPOSIT_DAY,
+    "deposit-week": settlement_pb2.LIMIT_KIND_DEPOSIT_WEEK,
+    "buy-in-day": settlement_pb2.LIMIT_KIND_BUY_IN_DAY,
+    "buy-in-week": settlement_pb2.LIMIT_KIND_BUY_IN_WEEK,
+}
+_LIMIT_NAMES = {number: name for name, number in LIMIT_KINDS.items()}
 CALL_TIMEOUT = 20.0
 PIPED_WIDTH = 200
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -148,6 +156,21 @@ def register(groups: Any) -> None:
     reset.add_argument("username")
     reset.add_argument("--new-password", help="the new password (asked if missing, not echoed)")
     reset.set_defaults(handler=_run(cmd_reset_password))
+
+    limits = sub.add_parser("limits", parents=[common], help="a player's responsible-gaming limits")
+    limits.add_argument("player")
+    limits.set_defaults(handler=_run(cmd_limits))
+
+    set_limit = sub.add_parser("set-limit", parents=[common], help="set a deposit or buy-in limit")
+    set_limit.add_argument("player")
+    set_limit.add_argument("kind", choices=tuple(LIMIT_KINDS))
+    set_limit.add_argument("amount", help=f"{AMOUNT_RULE}; 'none' removes the limit")
+    set_limit.set_defaults(handler=_run(cmd_set_limit))
+
+    exclude = sub.add_parser("self-exclude", parents=[common], help="exclude a player for days")
+    exclude.add_argument("player")
+    exclude.add_argument("--days", type=int, required=True, help="1-3650 days from now")
+    exclude.set_defaults(handler=_run(cmd_self_exclude))
 
     ledger = sub.add_parser("ledger", parents=[common], help="postings of one ledger account")
     ledger.add_argument("account", help='e.g. "wallet:ann", "rake", "cashier", "table:T:ann"')
@@ -612,4 +635,84 @@ async def cmd_reset_password(admin: Admin) -> int:
     )
     account = await admin.lobby_call(admin.lobby.reset_password(admin.args.username, password))
     admin.say(f"{account.username} has a new password; the old one no longer logs in.")
+    return 0
+
+
+def _stamp_text(stamp: Any) -> str:
+    return str(stamp.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def show_limits(admin: Admin, limits: settlement_pb2.Limits) -> None:
+    """A player's limits as a table, and the exclusion if one is in force."""
+    grid = Table(header_style="bold", title=f"Limits of {limits.player}")
+    grid.add_column("Limit")
+    for column in ("Amount", "Used", "Left"):
+        grid.add_column(column, justify="right")
+    grid.add_column("Pending")
+    for limit in limits.limits:
+        pending = ""
+        if limit.has_pending:
+            amount = money(limit.pending_amount) if limit.pending_amount else "none"
+            pending = f"{amount} from {_stamp_text(limit.pending_from)}"
+        grid.add_row(
+            _LIMIT_NAMES.get(limit.kind, str(limit.kind)),
+            money(limit.amount) if limit.amount else "none",
+            money(limit.used),
+            money(limit.remaining) if limit.remaining >= 0 else "",
+            pending,
+        )
+    admin.console.print(grid)
+    if limits.HasField("excluded_until"):
+        admin.say(f"Self-excluded until {_stamp_text(limits.excluded_until)}.")
+
+
+async def cmd_limits(admin: Admin) -> int:
+    """A player's limits, what they used and what waits for its cooling-off."""
+    reply = await admin.settlement_call(
+        admin.settlement.GetLimits(
+            settlement_pb2.GetLimitsRequest(player=admin.args.player), metadata=admin.metadata
+        )
+    )
+    show_limits(admin, reply.limits)
+    return 0
+
+
+async def cmd_set_limit(admin: Admin) -> int:
+    """Set one limit: lower at once, higher after the cooling-off."""
+    args = admin.args
+    amount = 0 if args.amount.lower() == "none" else _amount(args.amount)
+    reply = await admin.settlement_call(
+        admin.settlement.SetLimit(
+            settlement_pb2.SetLimitRequest(
+                player=args.player, kind=LIMIT_KINDS[args.kind], amount=amount
+            ),
+            metadata=admin.metadata,
+        )
+    )
+    limit = next(x for x in reply.limits.limits if x.kind == LIMIT_KINDS[args.kind])
+    wanted = money(amount) if amount else "none"
+    if limit.has_pending and limit.pending_amount == amount:
+        admin.say(
+            f"{args.player}'s {args.kind} limit becomes {wanted} on "
+            f"{_stamp_text(limit.pending_from)} (a higher limit waits "
+            f"{reply.limits.cooling_off_seconds // 3600} hours); until then it stays "
+            f"{money(limit.amount) if limit.amount else 'none'}."
+        )
+    else:
+        admin.say(f"{args.player}'s {args.kind} limit is {wanted} from now.")
+    return 0
+
+
+async def cmd_self_exclude(admin: Admin) -> int:
+    """Exclude a player from deposits and buy-ins."""
+    reply = await admin.settlement_call(
+        admin.settlement.SelfExclude(
+            settlement_pb2.SelfExcludeRequest(player=admin.args.player, days=admin.args.days),
+            metadata=admin.metadata,
+        )
+    )
+    until = _stamp_text(reply.limits.excluded_until)
+    admin.say(
+        f"{admin.args.player} is self-excluded until {until}: no deposits or buy-ins before then."
+    )
     return 0

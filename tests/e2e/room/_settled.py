@@ -7,7 +7,7 @@ table log (cash-outs, rake) and keeps its ledger in SQLite under the test's dire
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -30,8 +30,9 @@ def _tag(room: Room) -> str:
     return room.table.args[room.table.args.index("--stream") + 1].removeprefix("RB_TABLES_")
 
 
-def settlement_process(room: Room) -> ServiceProcess:
-    """The settlement service on the room's table stream and its own wallet stream."""
+def settlement_process(room: Room, extra: Sequence[str] = ()) -> ServiceProcess:
+    """The settlement service on the room's table stream and its own wallet stream (and
+    ``extra`` flags)."""
     tag = _tag(room)
     address = f"127.0.0.1:{free_port()}"
     return ServiceProcess(
@@ -59,6 +60,7 @@ def settlement_process(room: Room) -> ServiceProcess:
             f"rb.lobby{tag.lower()}",
             "--log-format",
             "json",
+            *extra,
         ],
         log_path=room.var / "settlement.log",
         env=KEY_ENV,
@@ -66,9 +68,9 @@ def settlement_process(room: Room) -> ServiceProcess:
 
 
 @asynccontextmanager
-async def settled_lobby(room: Room) -> AsyncIterator[Settled]:
+async def settled_lobby(room: Room, settlement_args: Sequence[str] = ()) -> AsyncIterator[Settled]:
     """Start the settlement service and a lobby that buys in from it; stop both after."""
-    settlement = settlement_process(room)
+    settlement = settlement_process(room, settlement_args)
     await asyncio.to_thread(settlement.start)
     lobby = _lobby(room.nats_url, room.var, room.table_address, settlement.address, _tag(room))
     try:

@@ -34,6 +34,7 @@ from riverboat.engine.errors import InvalidOptions
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
 from riverboat.eventcodec import options_to_pb
 from riverboat.eventstore import ConcurrencyError
+from riverboat.handtext import dollars
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
 from riverboat.lobby.aggregate import registration
 from riverboat.lobby.state import (
@@ -573,6 +574,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if seat in taken:
             raise FailedPrecondition(f"seat {seat} is taken")
         if known is None:
+            # Refused before anything is written; settlement checks again as it reserves.
+            await self._check_limits(player, request.buy_in)
             await self.lobby.record(
                 reference,
                 lobby_pb2.LobbyEvent(
@@ -636,6 +639,36 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             balance=reserved.balance,
             owner_address=self.tables.owner_address(table.table_id) or owner,
         )
+
+    async def _check_limits(self, player: str, buy_in: int) -> None:
+        """Refuse a buy-in a self-exclusion or buy-in limit forbids (FAILED_PRECONDITION,
+        reasons SELF_EXCLUDED, BUY_IN_LIMIT), as settlement would."""
+        reply = await self._call(
+            self.settlement.GetLimits(
+                settlement_pb2.GetLimitsRequest(player=player), metadata=self.metadata, timeout=5
+            )
+        )
+        limits: settlement_pb2.Limits = reply.limits
+        if limits.HasField("excluded_until"):
+            until = limits.excluded_until.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M UTC")
+            raise FailedPrecondition(
+                f"you are self-excluded until {until}: no buy-ins before then",
+                reason="SELF_EXCLUDED",
+            )
+        for limit in limits.limits:
+            is_buy_in = limit.kind in (
+                settlement_pb2.LIMIT_KIND_BUY_IN_DAY,
+                settlement_pb2.LIMIT_KIND_BUY_IN_WEEK,
+            )
+            if is_buy_in and limit.remaining >= 0 and buy_in > limit.remaining:
+                window = (
+                    "24 hours" if limit.kind == settlement_pb2.LIMIT_KIND_BUY_IN_DAY else "7 days"
+                )
+                raise FailedPrecondition(
+                    f"a buy-in of {dollars(buy_in)} would pass your buy-in limit of "
+                    f"{dollars(limit.amount)} per {window} ({dollars(limit.remaining)} left)",
+                    reason="BUY_IN_LIMIT",
+                )
 
     async def _fail_join(self, reference: str, reason: str, *, release: bool) -> None:
         join = self.lobby.state.joins[reference]

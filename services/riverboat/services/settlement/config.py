@@ -80,6 +80,8 @@ class SettlementConfig(ServiceConfig):
     fetch_batch: int = 64
     release_wait: float = 5.0
     sweep_interval: float = 30.0
+    #: Seconds a higher responsible-gaming limit waits before it applies.
+    limit_cooling_off: float = 86400.0
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
@@ -113,6 +115,7 @@ class SettlementConfig(ServiceConfig):
             ("--ack-wait", self.ack_wait),
             ("--release-wait", self.release_wait),
             ("--sweep-interval", self.sweep_interval),
+            ("--limit-cooling-off", self.limit_cooling_off),
         ):
             if not seconds > 0:
                 raise ConfigError(f"{flag} must be a positive number of seconds")
@@ -142,7 +145,14 @@ class SettlementConfig(ServiceConfig):
             accounts_stream=getattr(args, "accounts_stream", "RB_LOBBY"),
             accounts_prefix=getattr(args, "accounts_prefix", "rb.lobby"),
         )
-        for name in ("consumer", "ack_wait", "fetch_batch", "release_wait", "sweep_interval"):
+        for name in (
+            "consumer",
+            "ack_wait",
+            "fetch_batch",
+            "release_wait",
+            "sweep_interval",
+            "limit_cooling_off",
+        ):
             if getattr(args, name, None) is not None:
                 values[name] = getattr(args, name)
         return cls(**values)
@@ -185,4 +195,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     consume.add_argument(
         "--sweep-interval", type=float, default=None, help="cash-out sweep period (default 30)"
+    )
+    limits = parser.add_argument_group("responsible-gaming limits")
+    limits.add_argument(
+        "--limit-cooling-off",
+        type=float,
+        default=None,
+        help="seconds a higher deposit or buy-in limit waits before it applies (default 86400)",
     )

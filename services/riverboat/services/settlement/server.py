@@ -15,6 +15,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
+from datetime import timedelta
 
 import nats.errors
 import structlog
@@ -95,7 +96,10 @@ class SettlementServer:
             ],
             grace=config.grace,
         )
-        self._service = SettlementService(release_wait=config.release_wait)
+        self._service = SettlementService(
+            release_wait=config.release_wait,
+            cooling_off=timedelta(seconds=config.limit_cooling_off),
+        )
         settlement_pb2_grpc.add_SettlementServiceServicer_to_server(  # type: ignore[no-untyped-call]
             self._service, self._grpc.server
         )

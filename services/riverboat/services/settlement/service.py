@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat.auth import Identity
 from riverboat.eventstore import EventStoreError
@@ -20,12 +22,15 @@ from riverboat.eventstore.base import validate_aggregate_id
 from riverboat.idempotency import RequestKey, fingerprint
 from riverboat.ledger import accounts as acc
 from riverboat.ledger import queries
+from riverboat.ledger.limits import KINDS, Limits
 from riverboat.ledger.wallet import (
     Decision,
     WalletError,
     decide_deposit,
+    decide_limit,
     decide_release,
     decide_reserve,
+    decide_self_exclude,
     decide_withdraw,
 )
 from riverboat.services.common.auth import current_identity
@@ -60,7 +65,16 @@ RULES: dict[str, set[str]] = {
     "GetRakeReport": {"operator", "auditor"},
     "ReserveBuyIn": {"service"},
     "ReleaseBuyIn": {"service"},
+    # A player sets their own (checked in the handler); operators anyone's.
+    "SetLimit": {"player", "operator"},
+    "SelfExclude": {"player", "operator"},
+    "GetLimits": _EVERYONE,
 }
+#: LimitKind (the proto enum) <-> the wallet's limit names.
+_KIND_NAMES = dict(zip(range(1, len(KINDS) + 1), KINDS, strict=True))
+MAX_EXCLUSION_DAYS = 3650
+#: A higher limit waits this long by default (docs/settlement-service.md).
+DEFAULT_COOLING_OFF = timedelta(hours=24)
 
 MAX_PLAYER = 64
 DEFAULT_PAGE = 50
@@ -118,10 +132,13 @@ def _wallet_errors(exc: Exception) -> ServiceError:
 class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     """The RPC handlers."""
 
-    def __init__(self, *, release_wait: float) -> None:
+    def __init__(
+        self, *, release_wait: float, cooling_off: timedelta = DEFAULT_COOLING_OFF
+    ) -> None:
         self._parts: tuple[Database, WalletBook, Projector] | None = None
         self._registry: Registry | None = None
         self._release_wait = release_wait
+        self._cooling_off = cooling_off
 
     def attach(
         self,
@@ -168,7 +185,11 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         player = await self._known_player(_player(request.player))
         by = _caller()
         decide = functools.partial(
-            decide_deposit, amount=request.amount, external_ref=request.external_ref, by=by
+            decide_deposit,
+            amount=request.amount,
+            external_ref=request.external_ref,
+            by=by,
+            now=datetime.now(UTC),
         )
         key = RequestKey("deposit", by, request.external_ref)
         decision = await self._run(
@@ -298,6 +319,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             table_id=request.table_id,
             amount=request.amount,
             reference=request.reference,
+            now=datetime.now(UTC),
         )
         decision = await self._run(player, decide, f"reserve:{request.reference}")
         return pb.ReserveBuyInResponse(balance=decision.balance, duplicate=decision.duplicate)
@@ -326,6 +348,97 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         )
         decision = await self._run(player, decide, f"release:{request.reference}")
         return pb.ReleaseBuyInResponse(balance=decision.balance, released=decision.flag)
+
+    # --- responsible-gaming limits ---------------------------------------------------------
+
+    async def _limits_of(self, request_player: str) -> str:
+        identity = current_identity()
+        player = _player(request_player or identity.subject)
+        _own(identity, player)
+        return await self._known_player(player)
+
+    async def _limits(self, player: str) -> pb.Limits:
+        try:
+            state = await self._wallets.state(player)
+        except EventStoreError:
+            raise Unavailable("the wallet log is unavailable; retry shortly") from None
+        return limits_pb(player, state.limits, datetime.now(UTC), self._cooling_off)
+
+    async def SetLimit(self, request: pb.SetLimitRequest, context: Any) -> pb.SetLimitResponse:
+        """Set one limit: lower at once, higher after the cooling-off (own, or operators)."""
+        player = await self._limits_of(request.player)
+        kind = _KIND_NAMES.get(request.kind)
+        if kind is None:
+            raise InvalidArgument(
+                "kind must be one of LIMIT_KIND_DEPOSIT_DAY, LIMIT_KIND_DEPOSIT_WEEK, "
+                "LIMIT_KIND_BUY_IN_DAY, LIMIT_KIND_BUY_IN_WEEK",
+                reason="BAD_LIMIT",
+            )
+        decide = functools.partial(
+            decide_limit,
+            kind=kind,
+            amount=request.amount,
+            by=_caller(),
+            now=datetime.now(UTC),
+            cooling_off=self._cooling_off,
+        )
+        # Setting a limit to what it is changes nothing, so a retry is harmless.
+        stamp = datetime.now(UTC).isoformat()
+        await self._run(player, decide, f"limit:{kind}:{request.amount}:{stamp}")
+        return pb.SetLimitResponse(limits=await self._limits(player))
+
+    async def SelfExclude(
+        self, request: pb.SelfExcludeRequest, context: Any
+    ) -> pb.SelfExcludeResponse:
+        """No deposits or buy-ins for ``days`` days; never shortened (own, or operators)."""
+        player = await self._limits_of(request.player)
+        if not 1 <= request.days <= MAX_EXCLUSION_DAYS:
+            raise InvalidArgument(
+                f"days must be 1..{MAX_EXCLUSION_DAYS}", reason="BAD_EXCLUSION_PERIOD"
+            )
+        now = datetime.now(UTC)
+        decide = functools.partial(
+            decide_self_exclude, until=now + timedelta(days=request.days), by=_caller(), now=now
+        )
+        await self._run(player, decide, f"exclude:{request.days}:{now.isoformat()}")
+        return pb.SelfExcludeResponse(limits=await self._limits(player))
+
+    async def GetLimits(self, request: pb.GetLimitsRequest, context: Any) -> pb.GetLimitsResponse:
+        """A player's limits now (own for players)."""
+        player = await self._limits_of(request.player)
+        return pb.GetLimitsResponse(limits=await self._limits(player))
+
+
+def _stamp(when: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(when)
+    return stamp
+
+
+def limits_pb(player: str, limits: Limits, now: datetime, cooling_off: timedelta) -> pb.Limits:
+    """A wallet's limits as the API shows them at ``now``."""
+    out = pb.Limits(player=player, cooling_off_seconds=int(cooling_off.total_seconds()))
+    for number, kind in _KIND_NAMES.items():
+        remaining = limits.remaining(kind, now)
+        item = pb.Limit(
+            kind=number,  # type: ignore[arg-type]
+            amount=limits.amount(kind, now),
+            used=limits.used(kind, now),
+            remaining=-1 if remaining is None else remaining,
+        )
+        limit = limits.limits[kind]
+        if (
+            limit.pending is not None
+            and limit.pending_from is not None
+            and limit.pending_from > now
+        ):
+            item.has_pending = True
+            item.pending_amount = limit.pending
+            item.pending_from.CopyFrom(_stamp(limit.pending_from))
+        out.limits.append(item)
+    if limits.is_excluded(now) and limits.excluded_until is not None:
+        out.excluded_until.CopyFrom(_stamp(limits.excluded_until))
+    return out
 
 
 def _token(line_id: int) -> str:

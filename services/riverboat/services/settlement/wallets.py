@@ -88,11 +88,9 @@ class WalletBook:
                     decision = decide(state)
                     if not decision.events:
                         return decision
+                    now = self._clock()
                     payload = encode_wallet_batch(
-                        player,
-                        decision.events,
-                        balance_before=state.balance,
-                        occurred_at=self._clock(),
+                        player, decision.events, balance_before=state.balance, occurred_at=now
                     )
                     try:
                         result = await self._store.append(
@@ -107,7 +105,7 @@ class WalletBook:
                         continue
                     if result.duplicate:
                         continue  # recorded by an earlier try: reload and answer as a repeat
-                    self._advance(state, decision, result.version)
+                    self._advance(state, decision, result.version, now)
                     return decision
         raise TooMuchContention(f"wallet of {player!r} is too busy; try again")
 
@@ -137,16 +135,16 @@ class WalletBook:
             if owner != player:
                 raise ValueError(f"wallet log {aggregate!r} belongs to {owner!r}, not {player!r}")
             for item in items:
-                state.apply(item.event, item.balance_after)
+                state.apply(item.event, item.balance_after, item.occurred_at)
             state.version = record.version
         self._remember(player, state)
         return state
 
-    def _advance(self, state: WalletState, decision: Decision, version: int) -> None:
+    def _advance(self, state: WalletState, decision: Decision, version: int, at: datetime) -> None:
         balance = state.balance
         for event in decision.events:
             balance += balance_change(event)
-            state.apply(event, balance)
+            state.apply(event, balance, at)
         state.version = version
 
     def _remember(self, player: str, state: WalletState) -> None:
