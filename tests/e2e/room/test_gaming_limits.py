@@ -17,6 +17,7 @@ import pytest
 
 from riverboat.client import LobbyClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
+from tests import statuskit
 from tests.e2e.room._settled import _tag, register, settled_lobby
 from tests.e2e.room.conftest import Room
 
@@ -28,8 +29,7 @@ BUY_IN_DAY = settlement_pb2.LIMIT_KIND_BUY_IN_DAY
 async def _refusal(call: Any) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await call
-    metadata: Any = err.value.trailing_metadata() or ()
-    return err.value.code(), str(dict(metadata).get("rb-error-reason", ""))
+    return err.value.code(), statuskit.reason(err.value)
 
 
 def _limit(limits: settlement_pb2.Limits, kind: int) -> settlement_pb2.Limit:
