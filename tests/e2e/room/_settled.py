@@ -68,11 +68,15 @@ def settlement_process(room: Room, extra: Sequence[str] = ()) -> ServiceProcess:
 
 
 @asynccontextmanager
-async def settled_lobby(room: Room, settlement_args: Sequence[str] = ()) -> AsyncIterator[Settled]:
-    """Start the settlement service and a lobby that buys in from it; stop both after."""
+async def settled_lobby(
+    room: Room, settlement_args: Sequence[str] = (), lobby_args: Sequence[str] = ()
+) -> AsyncIterator[Settled]:
+    """Start the settlement service and a lobby that buys in from it (each with extra flags);
+    stop both after."""
     settlement = settlement_process(room, settlement_args)
     await asyncio.to_thread(settlement.start)
     lobby = _lobby(room.nats_url, room.var, room.table_address, settlement.address, _tag(room))
+    lobby.args.extend(lobby_args)
     try:
         await asyncio.to_thread(lobby.start)
         yield Settled(lobby, settlement)
