@@ -2,7 +2,8 @@
 
 Every library gets the same hands (fixed seed), converted to its own card type before timing,
 so the rates measure evaluation only. PokerKit is slow, so it sees a prefix of the hands and its
-rate is still per second. Targets: 7-card high >= 8x treys; 8-or-better low >= 300,000/s.
+rate is still per second. Targets: 7-card high >= 0.9x eval7 called directly
+(on eval7's own cards) and >= 8x treys; 8-or-better low >= 300,000/s.
 """
 
 from __future__ import annotations
@@ -22,17 +23,30 @@ TREYS_HANDS = 20_000
 POKERKIT_HANDS = 2_000
 WILD_HANDS = 50_000
 HIGH_TARGET_VS_TREYS = 8.0
+HIGH_TARGET_VS_EVAL7 = 0.9
+HIGH_REPEATS = 7
 LOW_TARGET_PER_SECOND = 300_000.0
 
 
 def _rate(count: int, body: Callable[[], object], repeats: int = 3) -> float:
-    """Evaluations per second, best of ``repeats`` runs of ``body`` (which does ``count``)."""
-    best = float("inf")
+    """Evaluations per second, best of ``repeats`` runs of ``body`` (which does ``count``).
+
+    CPU time, not wall time: on a shared machine the wall clock also counts the time other
+    processes hold the core.
+    """
+    return _rates(count, [body], repeats)[0]
+
+
+def _rates(count: int, bodies: Sequence[Callable[[], object]], repeats: int) -> list[float]:
+    """Like :func:`_rate` for several bodies run in turn, so that a burst of load elsewhere
+    falls on all of them alike (the ratio of ours to eval7 is the figure that matters)."""
+    best = [float("inf")] * len(bodies)
     for _ in range(repeats):
-        start = time.perf_counter()
-        body()
-        best = min(best, time.perf_counter() - start)
-    return count / best
+        for i, body in enumerate(bodies):
+            start = time.process_time()
+            body()
+            best[i] = min(best[i], time.process_time() - start)
+    return [count / seconds for seconds in best]
 
 
 def _line(label: str, rate: float | None, note: str = "") -> None:
@@ -47,7 +61,7 @@ def _ratio(label: str, ours: float, theirs: float | None, target: float | None =
     verdict = ""
     if target is not None:
         verdict = f"   (target >= {target:g}x: {'met' if ratio >= target else 'MISSED'})"
-    print(f"  {label:<34}{ratio:>14,.1f}x{verdict}", flush=True)
+    print(f"  {label:<34}{ratio:>14,.2f}x{verdict}", flush=True)
 
 
 def _treys_rate(hands: Sequence[tuple[Card, ...]]) -> float | None:
@@ -118,8 +132,7 @@ def run() -> None:
         for hand in hands[:WILD_HANDS]:
             high_value(hand, deuces)
 
-    ours_high_rate = _rate(len(hands), ours_high)
-    eval7_rate = _rate(len(hands), eval7_high)
+    ours_high_rate, eval7_rate = _rates(len(hands), [ours_high, eval7_high], HIGH_REPEATS)
     treys_rate = _treys_rate(hands[:TREYS_HANDS])
     pk_high_rate, pk_low_rate = _pokerkit_rates(hands[:POKERKIT_HANDS])
     ours_low_rate = _rate(len(hands), ours_low)
@@ -127,13 +140,13 @@ def run() -> None:
 
     print(
         f"7-card high hands (seed {SEED}; {HANDS:,} hands, treys {TREYS_HANDS:,}, "
-        f"PokerKit {POKERKIT_HANDS:,}):"
+        f"PokerKit {POKERKIT_HANDS:,}; CPU time, ours and eval7 best of {HIGH_REPEATS} in turn):"
     )
     _line("ours high_value", ours_high_rate)
     _line("eval7.evaluate direct", eval7_rate)
     _line("treys Evaluator.evaluate (5+2)", treys_rate)
     _line("PokerKit StandardHighHand", pk_high_rate)
-    _ratio("ours / eval7", ours_high_rate, eval7_rate)
+    _ratio("ours / eval7", ours_high_rate, eval7_rate, HIGH_TARGET_VS_EVAL7)
     _ratio("ours / treys", ours_high_rate, treys_rate, HIGH_TARGET_VS_TREYS)
     _ratio("ours / PokerKit", ours_high_rate, pk_high_rate)
     print("8-or-better lows, same hands:")

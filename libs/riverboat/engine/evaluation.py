@@ -43,8 +43,9 @@ True
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
-from itertools import combinations
+from itertools import combinations, product
 from typing import Final
 
 import eval7
@@ -108,6 +109,83 @@ _FIVE_ACES: Final = FIVE_OF_A_KIND << 24 | _ACE << 16
 # the evaluation itself.
 _E7_CARDS: Final[tuple[object, ...]] = tuple(eval7.Card(card_str(c)) for c in range(52))
 _eval7_evaluate: Final[Callable[[list[object]], int]] = eval7.evaluate
+
+# Seven cards skip eval7 (building its list of cards costs more than its evaluation) and are
+# looked up instead, with small arrays that stay in the CPU's cache. Each card adds a key: the
+# low 16 bits count the suits (4 bits a suit); above them the ranks, deuce..seven as base-5
+# digits (a count of 0..4 each) plus eight..ace as base-5 digits times _SPLIT, which keeps the
+# sum under 2**30 (no two multisets of seven ranks share it). Without a flush the value depends
+# on those rank counts only; with one (five or more of a suit among seven leave no room for
+# quads or a full house) on the flush suit's ranks only. _LOW7[low digits] + _HIGH7[high
+# digits] numbers the 49,205 multisets of seven ranks densely (by how many are low), and each
+# value is filled from eval7 the first time its multiset (or flush suit's mask) is seen.
+_SPLIT: Final = 14_376  # above the largest low part, 4 * 5**5 + 3 * 5**4 = 14,375
+
+
+def _rank_multisets(ranks: int) -> list[list[int]]:
+    """Base-5 keys of the multisets (each rank 0..4 times) of ``ranks`` ranks, by size 0..7."""
+    by_size: list[list[int]] = [[] for _ in range(8)]
+    for counts in product(range(5), repeat=ranks):
+        size = sum(counts)
+        if size <= 7:
+            by_size[size].append(sum(n * 5**i for i, n in enumerate(counts)))
+    return by_size
+
+
+def _dense_index() -> tuple[array[int], array[int], int]:
+    low, high = _rank_multisets(6), _rank_multisets(7)
+    low_index = array("I", bytes(4 * _SPLIT))
+    high_index = array("I", bytes(4 * 5**7))
+    base = 0
+    for low_size in range(8):
+        stride = len(high[7 - low_size])
+        for i, key in enumerate(low[low_size]):
+            low_index[key] = base + i * stride
+        base += len(low[low_size]) * stride
+    for high_size in range(8):
+        for i, key in enumerate(high[high_size]):
+            high_index[key] = i
+    return low_index, high_index, base
+
+
+_LOW7, _HIGH7, _MULTISETS7 = _dense_index()
+_KEY7: Final[tuple[int, ...]] = tuple(
+    (5 ** (c >> 2) if c >> 2 < 6 else 5 ** ((c >> 2) - 6) * _SPLIT) << 16 | 1 << 4 * (c & 3)
+    for c in range(52)
+)
+
+
+def _flush_suits() -> bytes:
+    """Suit counts (the key's low 15 bits) -> 1 + the suit holding five or more, else 0."""
+    table = bytearray(0x8000)
+    for suit in (3, 2, 1, 0):
+        width = 1 << 4 * suit
+        for count in range(5, 16):
+            for start in range(count * width, 0x8000, 16 * width):
+                table[start : start + width] = bytes([1 + suit]) * width
+    return bytes(table)
+
+
+_FLUSH_SUIT7: Final = _flush_suits()
+_RANK_BIT: Final[tuple[int, ...]] = tuple(1 << (c >> 2) for c in range(52))
+_by_ranks7 = array("I", bytes(4 * _MULTISETS7))  # 0: not seen yet (no 7-card value is 0)
+_by_flush7 = array("I", bytes(4 * 8192))
+
+
+def _high7_first(cards: Sequence[Card], index: int) -> int:
+    value = _by_ranks7[index] = _eval7_evaluate([_E7_CARDS[card] for card in cards])
+    return value
+
+
+def _flush7(cards: Sequence[Card], suit: int) -> int:
+    mask = 0
+    for card in cards:
+        if card & 3 == suit:
+            mask |= _RANK_BIT[card]
+    value = _by_flush7[mask]
+    if not value:
+        value = _by_flush7[mask] = _eval7_evaluate([_E7_CARDS[card] for card in cards])
+    return value
 
 
 def high_category(value: int) -> int:
@@ -286,7 +364,18 @@ def high_value(cards: Sequence[Card], wild: WildPredicate | None = None) -> int:
     '0x10c0000'
     """
     if wild is None:
-        if 5 <= len(cards) <= 7:
+        if len(cards) == 7:
+            # Inlined (see _KEY7): the hot path of every showdown and of the audit.
+            a, b, c, d, e, f, g = cards
+            k = _KEY7
+            key = k[a] + k[b] + k[c] + k[d] + k[e] + k[f] + k[g]
+            flush = _FLUSH_SUIT7[key & 0x7FFF]
+            if flush:
+                return _flush7(cards, flush - 1)
+            ranks = key >> 16
+            index = _LOW7[ranks % _SPLIT] + _HIGH7[ranks // _SPLIT]
+            return _by_ranks7[index] or _high7_first(cards, index)
+        if 5 <= len(cards) <= 6:
             return _eval7_evaluate([_E7_CARDS[card] for card in cards])
         return _natural_high(cards)
     naturals = [card for card in cards if not wild(card)]

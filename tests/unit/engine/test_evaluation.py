@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 import eval7
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pokerkit import EightOrBetterLowHand, RegularLowHand
 
 from riverboat.engine import evaluation
@@ -190,6 +192,38 @@ def test_reference_equals_eval7_on_random_hands() -> None:
     for _ in range(20_000):
         cards = rng.sample(range(52), rng.randint(5, 7))
         assert reference_high_value(cards) == e7(cards), cards_str(cards)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True))
+def test_seven_cards_equal_eval7(cards: list[Card]) -> None:
+    """high_value's own seven-card lookup (not eval7) against eval7 on the same cards."""
+    assert high_value(cards) == e7(cards) == reference_high_value(cards), cards_str(cards)
+
+
+def test_seven_cards_every_flush_equals_eval7() -> None:
+    """Every set of five to seven ranks of one suit, the other cards of another suit."""
+    rng = random.Random(7)
+    for size in (5, 6, 7):
+        for ranks in itertools.combinations(range(13), size):
+            suit, other = rng.sample(range(4), 2)
+            suited = [rank << 2 | suit for rank in ranks]
+            others = [rank << 2 | other for rank in rng.sample(range(13), 7 - size)]
+            cards = suited + others
+            rng.shuffle(cards)
+            assert high_value(cards) == e7(cards), cards_str(cards)
+
+
+def test_seven_cards_every_rank_multiset_equals_eval7() -> None:
+    """All 49,205 multisets of seven ranks (suits spread so that none makes a flush)."""
+    count = 0
+    for ranks in itertools.combinations_with_replacement(range(13), 7):
+        if any(ranks[i] == ranks[i + 4] for i in range(3)):
+            continue  # five of a rank: no such hand without wild cards
+        cards = [rank << 2 | i % 4 for i, rank in enumerate(ranks)]
+        assert high_value(cards) == e7(cards), cards_str(cards)
+        count += 1
+    assert count == 49_205
 
 
 def test_reference_equals_eval7_on_short_hands() -> None:
