@@ -116,9 +116,11 @@ class TableClient:
         request_id: str | None = None,
         variant: str = "seven_card_stud_hi_lo",
         rules: Any = None,
+        time_bank: Any = None,
     ) -> int:
         """Open a table; returns its version. ``rules``: a dealers_choice table's
-        ``DealersChoiceRules`` message (default: every game)."""
+        ``DealersChoiceRules`` message (default: every game); ``time_bank``: a
+        ``TimeBankPolicy`` message (default: the service's, 60 s)."""
         request = table_pb2.OpenTableRequest(
             table_id=table_id,
             name=name or table_id,
@@ -130,6 +132,8 @@ class TableClient:
             request.options.CopyFrom(options)
         if rules is not None:
             request.dealers_choice.CopyFrom(rules)
+        if time_bank is not None:
+            request.time_bank.CopyFrom(time_bank)
         reply = await self._unary(table_id, "OpenTable", request)
         return int(reply.version)
 
@@ -144,6 +148,18 @@ class TableClient:
         )
         reply = await self._unary(table_id, "SeatPlayer", request)
         return int(reply.version)
+
+    async def sit_out(self, table_id: str, *, request_id: str) -> table_pb2.SitOutResponse:
+        """Sit out from the next hand (this identity's own seat)."""
+        request = table_pb2.SitOutRequest(table_id=table_id, request_id=request_id)
+        reply: table_pb2.SitOutResponse = await self._unary(table_id, "SitOut", request)
+        return reply
+
+    async def sit_in(self, table_id: str, *, request_id: str) -> table_pb2.SitInResponse:
+        """Be dealt in again from the next hand."""
+        request = table_pb2.SitInRequest(table_id=table_id, request_id=request_id)
+        reply: table_pb2.SitInResponse = await self._unary(table_id, "SitIn", request)
+        return reply
 
     async def view(self, table_id: str) -> table_pb2.TableView:
         """The table as this identity sees it."""
@@ -311,6 +327,14 @@ async def play_bot(
                 view = update.view
                 if view.hand_id:
                     stats.hands_seen.add(view.hand_id)
+                if _sat_out(view):
+                    # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
+                    try:
+                        await client.sit_in(
+                            table_id, request_id=f"{client.player}-sit-in-{view.version}"
+                        )
+                    except grpc.aio.AioRpcError as exc:
+                        stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
                 key = (view.hand_id, view.version)
                 if not view.legal_actions or key in acted or view.version < acted_version:
                     continue
@@ -352,6 +376,11 @@ async def play_bot(
             # long): resume from `after`, at the owner (a redirect is followed on reopening).
             await asyncio.sleep(no_owner_delay(exc) or 0.2)
     return stats
+
+
+def _sat_out(view: table_pb2.TableView) -> bool:
+    """The viewer's own seat sits out."""
+    return any(s.seat == view.viewer_seat and s.sitting_out for s in view.seats if s.seat)
 
 
 async def watch_until(

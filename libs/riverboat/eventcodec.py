@@ -140,6 +140,21 @@ def rules_from_pb(msg: pb.DealersChoiceRules, *, edition: int = 1) -> DealersCho
 _UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+def time_bank_to_pb(policy: tev.TimeBankPolicy) -> pb.TimeBankPolicy:
+    """A table's time bank policy as its protobuf message."""
+    return pb.TimeBankPolicy(
+        seconds=policy.seconds,
+        topup_seconds=policy.topup_seconds,
+        topup_hands=policy.topup_hands,
+        protect_hands=policy.protect_hands,
+    )
+
+
+def time_bank_from_pb(msg: pb.TimeBankPolicy) -> tev.TimeBankPolicy:
+    """The time bank policy a protobuf message holds."""
+    return tev.TimeBankPolicy(msg.seconds, msg.topup_seconds, msg.topup_hands, msg.protect_hands)
+
+
 def _amounts(pairs: Sequence[tuple[int, int]]) -> list[pb.SeatAmount]:
     return [pb.SeatAmount(seat=s, amount=a) for s, a in pairs]
 
@@ -172,6 +187,7 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
                     options=options_to_pb(event.options),
                     action_seconds=event.action_seconds,
                     dealers_choice=rules_to_pb(event.rules) if event.rules else None,
+                    time_bank=time_bank_to_pb(event.time_bank) if event.time_bank else None,
                 )
             )
         case tev.PlayerSeated():
@@ -185,6 +201,29 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
             )
         case tev.LeaveRequested():
             env.leave_requested.CopyFrom(pb.LeaveRequested(seat=event.seat, player=event.player))
+        case tev.PlayerSatOut():
+            env.player_sat_out.CopyFrom(
+                pb.PlayerSatOut(seat=event.seat, player=event.player, reason=event.reason)
+            )
+        case tev.PlayerSatIn():
+            env.player_sat_in.CopyFrom(pb.PlayerSatIn(seat=event.seat, player=event.player))
+        case tev.PlayerTimedOut():
+            env.player_timed_out.CopyFrom(pb.PlayerTimedOut(seat=event.seat, player=event.player))
+        case tev.TimeoutsCleared():
+            env.timeouts_cleared.CopyFrom(pb.TimeoutsCleared(seat=event.seat, player=event.player))
+        case tev.TimeBankStarted():
+            env.time_bank_started.CopyFrom(
+                pb.TimeBankStarted(
+                    seat=event.seat,
+                    player=event.player,
+                    seconds=event.seconds,
+                    protection=event.protection,
+                )
+            )
+        case tev.TimeBankUsed():
+            env.time_bank_used.CopyFrom(
+                pb.TimeBankUsed(seat=event.seat, player=event.player, seconds=event.seconds)
+            )
         case tev.PlayerLeft():
             env.player_left.CopyFrom(
                 pb.PlayerLeft(seat=event.seat, player=event.player, stack=event.stack)
@@ -496,6 +535,7 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
                 options_from_pb(m.options),
                 m.action_seconds,
                 rules_from_pb(m.dealers_choice) if m.HasField("dealers_choice") else None,
+                time_bank_from_pb(m.time_bank) if m.HasField("time_bank") else None,
             )
         case "player_seated":
             event = tev.PlayerSeated(m.seat, m.player, m.stack, m.buy_in_reference)
@@ -503,6 +543,18 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
             event = tev.LeaveRequested(m.seat, m.player)
         case "player_left":
             event = tev.PlayerLeft(m.seat, m.player, m.stack)
+        case "player_sat_out":
+            event = tev.PlayerSatOut(m.seat, m.player, m.reason)
+        case "player_sat_in":
+            event = tev.PlayerSatIn(m.seat, m.player)
+        case "player_timed_out":
+            event = tev.PlayerTimedOut(m.seat, m.player)
+        case "timeouts_cleared":
+            event = tev.TimeoutsCleared(m.seat, m.player)
+        case "time_bank_started":
+            event = tev.TimeBankStarted(m.seat, m.player, m.seconds, m.protection)
+        case "time_bank_used":
+            event = tev.TimeBankUsed(m.seat, m.player, m.seconds)
         case "hand_committed":
             event = tev.HandCommitted(m.hand_id, m.scheme, m.commitment, m.deck_size, m.button)
         case "hand_voided":

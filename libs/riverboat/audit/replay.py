@@ -18,7 +18,13 @@ must be exactly the recorded events. The rules are ``riverboat.table.aggregate``
   ``MatchDeclined``; from the actor ``clock``, the clock's time-out of every seat waited for;
   ``DiscardsReshuffled``: the dealer's reshuffle of a draw's discards;
   everything that follows mechanically (streets, showdown, pots, rake, leavers) must match;
-* ``HandVoided``: the void and its refunds.
+* ``HandVoided``: the void and its refunds;
+* seat events (``riverboat.table.events.SEAT_EVENTS``): ``PlayerSatOut``/``PlayerSatIn`` alone
+  are the player's sit-out or sit-in; before a player's move, ``TimeBankUsed`` and
+  ``TimeoutsCleared`` must be what the move closes (the seconds drawn are the measured input,
+  at most what the bank granted); in a clock's message, the banks started and drawn, the
+  time-outs and the sit-outs they cause must be what ``riverboat.table.clock`` decides, given
+  which banks ran out and who was disconnected (read from the message itself).
 
 After the first failure in a hand the rest of that hand is not replayed (it would only repeat
 the same failure); the table picks up again at the hand's end from the recorded events.
@@ -44,14 +50,20 @@ from riverboat.engine.games import waiting_for
 from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import TableState
+from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
+    SEAT_EVENTS,
     AnyEvent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
     PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
     PlayerSeated,
     TableCreated,
+    TimeBankStarted,
+    TimeBankUsed,
 )
 
 __all__ = ["Replayer", "show_event"]
@@ -244,6 +256,8 @@ class Replayer:
                 self._void(m, first)
             elif isinstance(first, _TABLE_COMMANDS):
                 self._table_command(m, first, events)
+            elif isinstance(first, SEAT_EVENTS) and m.events[0].envelope.actor != CLOCK:
+                self._seat_command(m, events)
             else:
                 self._hand_command(m, first, events)
         except EngineError as exc:
@@ -268,6 +282,7 @@ class Replayer:
                     options=first.options,
                     action_seconds=first.action_seconds,
                     rules=first.rules,
+                    time_bank=first.time_bank,
                 )
             case PlayerSeated():
                 expected = aggregate.seat_player(
@@ -307,6 +322,37 @@ class Replayer:
         self._compare(m.events, expected)
         self._fold_table(events, m)
 
+    def _seat_command(self, m: LoggedMessage, events: list[AnyEvent]) -> None:
+        """A player's sit-out or sit-in, or what their move closes before it."""
+        n = next((i for i, e in enumerate(events) if not isinstance(e, SEAT_EVENTS)), len(events))
+        first = events[0]
+        expected: list[AnyEvent]
+        if n == len(events):
+            if isinstance(first, PlayerSatOut):
+                expected = aggregate.sit_out(self._synced(), player=first.player)
+            elif isinstance(first, PlayerSatIn):
+                expected = aggregate.sit_in(self._synced(), player=first.player)
+            else:
+                self._fail(
+                    Check.REPLAY_MISMATCH,
+                    f"no command is only {type(first).__name__}",
+                    m.events[0].ref,
+                )
+                self._skip(m)
+                return
+            self._compare(m.events, expected)
+            self._fold_table(events, m)
+            return
+        seat = getattr(first, "seat", 0)
+        drawn = next((e.seconds for e in events[:n] if isinstance(e, TimeBankUsed)), 0)
+        expected = aggregate.own_action_bookkeeping(self._synced(), seat, drawn)
+        if not self._compare(m.events[:n], expected, events[:n]):
+            self._skip(m)
+            return
+        self._fold_table(events[:n], m)
+        rest = replace(m, events=m.events[n:])
+        self._hand_command(rest, events[n], events[n:])
+
     def _deal(self, m: LoggedMessage, started: ev.HandStarted) -> None:
         pending = self.table.pending
         self.hand_id = started.hand_id
@@ -342,10 +388,27 @@ class Replayer:
             self._skip(m)
             return
         deck = self.deck
+        seat_events: list[AnyEvent] = []
         if m.events[0].envelope.actor == CLOCK:
             # The clock acts for every seat the hand waits for, as the table service's does.
-            expected = choice.time_out(self._synced(), waiting_for(hand), deck, hand.hand_id)
-            hand_events = [e for e in expected if not isinstance(e, PlayerLeft)]
+            if isinstance(first, SEAT_EVENTS):
+                # Which banks ran out and who was protected: the measured inputs, as logged.
+                due = frozenset(e.seat for e in events if isinstance(e, TimeBankUsed))
+                gone = frozenset(
+                    e.player for e in events if isinstance(e, TimeBankStarted) and e.protection
+                )
+                expected = clock_expiry(
+                    self._synced(),
+                    waiting_for(hand),
+                    deck,
+                    hand.hand_id,
+                    due=due,
+                    disconnected=gone,
+                )
+            else:  # a log from before time banks
+                expected = choice.time_out(self._synced(), waiting_for(hand), deck, hand.hand_id)
+            seat_events = [e for e in events if isinstance(e, SEAT_EVENTS)]
+            hand_events = [e for e in expected if not isinstance(e, (PlayerLeft, *SEAT_EVENTS))]
             after = fold_hand(hand_events, hand)  # type: ignore[arg-type]
         else:
             command: Act | Reshuffle | None
@@ -382,6 +445,8 @@ class Replayer:
         if not self._compare(m.events, expected, events):
             self._skip(m)
             return
+        if seat_events:
+            self._fold_table(seat_events, m)
         self.hand, self.deck = after, deck
         if isinstance(first, ev.DiscardsReshuffled):
             self.stubs_used += 1

@@ -29,18 +29,28 @@ from riverboat.engine.rotation import next_seat, pot_carried_in, riding_pot
 from riverboat.engine.session import DealersChoiceRules
 from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.events import (
+    NO_TIME_BANK,
     AnyEvent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
     PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
     PlayerSeated,
+    PlayerTimedOut,
     TableCreated,
+    TimeBankPolicy,
+    TimeBankStarted,
+    TimeBankUsed,
+    TimeoutsCleared,
 )
 
 MAX_PLAYER_ID = 64
 #: The variant of a table whose dealer chooses each deal's game.
 DEALERS_CHOICE = "dealers_choice"
+#: Time-outs in a row that sit a player out.
+AUTO_SIT_OUT_TIMEOUTS = 2
 
 
 class TableError(EngineError):
@@ -59,6 +69,14 @@ class Seat:
     player: str
     stack: int
     leaving: bool = False
+    #: Dealt out of the next hands (:class:`PlayerSatOut`).
+    sitting_out: bool = False
+    #: Seconds left in the player's time bank.
+    time_bank: int = 0
+    #: Time-outs in a row (the clock acted for them; reset when they act themselves).
+    timeouts: int = 0
+    #: The hand number of the last disconnect protection they had (0: none yet).
+    protected_hand: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +106,22 @@ class TableState:
     #: The limits the dealer declared for the next (or current) deal, (small, big); 0: the
     #: table's. A riding pot's redeal keeps them.
     limits: tuple[int, int] = (0, 0)
+    time_bank: TimeBankPolicy = NO_TIME_BANK
+    #: Turns running on a time bank now: seat -> (seconds granted, disconnect protection).
+    banking: Mapping[int, tuple[int, bool]] = field(default_factory=dict)
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the hand in play or last played (1, 2, 3... per table; 0: none yet)."""
+        return self.hands_played
+
+    def is_hand(self, hand_id: str) -> bool:
+        """``hand_id`` names the hand in play or last played: its id (the log version it was
+        committed at) or its number."""
+        hand = self.hand
+        if hand is None or not hand_id:
+            return False
+        return hand_id in (hand.hand_id, str(self.hands_played))
 
     @property
     def dealers_choice(self) -> bool:
@@ -108,8 +142,8 @@ class TableState:
         return next((s for s in self.seats if s.seat == seat), None)
 
     def ready_players(self) -> list[Seat]:
-        """Seated players who can be dealt in (chips, not leaving)."""
-        return [s for s in self.seats if s.stack > 0 and not s.leaving]
+        """Seated players who can be dealt in (chips, not leaving, not sitting out)."""
+        return [s for s in self.seats if s.stack > 0 and not s.leaving and not s.sitting_out]
 
     def can_start_hand(self) -> bool:
         """Enough players and no hand in progress."""
@@ -145,8 +179,21 @@ _TABLE_LEVEL: frozenset[type] = frozenset(
         HandVoided,
         HandStarted,
         HandEnded,
+        PlayerSatOut,
+        PlayerSatIn,
+        PlayerTimedOut,
+        TimeoutsCleared,
+        TimeBankStarted,
+        TimeBankUsed,
     }
 )
+
+
+def _with_seat(state: TableState, seat: int, **changes: Any) -> TableState:
+    return replace(
+        state,
+        seats=tuple(replace(s, **changes) if s.seat == seat else s for s in state.seats),
+    )
 
 
 def apply(state: TableState, event: AnyEvent) -> TableState:
@@ -163,11 +210,13 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 action_seconds=event.action_seconds,
                 created=True,
                 rules=event.rules,
+                time_bank=event.time_bank or NO_TIME_BANK,
             )
         case PlayerSeated():
+            seated = Seat(event.seat, event.player, event.stack, time_bank=state.time_bank.seconds)
             seats = tuple(
                 sorted(
-                    (*state.seats, Seat(event.seat, event.player, event.stack)),
+                    (*state.seats, seated),
                     key=lambda s: s.seat,
                 )
             )
@@ -206,6 +255,32 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             )
         case HandCommitted():
             return replace(state, pending=event)
+        case PlayerSatOut():
+            return _with_seat(state, event.seat, sitting_out=True, timeouts=0)
+        case PlayerSatIn():
+            return _with_seat(state, event.seat, sitting_out=False, timeouts=0)
+        case PlayerTimedOut():
+            seat = state.seat_at(event.seat)
+            banking = {k: v for k, v in state.banking.items() if k != event.seat}
+            state = replace(state, banking=banking)
+            if seat is None:
+                return state
+            return _with_seat(state, event.seat, timeouts=seat.timeouts + 1)
+        case TimeoutsCleared():
+            return _with_seat(state, event.seat, timeouts=0)
+        case TimeBankStarted():
+            banking = {**state.banking, event.seat: (event.seconds, event.protection)}
+            state = replace(state, banking=banking)
+            if event.protection:
+                state = _with_seat(state, event.seat, protected_hand=state.hands_played)
+            return state
+        case TimeBankUsed():
+            banking = {k: v for k, v in state.banking.items() if k != event.seat}
+            seat = state.seat_at(event.seat)
+            state = replace(state, banking=banking)
+            if seat is None:
+                return state
+            return _with_seat(state, event.seat, time_bank=max(0, seat.time_bank - event.seconds))
         case HandVoided():
             # The hand voided is the one in play, or a committed one never dealt. In the
             # second case ``state.hand`` is the hand before, finished and already settled
@@ -227,6 +302,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 hand=None,
                 carried=carried,
                 chosen=state.chosen or (state.dealers_choice and bool(state.game)),
+                banking={},
             )
         case HandStarted():
             hand = fold_hand([event])
@@ -238,13 +314,23 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 hands_played=state.hands_played + 1,
                 chosen=False,
                 carried=0,
+                banking={},
             )
         case HandEnded():
             assert state.hand is not None
             hand = fold_hand([event], state.hand)
             final = dict(event.stacks)
             seats = tuple(replace(s, stack=final.get(s.seat, s.stack)) for s in state.seats)
-            return replace(state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0)
+            policy = state.time_bank
+            if policy.topup_hands and state.hands_played % policy.topup_hands == 0:
+                # Every N hands each seat's bank grows by X seconds, up to its full size.
+                seats = tuple(
+                    replace(s, time_bank=min(policy.seconds, s.time_bank + policy.topup_seconds))
+                    for s in seats
+                )
+            return replace(
+                state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0, banking={}
+            )
         case _:
             raise AssertionError(f"{type(event).__name__} is in _TABLE_LEVEL but has no case")
 
@@ -284,8 +370,10 @@ def create_table(
     options: TableOptions,
     action_seconds: int,
     rules: DealersChoiceRules | None = None,
+    time_bank: TimeBankPolicy | None = None,
 ) -> list[AnyEvent]:
-    """Open the table: Pacific stud, or dealer's choice (``rules`` default to every game)."""
+    """Open the table: Pacific stud, or dealer's choice (``rules`` default to every game).
+    ``time_bank``: None for none (the table service passes its default)."""
     if state.created:
         raise TableError(
             f"table {state.table_id} already exists", kind="already_exists", rule="table_exists"
@@ -304,7 +392,19 @@ def create_table(
         raise TableError("action_seconds must be 1..3600", kind="invalid", rule="invalid_clock")
     if not name or len(name) > 100:
         raise TableError("a table name is 1-100 characters", kind="invalid", rule="invalid_name")
-    return [TableCreated(state.table_id, name, variant, options, action_seconds, rules)]
+    if time_bank is not None:
+        limits = {
+            "seconds": time_bank.seconds,
+            "topup_seconds": time_bank.topup_seconds,
+            "topup_hands": time_bank.topup_hands,
+            "protect_hands": time_bank.protect_hands,
+        }
+        for what, value in limits.items():
+            if not 0 <= value <= 3600:
+                raise TableError(
+                    f"time bank {what} must be 0..3600", kind="invalid", rule="invalid_time_bank"
+                )
+    return [TableCreated(state.table_id, name, variant, options, action_seconds, rules, time_bank)]
 
 
 def seat_player(
@@ -426,19 +526,31 @@ def act(
     command: Act | TimeOut | Reshuffle,
     deck: Sequence[int],
     hand_id: str | None = None,
+    *,
+    bank_used: int = 0,
 ) -> list[AnyEvent]:
     """A player's action (or the clock's, or the dealer's reshuffle) in the hand in progress,
-    and what follows."""
+    and what follows.
+
+    ``hand_id``: the hand's id or its number. ``bank_used``: for a player acting on their
+    time bank, the whole seconds it ran (the runner's clock measures them); the batch then
+    opens with :class:`TimeBankUsed`, and with :class:`TimeoutsCleared` when the clock had
+    acted for them last.
+    """
     _exists(state)
     hand = state.hand
     if hand is None or hand.finished:
         raise IllegalAction("no hand is in progress", rule="no_hand")
-    if hand_id and hand_id != hand.hand_id:
+    if hand_id and not state.is_hand(hand_id):
         raise IllegalAction(
-            f"hand {hand_id} is over; the hand now is {hand.hand_id}", rule="wrong_hand"
+            f"hand {hand_id} is over; the hand now is #{state.hand_number} ({hand.hand_id})",
+            rule="wrong_hand",
         )
     hand_events, after = step_hand(hand, command, deck)
-    events: list[AnyEvent] = list(hand_events)
+    events: list[AnyEvent] = []
+    if isinstance(command, Act):
+        events.extend(own_action_bookkeeping(state, command.seat, bank_used))
+    events.extend(hand_events)
     if after.finished:
         events.extend(leavers(state, after))
     return events
@@ -461,6 +573,70 @@ def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
         PlayerLeft(s.seat, s.player, start.get(s.seat, s.stack)) for s in state.seats if s.leaving
     ]
     return [HandVoided(hand.hand_id, reason, refunds), *left]
+
+
+def own_action_bookkeeping(state: TableState, seat: int, bank_used: int) -> list[AnyEvent]:
+    """What a player's own action closes before it: a turn on the time bank (``bank_used``
+    seconds drawn, at most what was granted; none from the disconnect protection's), and a
+    run of time-outs."""
+    who = state.seat_at(seat)
+    if who is None:
+        return []
+    out: list[AnyEvent] = []
+    if seat in state.banking:
+        granted, protection = state.banking[seat]
+        drawn = 0 if protection else min(max(bank_used, 0), granted)
+        out.append(TimeBankUsed(seat, who.player, drawn))
+    if who.timeouts:
+        out.append(TimeoutsCleared(seat, who.player))
+    return out
+
+
+def sit_out(state: TableState, *, player: str) -> list[AnyEvent]:
+    """``player`` sits out from the next hand (a hand they are in goes on: they play it or
+    the clock does). Nothing if they sit out already."""
+    who = _own_seat(state, player)
+    return [] if who.sitting_out else [PlayerSatOut(who.seat, player)]
+
+
+def sit_in(state: TableState, *, player: str) -> list[AnyEvent]:
+    """``player``, sitting out, is dealt in from the next hand. Nothing if they sit in
+    already."""
+    who = _own_seat(state, player)
+    return [PlayerSatIn(who.seat, player)] if who.sitting_out else []
+
+
+def timeout_bookkeeping(state: TableState, seats: Sequence[int]) -> list[AnyEvent]:
+    """The clock acts for ``seats``: a :class:`PlayerTimedOut` each, and a
+    :class:`PlayerSatOut` for a player it is the second time in a row for."""
+    out: list[AnyEvent] = []
+    for seat in seats:
+        who = state.seat_at(seat)
+        if who is None:
+            continue  # left the table during the hand; nothing to sit out from
+        out.append(PlayerTimedOut(seat, who.player))
+        if who.timeouts + 1 >= AUTO_SIT_OUT_TIMEOUTS and not who.sitting_out:
+            out.append(PlayerSatOut(seat, who.player, "timeouts"))
+    return out
+
+
+def protection_due(state: TableState, seat: Seat) -> bool:
+    """``seat`` may have the disconnect protection now (none in the last N hands)."""
+    policy = state.time_bank
+    if not policy.protect_hands or not policy.seconds:
+        return False
+    last = seat.protected_hand
+    return not last or state.hands_played - last >= policy.protect_hands
+
+
+def _own_seat(state: TableState, player: str) -> Seat:
+    _exists(state)
+    who = state.seat_of(player)
+    if who is None:
+        raise TableError(
+            f"{player} does not sit at {state.table_id}", kind="not_found", rule="not_seated"
+        )
+    return who
 
 
 def leavers(state: TableState, hand: HandState) -> list[AnyEvent]:
@@ -488,7 +664,12 @@ __all__ = [
     "deal_hand",
     "fold",
     "leavers",
+    "own_action_bookkeeping",
+    "protection_due",
     "seat_player",
+    "sit_in",
+    "sit_out",
+    "timeout_bookkeeping",
     "unseat_player",
     "void_hand",
 ]
@@ -503,5 +684,11 @@ def hand_events_only(events: Sequence[AnyEvent]) -> list[HandEvent]:
         PlayerLeft,
         HandCommitted,
         HandVoided,
+        PlayerSatOut,
+        PlayerSatIn,
+        PlayerTimedOut,
+        TimeoutsCleared,
+        TimeBankStarted,
+        TimeBankUsed,
     )
     return [e for e in events if not isinstance(e, table_types)]

@@ -10,9 +10,31 @@ from riverboat.engine.session import DealersChoiceRules
 
 
 @dataclass(frozen=True, slots=True)
+class TimeBankPolicy:
+    """A table's time bank and disconnect protection (docs/table-service.md).
+
+    ``seconds``: each player's reserve when they sit down, and its cap (0: no time bank);
+    ``topup_seconds`` are added every ``topup_hands`` hands (0: never); a player whose Watch
+    stream is gone gets ``seconds`` more once per ``protect_hands`` hands (0: never).
+    """
+
+    seconds: int = 60
+    topup_seconds: int = 10
+    topup_hands: int = 10
+    protect_hands: int = 10
+
+
+#: The policy of a table opened without one (OpenTable's default).
+DEFAULT_TIME_BANK = TimeBankPolicy()
+#: A table whose log predates time banks has none (its clock acts as it always did).
+NO_TIME_BANK = TimeBankPolicy(0, 0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
 class TableCreated:
     """A table was opened. ``rules``: a dealer's choice table's games (variant
-    ``"dealers_choice"``), else None."""
+    ``"dealers_choice"``), else None. ``time_bank``: None in logs from before time banks
+    (:data:`NO_TIME_BANK` then)."""
 
     table_id: str
     name: str
@@ -20,6 +42,7 @@ class TableCreated:
     options: TableOptions
     action_seconds: int
     rules: DealersChoiceRules | None = None
+    time_bank: TimeBankPolicy | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,5 +92,88 @@ class HandVoided:
     refunds: tuple[tuple[int, int], ...]
 
 
-TableEvent = TableCreated | PlayerSeated | LeaveRequested | PlayerLeft | HandCommitted | HandVoided
+@dataclass(frozen=True, slots=True)
+class PlayerSatOut:
+    """A player sits out: dealt out of every hand from the next one, posting nothing, until
+    they sit in. ``reason``: "" (they asked) or "timeouts" (the clock acted for them twice in
+    a row)."""
+
+    seat: int
+    player: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatIn:
+    """A player who sat out is dealt in again from the next hand."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTimedOut:
+    """The clock acted for the player (after their time bank); it comes before the clock's
+    action in the same batch. Two in a row sit the player out."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutsCleared:
+    """The player acted themselves after the clock had acted for them: the count of time-outs
+    in a row starts again (it comes before their action in the same batch)."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankStarted:
+    """The action clock ran out and the player's turn goes on for ``seconds`` more: from
+    their own time bank, or (``protection``) the disconnect protection's, which is not drawn
+    from the bank."""
+
+    seat: int
+    player: str
+    seconds: int
+    protection: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankUsed:
+    """A turn on the time bank ended: ``seconds`` are drawn from the player's bank (0 for the
+    disconnect protection's time). Before the action that ended it, in the same batch."""
+
+    seat: int
+    player: str
+    seconds: int
+
+
+#: Events that keep a seat's sit-out and time-bank state; they may open a batch before the
+#: command's own events (docs/audit.md).
+SEAT_EVENTS = (
+    PlayerSatOut,
+    PlayerSatIn,
+    PlayerTimedOut,
+    TimeoutsCleared,
+    TimeBankStarted,
+    TimeBankUsed,
+)
+
+TableEvent = (
+    TableCreated
+    | PlayerSeated
+    | LeaveRequested
+    | PlayerLeft
+    | HandCommitted
+    | HandVoided
+    | PlayerSatOut
+    | PlayerSatIn
+    | PlayerTimedOut
+    | TimeoutsCleared
+    | TimeBankStarted
+    | TimeBankUsed
+)
 AnyEvent = TableEvent | HandEvent

@@ -19,7 +19,7 @@ from riverboat.engine.cards import DECK_SIZE
 from riverboat.engine.games import GAMES, moves, waiting_for
 from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.state import HandState
-from riverboat.table.aggregate import TableState
+from riverboat.table.aggregate import Seat, TableState
 from riverboat.table.choice import CHOOSE_GAME, offered_games
 from riverboat.table.events import AnyEvent
 
@@ -42,6 +42,12 @@ class SeatView:
     #: Sealed a declaration; the declaration itself once revealed (or to the declarer).
     declared: bool = False
     declaration: str = ""
+    sitting_out: bool = False
+    #: Seconds left in the time bank; the seconds a turn running on it was given (0: none),
+    #: and whether those are the disconnect protection's.
+    time_bank: int = 0
+    time_bank_running: int = 0
+    time_bank_protection: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +90,8 @@ class TableView:
     wild_cards: tuple[int, ...] = ()
     game_options: Mapping[str, Any] = field(default_factory=dict)
     table_cards: tuple[int, ...] = ()
+    #: The number of the hand named by ``hand_id`` (1, 2, 3... at this table; 0: none).
+    hand_number: int = 0
 
 
 def viewer_seat(state: TableState, viewer: str | None) -> int:
@@ -120,7 +128,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
     live = hand is not None and not hand.finished
     # Every seat's cards as an observer knows them, worked out once for the whole view.
     known = visibility.known_cards(hand, 0) if hand is not None else ()
-    seats = tuple(_seat_view(state, hand, known, s.seat, s.player, s.stack, 0) for s in state.seats)
+    seats = tuple(_seat_view(state, hand, known, s, 0) for s in state.seats)
     waiting = waiting_for(hand) if hand is not None and live else ()
     to_act = 0
     if hand is not None and live:
@@ -156,6 +164,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
         wild_cards=_wild_cards(game_hand) if game_hand is not None else (),
         game_options=_game_options(state, game_hand),
         table_cards=game_hand.row if game_hand is not None else (),
+        hand_number=state.hand_number if hand is not None else 0,
     )
 
 
@@ -181,7 +190,7 @@ def personal_parts(
     if hand is not None and hand.index_of(me) is not None:
         known = visibility.known_cards(hand, me, only=(me,))
         seats = tuple(
-            _seat_view(state, hand, known, s.seat, s.player, s.stack, me) if s.seat == me else shown
+            _seat_view(state, hand, known, s, me) if s.seat == me else shown
             for s, shown in zip(state.seats, public.seats, strict=True)
         )
     legal: tuple[ViewAction, ...] = ()
@@ -213,16 +222,30 @@ def _seat_view(
     state: TableState,
     hand: HandState | None,
     known: tuple[tuple[int | None, ...], ...],
-    seat: int,
-    player: str,
-    stack: int,
+    sitting: Seat,
     me: int,
 ) -> SeatView:
     """One seat as ``me`` sees it: the cards ``me`` knows (``known``, from
-    :func:`~riverboat.engine.visibility.known_cards`), the declaration once revealed."""
+    :func:`~riverboat.engine.visibility.known_cards`), the declaration once revealed; its
+    sitting out and time bank are public."""
+    seat, player, stack = sitting.seat, sitting.player, sitting.stack
+    running, protection = state.banking.get(seat, (0, False))
     i = hand.index_of(seat) if hand is not None else None
     if hand is None or i is None:
-        return SeatView(seat, player, stack, 0, False, False, False, ())
+        return SeatView(
+            seat,
+            player,
+            stack,
+            0,
+            False,
+            False,
+            False,
+            (),
+            sitting_out=sitting.sitting_out,
+            time_bank=sitting.time_bank,
+            time_bank_running=running,
+            time_bank_protection=protection,
+        )
     cards = tuple(zip(known[i], hand.face_up[i], strict=True))
     declared, declaration = False, ""
     if isinstance(hand, GameHandState) and hand.declarations:
@@ -240,6 +263,10 @@ def _seat_view(
         cards=cards if not hand.folded[i] or seat == me else (),
         declared=declared,
         declaration=declaration,
+        sitting_out=sitting.sitting_out,
+        time_bank=sitting.time_bank,
+        time_bank_running=running,
+        time_bank_protection=protection,
     )
 
 

@@ -10,7 +10,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended", "game_options_set", "pot_carried_in", "phase_started", "cards_discarded", "cards_to_pass", "cards_passed", "cards_ordered", "card_turned_up", "offer_answered", "declaration_sealed", "declarations_revealed", "card_payment_posted", "wild_rank_changed", "match_due", "pot_matched", "match_declined", "table_row_dealt", "table_card_turned", "rank_eliminated", "cards_eliminated", "reshuffle_requested", "discards_reshuffled", "pot_carried_over", "game_chosen", "dealer_up")
+    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended", "game_options_set", "pot_carried_in", "phase_started", "cards_discarded", "cards_to_pass", "cards_passed", "cards_ordered", "card_turned_up", "offer_answered", "declaration_sealed", "declarations_revealed", "card_payment_posted", "wild_rank_changed", "match_due", "pot_matched", "match_declined", "table_row_dealt", "table_card_turned", "rank_eliminated", "cards_eliminated", "reshuffle_requested", "discards_reshuffled", "pot_carried_over", "game_chosen", "dealer_up", "player_sat_out", "player_sat_in", "player_timed_out", "timeouts_cleared", "time_bank_started", "time_bank_used")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +61,12 @@ class EventEnvelope(_message.Message):
     POT_CARRIED_OVER_FIELD_NUMBER: _ClassVar[int]
     GAME_CHOSEN_FIELD_NUMBER: _ClassVar[int]
     DEALER_UP_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SAT_OUT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_SAT_IN_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTS_CLEARED_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_USED_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     aggregate_id: str
     aggregate_version: int
@@ -111,7 +117,13 @@ class EventEnvelope(_message.Message):
     pot_carried_over: PotCarriedOver
     game_chosen: GameChosen
     dealer_up: DealerUp
-    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., game_options_set: _Optional[_Union[GameOptionsSet, _Mapping]] = ..., pot_carried_in: _Optional[_Union[PotCarriedIn, _Mapping]] = ..., phase_started: _Optional[_Union[PhaseStarted, _Mapping]] = ..., cards_discarded: _Optional[_Union[CardsDiscarded, _Mapping]] = ..., cards_to_pass: _Optional[_Union[CardsToPass, _Mapping]] = ..., cards_passed: _Optional[_Union[CardsPassed, _Mapping]] = ..., cards_ordered: _Optional[_Union[CardsOrdered, _Mapping]] = ..., card_turned_up: _Optional[_Union[CardTurnedUp, _Mapping]] = ..., offer_answered: _Optional[_Union[OfferAnswered, _Mapping]] = ..., declaration_sealed: _Optional[_Union[DeclarationSealed, _Mapping]] = ..., declarations_revealed: _Optional[_Union[DeclarationsRevealed, _Mapping]] = ..., card_payment_posted: _Optional[_Union[CardPaymentPosted, _Mapping]] = ..., wild_rank_changed: _Optional[_Union[WildRankChanged, _Mapping]] = ..., match_due: _Optional[_Union[MatchDue, _Mapping]] = ..., pot_matched: _Optional[_Union[PotMatched, _Mapping]] = ..., match_declined: _Optional[_Union[MatchDeclined, _Mapping]] = ..., table_row_dealt: _Optional[_Union[TableRowDealt, _Mapping]] = ..., table_card_turned: _Optional[_Union[TableCardTurned, _Mapping]] = ..., rank_eliminated: _Optional[_Union[RankEliminated, _Mapping]] = ..., cards_eliminated: _Optional[_Union[CardsEliminated, _Mapping]] = ..., reshuffle_requested: _Optional[_Union[ReshuffleRequested, _Mapping]] = ..., discards_reshuffled: _Optional[_Union[DiscardsReshuffled, _Mapping]] = ..., pot_carried_over: _Optional[_Union[PotCarriedOver, _Mapping]] = ..., game_chosen: _Optional[_Union[GameChosen, _Mapping]] = ..., dealer_up: _Optional[_Union[DealerUp, _Mapping]] = ...) -> None: ...
+    player_sat_out: PlayerSatOut
+    player_sat_in: PlayerSatIn
+    player_timed_out: PlayerTimedOut
+    timeouts_cleared: TimeoutsCleared
+    time_bank_started: TimeBankStarted
+    time_bank_used: TimeBankUsed
+    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., game_options_set: _Optional[_Union[GameOptionsSet, _Mapping]] = ..., pot_carried_in: _Optional[_Union[PotCarriedIn, _Mapping]] = ..., phase_started: _Optional[_Union[PhaseStarted, _Mapping]] = ..., cards_discarded: _Optional[_Union[CardsDiscarded, _Mapping]] = ..., cards_to_pass: _Optional[_Union[CardsToPass, _Mapping]] = ..., cards_passed: _Optional[_Union[CardsPassed, _Mapping]] = ..., cards_ordered: _Optional[_Union[CardsOrdered, _Mapping]] = ..., card_turned_up: _Optional[_Union[CardTurnedUp, _Mapping]] = ..., offer_answered: _Optional[_Union[OfferAnswered, _Mapping]] = ..., declaration_sealed: _Optional[_Union[DeclarationSealed, _Mapping]] = ..., declarations_revealed: _Optional[_Union[DeclarationsRevealed, _Mapping]] = ..., card_payment_posted: _Optional[_Union[CardPaymentPosted, _Mapping]] = ..., wild_rank_changed: _Optional[_Union[WildRankChanged, _Mapping]] = ..., match_due: _Optional[_Union[MatchDue, _Mapping]] = ..., pot_matched: _Optional[_Union[PotMatched, _Mapping]] = ..., match_declined: _Optional[_Union[MatchDeclined, _Mapping]] = ..., table_row_dealt: _Optional[_Union[TableRowDealt, _Mapping]] = ..., table_card_turned: _Optional[_Union[TableCardTurned, _Mapping]] = ..., rank_eliminated: _Optional[_Union[RankEliminated, _Mapping]] = ..., cards_eliminated: _Optional[_Union[CardsEliminated, _Mapping]] = ..., reshuffle_requested: _Optional[_Union[ReshuffleRequested, _Mapping]] = ..., discards_reshuffled: _Optional[_Union[DiscardsReshuffled, _Mapping]] = ..., pot_carried_over: _Optional[_Union[PotCarriedOver, _Mapping]] = ..., game_chosen: _Optional[_Union[GameChosen, _Mapping]] = ..., dealer_up: _Optional[_Union[DealerUp, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_timed_out: _Optional[_Union[PlayerTimedOut, _Mapping]] = ..., timeouts_cleared: _Optional[_Union[TimeoutsCleared, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("events",)
@@ -170,20 +182,34 @@ class RakeCap(_message.Message):
     def __init__(self, min_players: _Optional[int] = ..., cap: _Optional[int] = ...) -> None: ...
 
 class TableCreated(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "dealers_choice")
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "dealers_choice", "time_bank")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
     options: TableOptions
     action_seconds: int
     dealers_choice: DealersChoiceRules
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., dealers_choice: _Optional[_Union[DealersChoiceRules, _Mapping]] = ...) -> None: ...
+    time_bank: TimeBankPolicy
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., dealers_choice: _Optional[_Union[DealersChoiceRules, _Mapping]] = ..., time_bank: _Optional[_Union[TimeBankPolicy, _Mapping]] = ...) -> None: ...
+
+class TimeBankPolicy(_message.Message):
+    __slots__ = ("seconds", "topup_seconds", "topup_hands", "protect_hands")
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TOPUP_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TOPUP_HANDS_FIELD_NUMBER: _ClassVar[int]
+    PROTECT_HANDS_FIELD_NUMBER: _ClassVar[int]
+    seconds: int
+    topup_seconds: int
+    topup_hands: int
+    protect_hands: int
+    def __init__(self, seconds: _Optional[int] = ..., topup_seconds: _Optional[int] = ..., topup_hands: _Optional[int] = ..., protect_hands: _Optional[int] = ...) -> None: ...
 
 class DealersChoiceRules(_message.Message):
     __slots__ = ("games", "default_game", "game_defaults_json", "edition", "min_small_bet", "max_small_bet", "min_big_bet", "max_big_bet")
@@ -234,6 +260,62 @@ class LeaveRequested(_message.Message):
     seat: int
     player: str
     def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
+class PlayerSatOut(_message.Message):
+    __slots__ = ("seat", "player", "reason")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    reason: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class PlayerSatIn(_message.Message):
+    __slots__ = ("seat", "player")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
+class PlayerTimedOut(_message.Message):
+    __slots__ = ("seat", "player")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
+class TimeoutsCleared(_message.Message):
+    __slots__ = ("seat", "player")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ...) -> None: ...
+
+class TimeBankStarted(_message.Message):
+    __slots__ = ("seat", "player", "seconds", "protection")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    PROTECTION_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    seconds: int
+    protection: bool
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., seconds: _Optional[int] = ..., protection: _Optional[bool] = ...) -> None: ...
+
+class TimeBankUsed(_message.Message):
+    __slots__ = ("seat", "player", "seconds")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    seconds: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., seconds: _Optional[int] = ...) -> None: ...
 
 class HandCommitted(_message.Message):
     __slots__ = ("hand_id", "scheme", "commitment", "deck_size", "button")

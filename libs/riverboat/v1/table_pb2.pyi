@@ -8,8 +8,40 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SitOutRequest(_message.Message):
+    __slots__ = ("table_id", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SitOutResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class SitInRequest(_message.Message):
+    __slots__ = ("table_id", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SitInResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
 class OpenTableRequest(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id", "dealers_choice")
+    __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id", "dealers_choice", "time_bank")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -17,6 +49,7 @@ class OpenTableRequest(_message.Message):
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
@@ -24,7 +57,8 @@ class OpenTableRequest(_message.Message):
     action_seconds: int
     request_id: str
     dealers_choice: _events_pb2.DealersChoiceRules
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
+    time_bank: _events_pb2.TimeBankPolicy
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ...) -> None: ...
 
 class OpenTableResponse(_message.Message):
     __slots__ = ("table_id", "version")
@@ -151,7 +185,7 @@ class ViewCard(_message.Message):
     def __init__(self, card: _Optional[str] = ..., face_up: _Optional[bool] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "player", "stack", "street_bet", "in_hand", "folded", "all_in", "cards", "declared", "declaration")
+    __slots__ = ("seat", "player", "stack", "street_bet", "in_hand", "folded", "all_in", "cards", "declared", "declaration", "sitting_out", "time_bank_seconds", "time_bank_running", "time_bank_protection")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     STACK_FIELD_NUMBER: _ClassVar[int]
@@ -162,6 +196,10 @@ class SeatView(_message.Message):
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DECLARED_FIELD_NUMBER: _ClassVar[int]
     DECLARATION_FIELD_NUMBER: _ClassVar[int]
+    SITTING_OUT_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_PROTECTION_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player: str
     stack: int
@@ -172,7 +210,11 @@ class SeatView(_message.Message):
     cards: _containers.RepeatedCompositeFieldContainer[ViewCard]
     declared: bool
     declaration: str
-    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., street_bet: _Optional[int] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[ViewCard, _Mapping]]] = ..., declared: _Optional[bool] = ..., declaration: _Optional[str] = ...) -> None: ...
+    sitting_out: bool
+    time_bank_seconds: int
+    time_bank_running: int
+    time_bank_protection: bool
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., stack: _Optional[int] = ..., street_bet: _Optional[int] = ..., in_hand: _Optional[bool] = ..., folded: _Optional[bool] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[ViewCard, _Mapping]]] = ..., declared: _Optional[bool] = ..., declaration: _Optional[str] = ..., sitting_out: _Optional[bool] = ..., time_bank_seconds: _Optional[int] = ..., time_bank_running: _Optional[int] = ..., time_bank_protection: _Optional[bool] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("action", "to", "choices", "min_cards", "max_cards")
@@ -189,7 +231,7 @@ class LegalAction(_message.Message):
     def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ..., choices: _Optional[_Iterable[str]] = ..., min_cards: _Optional[int] = ..., max_cards: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards")
+    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards", "hand_number")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +257,7 @@ class TableView(_message.Message):
     WILD_CARDS_FIELD_NUMBER: _ClassVar[int]
     GAME_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     TABLE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
@@ -240,4 +283,5 @@ class TableView(_message.Message):
     wild_cards: _containers.RepeatedScalarFieldContainer[str]
     game_options: _struct_pb2.Struct
     table_cards: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ...) -> None: ...
+    hand_number: int
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ..., hand_number: _Optional[int] = ...) -> None: ...

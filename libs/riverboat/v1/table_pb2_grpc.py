@@ -74,6 +74,16 @@ class TableServiceStub:
                 request_serializer=riverboat_dot_v1_dot_table__pb2.GetTableViewRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_table__pb2.GetTableViewResponse.FromString,
                 _registered_method=True)
+        self.SitOut = channel.unary_unary(
+                '/riverboat.v1.TableService/SitOut',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.SitOutRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.SitOutResponse.FromString,
+                _registered_method=True)
+        self.SitIn = channel.unary_unary(
+                '/riverboat.v1.TableService/SitIn',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.SitInRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.SitInResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -132,6 +142,21 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SitOut(self, request, context):
+        """The calling player sits out from the next hand: dealt out, posting nothing (no antes
+        owed on return). A hand they are in goes on. Sitting out already: nothing changes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SitIn(self, request, context):
+        """The calling player, sitting out, is dealt in again from the next hand.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -164,6 +189,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetTableView,
                     request_deserializer=riverboat_dot_v1_dot_table__pb2.GetTableViewRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_table__pb2.GetTableViewResponse.SerializeToString,
+            ),
+            'SitOut': grpc.unary_unary_rpc_method_handler(
+                    servicer.SitOut,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.SitOutRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.SitOutResponse.SerializeToString,
+            ),
+            'SitIn': grpc.unary_unary_rpc_method_handler(
+                    servicer.SitIn,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.SitInRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.SitInResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -338,6 +373,60 @@ class TableService:
             '/riverboat.v1.TableService/GetTableView',
             riverboat_dot_v1_dot_table__pb2.GetTableViewRequest.SerializeToString,
             riverboat_dot_v1_dot_table__pb2.GetTableViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SitOut(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/SitOut',
+            riverboat_dot_v1_dot_table__pb2.SitOutRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.SitOutResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SitIn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/SitIn',
+            riverboat_dot_v1_dot_table__pb2.SitInRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.SitInResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import grpc
 import nats
@@ -23,8 +24,9 @@ async def setup_table(
     stack: int = 5000,
     # Short: should a bot miss a turn, the clock acts for it and the hands go on.
     action_seconds: int = 5,
+    time_bank: Any = None,
 ) -> list[str]:
-    await operator.create_table(table_id, action_seconds=action_seconds)
+    await operator.create_table(table_id, action_seconds=action_seconds, time_bank=time_bank)
     names = [f"{table_id}-p{k}" for k in range(1, players + 1)]
     for k, name in enumerate(names, start=1):
         await operator.seat(table_id, k, name, stack)

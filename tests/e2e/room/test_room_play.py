@@ -16,7 +16,7 @@ from riverboat.engine.events import (
     RakeTaken,
 )
 from riverboat.table.events import AnyEvent, HandCommitted
-from riverboat.v1 import table_pb2
+from riverboat.v1 import events_pb2, table_pb2
 from tests.e2e.room._play import play_hands, read_log, setup_table
 from tests.e2e.room.conftest import Room
 
@@ -210,7 +210,9 @@ async def test_errors_have_precise_statuses_and_write_nothing(
 
 
 async def test_action_clock_checks_or_folds_on_expiry(room: Room, operator: TableClient) -> None:
-    await setup_table(operator, "t-clock", 2, action_seconds=1)
+    # No time bank: the clock acts as soon as the action clock runs out.
+    no_bank = events_pb2.TimeBankPolicy(seconds=0)
+    await setup_table(operator, "t-clock", 2, action_seconds=1, time_bank=no_bank)
     import asyncio
 
     batches: list[list[AnyEvent]] = []

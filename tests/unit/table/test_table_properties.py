@@ -1,8 +1,10 @@
 """Properties of the table aggregate over random sequences of table commands (hypothesis):
 players sitting down and leaving (at once, or when their hand ends), commitments, deals,
-actions, the action clock and voids, in any order the service could submit them. After every
-event, the chips bought in equal the chips at the table (stacks, and the pot of a hand in
-play) plus the rake taken plus the chips players left with."""
+actions, the action clock (with time banks and the disconnect protection), sitting out and in,
+and voids, in any order the service could submit them. After every event, the chips bought in
+equal the chips at the table (stacks, and the pot of a hand in play) plus the rake taken plus
+the chips players left with; nobody sitting out is dealt in; a time bank stays within 0 and
+its size."""
 
 from __future__ import annotations
 
@@ -13,21 +15,24 @@ from hypothesis import strategies as st
 
 from riverboat.engine.commands import Act
 from riverboat.engine.errors import EngineError
-from riverboat.engine.events import RakeTaken
+from riverboat.engine.events import HandStarted, RakeTaken
 from riverboat.engine.game import legal_actions
+from riverboat.engine.games import waiting_for
 from riverboat.engine.options import pacific_options
 from riverboat.table import aggregate as table
-from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent, PlayerLeft, PlayerSeated
+from riverboat.table.clock import clock_expiry
+from riverboat.table.events import AnyEvent, PlayerLeft, PlayerSeated, TimeBankPolicy
 
 SEATS = (1, 2, 3, 4, 5, 6)
 BUY_INS = (15, 40, 100, 250, 1000)
 #: What the room does next; acting is the most common, so hands get played out.
 OPS = st.sampled_from(
     ["seat", "leave", "leave", "start", "start", "deal", "deal", "void", "clock", "clock"]
+    + ["sit_out", "sit_in", "sit_in"]
     + ["act"] * 10
 )
+POLICY = TimeBankPolicy(seconds=3, topup_seconds=1, topup_hands=2, protect_hands=2)
 
 
 def _chips_at_table(state: TableState) -> int:
@@ -57,11 +62,15 @@ class Room:
                 variant="seven_card_stud_hi_lo",
                 options=pacific_options(ante=5),
                 action_seconds=5,
+                time_bank=POLICY,
             )
         )
 
     def do(self, events: list[AnyEvent]) -> None:
         for event in events:
+            if isinstance(event, HandStarted):
+                out = {s.seat for s in self.state.seats if s.sitting_out}
+                assert not out & {e.seat for e in event.seats}, "a player sitting out is dealt"
             self.state = table.apply(self.state, event)
             self.log.append(event)
             if isinstance(event, PlayerSeated):
@@ -72,6 +81,7 @@ class Room:
                 self.rake += event.amount
             assert _chips_at_table(self.state) + self.rake + self.left == self.bought, event
             assert all(s.stack >= 0 for s in self.state.seats)
+            assert all(0 <= s.time_bank <= POLICY.seconds for s in self.state.seats)
 
     def step(self, op: str, n: int) -> None:
         state = self.state
@@ -108,10 +118,20 @@ class Room:
             options = legal_actions(hand)
             pick = options[n % len(options)]
             command = Act(hand.seats[hand.to_act], pick.action, pick.to[n % len(pick.to)])
-            self.do(table.act(state, command, self.deck))
-        elif op == "clock" and in_play and hand is not None and hand.to_act is not None:
-            seat = hand.seats[hand.to_act]
-            self.do(choice.time_out(state, (seat,), self.deck, hand.hand_id))
+            self.do(table.act(state, command, self.deck, bank_used=n % 5))
+        elif op == "clock" and in_play and hand is not None and waiting_for(hand):
+            # Which banks ran out and who is disconnected: whatever the runner may measure.
+            due = frozenset(k for k in state.banking if (n >> k) & 1)
+            gone = frozenset(s.player for s in state.seats if (n >> (s.seat + 8)) & 1)
+            self.do(
+                clock_expiry(
+                    state, waiting_for(hand), self.deck, hand.hand_id, due=due, disconnected=gone
+                )
+            )
+        elif op in ("sit_out", "sit_in") and state.seats:
+            who = state.seats[n % len(state.seats)].player
+            sit = table.sit_out if op == "sit_out" else table.sit_in
+            self.do(sit(state, player=who))
         elif op == "void" and state.hand_in_progress:
             self.do(table.void_hand(state, "the dealer could not be reached"))
 
@@ -138,7 +158,7 @@ def test_chips_are_conserved_through_any_sequence_of_table_commands(
         if room.state.pending is not None:
             room.step("deal", 0)
         elif hand is not None and not hand.finished:
-            room.step("clock", 0)
+            room.step("clock", 0xFF)  # every bank has run out; nobody is disconnected
         for seat in [s.seat for s in room.state.seats if not s.leaving]:
             room.do(table.unseat_player(room.state, seat=seat))
         if hand is None or hand.finished:

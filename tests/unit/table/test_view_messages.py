@@ -32,7 +32,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def _from_scratch_seats(state: TableState, me: int) -> tuple[object, ...]:
     hand = state.hand
     known = visibility.known_cards(hand, me) if hand is not None else ()
-    return tuple(_seat_view(state, hand, known, s.seat, s.player, s.stack, me) for s in state.seats)
+    return tuple(_seat_view(state, hand, known, s, me) for s in state.seats)
 
 
 def _check(state: TableState, version: int, views: TableViews) -> int:

@@ -17,6 +17,8 @@ capped backoff.
 from __future__ import annotations
 
 import asyncio
+import math
+from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,7 +46,17 @@ from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, LeaveRequested, PlayerLeft
+from riverboat.table.clock import clock_expiry
+from riverboat.table.events import (
+    AnyEvent,
+    HandCommitted,
+    HandVoided,
+    LeaveRequested,
+    PlayerLeft,
+    PlayerTimedOut,
+    TimeBankStarted,
+    TimeBankUsed,
+)
 
 log = structlog.get_logger("riverboat.table")
 
@@ -147,6 +159,12 @@ class TableRunner:
         self._lock = asyncio.Lock()
         self._requests: RequestMemory[Submitted] = RequestMemory(_REQUEST_MEMORY)
         self._watchers: set[Mailbox[Update | None]] = set()
+        #: Open Watch streams per player (a player with none is disconnected).
+        self._watching: Counter[str] = Counter()
+        self._watcher_of: dict[Mailbox[Update | None], str] = {}
+        #: When each turn now running on a time bank started, by this runner's clock (a
+        #: restart starts it again: the log holds the grant, not the instant).
+        self._bank_since: dict[int, float] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         #: Seed reveals in flight: not cancelled by close() (a new owner reveals only the last
         #: ended hand, so a reveal cut off by a hand-over left a hand the audit cannot check).
@@ -240,6 +258,12 @@ class TableRunner:
                 self.reshuffles.append(event.cards)
             elif isinstance(event, DiscardsReshuffled):
                 self.deck = None  # fetched again with the reshuffled stub appended
+            elif isinstance(event, TimeBankStarted):
+                self._bank_since[event.seat] = self.clock.time()
+            elif isinstance(event, TimeBankUsed | PlayerTimedOut):
+                self._bank_since.pop(event.seat, None)
+        if not self.state.banking:
+            self._bank_since.clear()  # a hand's end or void ends every turn on a bank
         return ended
 
     def _remember(self, stored: str, version: int, events: Sequence[AnyEvent]) -> None:
@@ -605,6 +629,46 @@ class TableRunner:
         except Exception:
             self.log.exception("reshuffle_failed", hand_id=hand_id)
 
+    def bank_used(self, seat: int) -> int:
+        """Whole seconds the turn of ``seat`` has run on its time bank (0: not on one)."""
+        since = self._bank_since.get(seat)
+        if since is None or seat not in self.state.banking:
+            return 0
+        return max(0, math.ceil(self.clock.time() - since))
+
+    def _banks_due(self) -> frozenset[int]:
+        """Seats whose turn on a time bank has run all its seconds."""
+        now = self.clock.time()
+        return frozenset(
+            seat
+            for seat, (seconds, _) in self.state.banking.items()
+            # A timer may fire a hair early: a millisecond is no time to a player.
+            if seat in self._bank_since and self._bank_since[seat] + seconds <= now + 1e-3
+        )
+
+    def connected(self, player: str) -> bool:
+        """``player`` has a Watch stream open."""
+        return self._watching[player] > 0
+
+    def _disconnected(self) -> frozenset[str]:
+        return frozenset(s.player for s in self.state.seats if not self.connected(s.player))
+
+    def _clock_delay(self, seats: tuple[int, ...]) -> float:
+        """Seconds until the clock is due for ``seats``: the action clock, or for a turn on a
+        time bank, what is left of it (the soonest of the seats)."""
+        delay = float(self.state.action_seconds)
+        now = self.clock.time()
+        banked = [
+            self._bank_since[s] + self.state.banking[s][0] - now
+            for s in seats
+            if s in self.state.banking and s in self._bank_since
+        ]
+        if banked and len(banked) == len(seats):
+            delay = max(0.0, min(banked))
+        elif banked:
+            delay = max(0.0, min(min(banked), delay))
+        return delay
+
     def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         # A timer, not a task, per decision: re-armed on every action of a busy table, it must
         # be cheap, and cancelling it never interrupts a clock action already under way.
@@ -614,9 +678,8 @@ class TableRunner:
                 return  # re-derived after a catch-up: this turn's clock keeps running
             self._clock.cancel()
         self._clock_for = turn
-        self._clock = self.clock.call_later(
-            self.state.action_seconds, self._clock_due, hand_id, version, seats
-        )
+        delay = self._clock_delay(seats) if hand_id else float(self.state.action_seconds)
+        self._clock = self.clock.call_later(delay, self._clock_due, hand_id, version, seats)
 
     def _clock_due(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         self._clock = None
@@ -636,8 +699,13 @@ class TableRunner:
                     actor="clock",
                 )
                 return
+            # What the clock's timer measured and who is connected are inputs, recorded in
+            # the events (riverboat.table.clock), so the decision replays.
+            due, gone = self._banks_due(), self._disconnected()
             await self.act(
-                lambda s: choice.time_out(s, seats, self.deck or (), hand_id),
+                lambda s: clock_expiry(
+                    s, seats, self.deck or (), hand_id, due=due, disconnected=gone
+                ),
                 request_id=f"clock-{hand_id}-{version}",
                 actor="clock",
             )
@@ -652,16 +720,25 @@ class TableRunner:
 
     # --- watchers --------------------------------------------------------------------------
 
-    def watch(self) -> Mailbox[Update | None]:
+    def watch(self, player: str | None = None) -> Mailbox[Update | None]:
         """A mailbox receiving every update from now on (None when the table closes, or when
-        the watcher fell :data:`WATCH_BACKLOG` updates behind)."""
+        the watcher fell :data:`WATCH_BACKLOG` updates behind). ``player``: whose stream it
+        is (for the disconnect protection); None for an observer."""
         mailbox: Mailbox[Update | None] = Mailbox(WATCH_BACKLOG)
         self._watchers.add(mailbox)
+        if player is not None:
+            self._watching[player] += 1
+            self._watcher_of[mailbox] = player
         return mailbox
 
     def unwatch(self, mailbox: Mailbox[Update | None]) -> None:
         """Stop sending updates to ``mailbox``."""
         self._watchers.discard(mailbox)
+        player = self._watcher_of.pop(mailbox, None)
+        if player is not None:
+            self._watching[player] -= 1
+            if self._watching[player] <= 0:
+                del self._watching[player]
 
     def _broadcast(self, update: Update) -> None:
         for mailbox in list(self._watchers):

@@ -24,7 +24,7 @@ from riverboat.engine.errors import EngineError, InvalidCommand, InvalidOptions
 from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
-from riverboat.eventcodec import options_from_pb, rules_from_pb
+from riverboat.eventcodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
@@ -47,7 +47,7 @@ from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableError
-from riverboat.table.events import AnyEvent
+from riverboat.table.events import DEFAULT_TIME_BANK, AnyEvent
 from riverboat.table.views import viewer_seat
 from riverboat.v1 import table_pb2, table_pb2_grpc
 
@@ -61,6 +61,8 @@ RULES = {
     "SeatPlayer": {"operator", "service"},
     "UnseatPlayer": {"operator", "service"},
     "Act": {"player"},
+    "SitOut": {"player"},
+    "SitIn": {"player"},
 }
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -216,6 +218,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 if request.HasField("dealers_choice")
                 else None
             )
+            time_bank = (
+                time_bank_from_pb(request.time_bank)
+                if request.HasField("time_bank")
+                else DEFAULT_TIME_BANK
+            )
         except InvalidOptions as exc:
             raise _refused(grpc.StatusCode.INVALID_ARGUMENT, exc) from None
         except ValueError as exc:
@@ -232,6 +239,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     options=options,
                     action_seconds=request.action_seconds or 30,
                     rules=rules,
+                    time_bank=time_bank,
                 ),
                 request_id=request_id,
                 actor=_caller(),
@@ -379,7 +387,47 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         command = Act(
             request.seat, request.action, request.amount or None, cards, request.choice or None
         )
-        return lambda s: table.act(s, command, runner.deck or (), request.hand_id)
+        return lambda s: table.act(
+            s,
+            command,
+            runner.deck or (),
+            request.hand_id,
+            bank_used=runner.bank_used(request.seat),
+        )
+
+    async def SitOut(
+        self, request: table_pb2.SitOutRequest, context: Ctx
+    ) -> table_pb2.SitOutResponse:
+        """The calling player sits out from the next hand."""
+        player = current_identity().subject
+        request_id = await self._request_id(context, request.request_id)
+        runner = await self._runner(context, request.table_id)
+        done = await self._run(
+            context,
+            runner,
+            lambda s: table.sit_out(s, player=player),
+            request_id=request_id,
+            actor=player,
+            kind="sit_out",
+            request=request,
+        )
+        return table_pb2.SitOutResponse(version=done.version, view=self._view(runner, player))
+
+    async def SitIn(self, request: table_pb2.SitInRequest, context: Ctx) -> table_pb2.SitInResponse:
+        """The calling player, sitting out, is dealt in from the next hand."""
+        player = current_identity().subject
+        request_id = await self._request_id(context, request.request_id)
+        runner = await self._runner(context, request.table_id)
+        done = await self._run(
+            context,
+            runner,
+            lambda s: table.sit_in(s, player=player),
+            request_id=request_id,
+            actor=player,
+            kind="sit_in",
+            request=request,
+        )
+        return table_pb2.SitInResponse(version=done.version, view=self._view(runner, player))
 
     async def GetTableView(
         self, request: table_pb2.GetTableViewRequest, context: Ctx
@@ -400,7 +448,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 reason="VERSION_AHEAD",
             )
         viewer = _viewer()
-        queue = runner.watch()  # subscribe first, then replay: nothing falls in between
+        queue = runner.watch(viewer)  # subscribe first, then replay: nothing falls in between
         try:
             sent = request.after_version
             if sent < runner.version:

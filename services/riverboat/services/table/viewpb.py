@@ -64,6 +64,10 @@ def seat_to_pb(seat: SeatView) -> table_pb2.SeatView:
         cards=[_view_card(c) for c in seat.cards],
         declared=seat.declared,
         declaration=seat.declaration,
+        sitting_out=seat.sitting_out,
+        time_bank_seconds=seat.time_bank,
+        time_bank_running=seat.time_bank_running,
+        time_bank_protection=seat.time_bank_protection,
     )
 
 
@@ -98,6 +102,7 @@ def view_to_pb(
         wild_cards=[card_str(c) for c in view.wild_cards],
         game_options=options_struct(view.game_options) if view.game_options else None,
         table_cards=[card_str(c) for c in view.table_cards],
+        hand_number=view.hand_number,
     )
 
 
