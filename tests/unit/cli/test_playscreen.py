@@ -313,3 +313,55 @@ def test_a_player_who_left_is_not_seated_though_the_view_still_names_the_seat() 
         [_env(player_seated=ev.PlayerSeated(seat=2, player="dan", stack=1_000))], view
     )
     assert [t.plain for t in digest.lines] == ["dan sits down in seat 2 with $10.00."]
+
+
+def test_the_table_names_the_hand_by_number_and_shows_sitting_out_and_time_banks() -> None:
+    view = fourth_street()
+    view.hand_number = 3
+    view.seats[0].time_bank_running = 45  # the bot's turn runs on its time bank
+    view.seats[2].sitting_out = True
+    view.seats[1].time_bank_seconds = 60
+    text = render(table_panel(view))
+    assert "Pacific $1/$2 (pacific-t1) · hand #3 · 4th street" in text
+    assert "pacific-t1-3" not in text
+    assert "time bank 45 s" in text
+    assert "sitting out" in text
+    assert "Your turn (30 s, time bank 60 s)" in render(turn_line(view))
+    view.seats[1].time_bank_running = 60
+    assert "Your turn (on your time bank: 60 s)" in render(turn_line(view))
+
+
+def test_the_narrator_numbers_hands_and_tells_sitting_out_and_the_time_bank() -> None:
+    narrator = Narrator("ann")
+    view = fourth_street()
+    view.hand_number = 7
+    digest = narrator.feed(
+        [
+            _env(
+                hand_started=ev.HandStarted(
+                    hand_id="pacific-t1-3",
+                    variant="seven_card_stud_hi_lo",
+                    seats=[ev.SeatEntry(seat=1, player="bot"), ev.SeatEntry(seat=2, player="ann")],
+                )
+            ),
+            _env(time_bank_started=ev.TimeBankStarted(seat=1, player="bot", seconds=60)),
+            _env(
+                time_bank_started=ev.TimeBankStarted(
+                    seat=2, player="ann", seconds=30, protection=True
+                )
+            ),
+            _env(player_timed_out=ev.PlayerTimedOut(seat=1, player="bot")),
+            _env(player_sat_out=ev.PlayerSatOut(seat=1, player="bot", reason="timeouts")),
+            _env(player_sat_out=ev.PlayerSatOut(seat=2, player="ann")),
+            _env(player_sat_in=ev.PlayerSatIn(seat=2, player="ann")),
+        ],
+        view,
+    )
+    assert [t.plain for t in digest.lines] == [
+        "── Hand #7 ──",
+        "bot is on the time bank: 60 s more.",
+        "You are disconnected: you get 30 s more.",
+        "bot sits out (the clock acted twice in a row).",
+        "You sit out; si sits you in again.",
+        "You are dealt in again from the next hand.",
+    ]

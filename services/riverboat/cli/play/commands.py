@@ -52,6 +52,7 @@ HELP = [
     ("a ACTION [ARGS]", "any move the table lists, by its name (a draw 1 4)"),
     ("", "CARDS: as typed (Qh 7c, 10h, Q♥) or their positions on the Your cards line (1 4)."),
     ("s  (or Enter)", "show the table again"),
+    ("so / si", "sit out from the next hand (dealt out, no antes owed) / sit in again"),
     ("l", "leave the table with your chips (after the hand if you are in one)"),
     ("bal", "your wallet"),
     ("h", "this help"),

@@ -67,6 +67,13 @@ class Narrator:
         self.phase = ""  # the hand's phase: a draw's discards are told as draws
         #: The hand's game options (Chicago's high or low spade half names its half).
         self.game_options: dict[str, Any] = {}
+        #: Hand numbers (1, 2, 3... at the table) by hand id, as the views name them.
+        self.numbers: dict[str, int] = {}
+
+    def hand_name(self, hand_id: str) -> str:
+        """``#N`` once a view has numbered the hand, else its id."""
+        number = self.numbers.get(hand_id)
+        return f"#{number}" if number else hand_id
 
     def _me(self, seat: int) -> bool:
         return seat != 0 and seat == self.seat
@@ -87,6 +94,8 @@ class Narrator:
     ) -> Digest:
         """Narrate one update's events; ``view`` (the view after them) fills in names."""
         if view is not None:
+            if view.hand_id and view.hand_number:
+                self.numbers[view.hand_id] = view.hand_number
             self.variant = self.variant or view.variant  # joined mid-hand: no HandStarted seen
             if not self.game_options and view.HasField("game_options"):
                 self.game_options = dict(view.game_options.items())
@@ -171,7 +180,7 @@ class Narrator:
                     if s.player == self.player:
                         self.seat = s.seat
                 digest.new_hand = True
-                add(Text(f"── Hand {m.hand_id} ──", style="bold"))
+                add(Text(f"── Hand {self.hand_name(m.hand_id)} ──", style="bold"))
             case "ante_posted":
                 assert isinstance(m, events_pb2.AntePosted)
                 antes.append((m.seat, m.amount))
@@ -221,7 +230,36 @@ class Narrator:
             case "hand_voided":
                 assert isinstance(m, events_pb2.HandVoided)
                 digest.hand_ended = True
-                add(Text(f"Hand {m.hand_id} was voided ({m.reason}); every bet went back."))
+                add(
+                    Text(
+                        f"Hand {self.hand_name(m.hand_id)} was voided ({m.reason}); "
+                        "every bet went back."
+                    )
+                )
+            case "player_sat_out":
+                assert isinstance(m, events_pb2.PlayerSatOut)
+                why = " (the clock acted twice in a row)" if m.reason == "timeouts" else ""
+                after = "; si sits you in again" if self._me(m.seat) else ""
+                add(Text(f"{self._verb(m.seat, 'sit', 'sits')} out{why}{after}.", style="grey70"))
+            case "player_sat_in":
+                assert isinstance(m, events_pb2.PlayerSatIn)
+                add(
+                    Text(
+                        f"{self._verb(m.seat, 'are', 'is')} dealt in again from the next hand.",
+                        style="grey70",
+                    )
+                )
+            case "time_bank_started":
+                assert isinstance(m, events_pb2.TimeBankStarted)
+                what = "disconnected: gets" if m.protection else "on the time bank:"
+                if self._me(m.seat):
+                    what = "disconnected: you get" if m.protection else "on your time bank:"
+                    text = f"You are {what} {m.seconds} s more."
+                else:
+                    text = f"{self._name(m.seat)} is {what} {m.seconds} s more."
+                add(Text(text, style="yellow"))
+            case "time_bank_used" | "player_timed_out" | "timeouts_cleared":
+                pass  # the action that follows says it (a clock's action: "out of time")
             case "game_options_set":
                 assert isinstance(m, events_pb2.GameOptionsSet)
                 self.game_options = json.loads(m.options_json or "{}")

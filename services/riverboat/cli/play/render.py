@@ -80,7 +80,16 @@ def turn_line(view: table_pb2.TableView) -> Text:
     when a move names cards: ``d 1 4`` means the first and the fourth)."""
     if owes_move(view):
         line = Text("Your turn", style="bold yellow")
-        line.append(f" ({view.action_seconds} s): ", style="yellow")
+        me = my_seat(view)
+        if me is not None and me.time_bank_running:
+            bank = "protection" if me.time_bank_protection else "time bank"
+            line.append(f" (on your {bank}: {me.time_bank_running} s): ", style="yellow")
+        elif me is not None and me.time_bank_seconds:
+            line.append(
+                f" ({view.action_seconds} s, time bank {me.time_bank_seconds} s): ", style="yellow"
+            )
+        else:
+            line.append(f" ({view.action_seconds} s): ", style="yellow")
         line.append(choices_line(view))
         seat = my_seat(view)
         if seat is not None and any(a.action in CARD_ACTIONS for a in view.legal_actions):
@@ -178,8 +187,10 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: s
             marks.append("folded")
         if s.all_in:
             marks.append("all in")
-        if view.hand_in_progress and not s.in_hand:
+        if s.sitting_out or (view.hand_in_progress and not s.in_hand):
             marks.append("sitting out")
+        if s.time_bank_running:
+            marks.append(f"time bank {s.time_bank_running} s")
         dealer = view.dealer or view.button  # dealer's choice: the dealer, else the button
         seat_label = f"{s.seat} D" if s.seat == dealer else str(s.seat)
         acting = s.seat == view.to_act or (len(view.waiting_for) > 1 and s.seat in view.waiting_for)
@@ -197,7 +208,8 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: s
         grid.add_row(*row)
     title = Text(f"{view.name} ({view.table_id})", style="bold")
     if view.hand_id:
-        title.append(f" · hand {view.hand_id} · {hand_state(view)}")
+        hand = f"#{view.hand_number}" if view.hand_number else view.hand_id
+        title.append(f" · hand {hand} · {hand_state(view)}")
     parts: list[Text] = []
     if view.hand_in_progress:  # between hands the pot is empty: the narration told who won it
         parts.append(Text(f"Pot {money(view.pot)}", style="bold green"))

@@ -305,6 +305,10 @@ class PlaySession:
             await self.watch(rest)
         elif word in ("l", "leave"):
             await self.leave()
+        elif word in ("so", "sitout", "sit-out", "out"):
+            await self.sit(out=True)
+        elif word in ("si", "sitin", "sit-in", "back"):
+            await self.sit(out=False)
         elif word in ("bal", "balance", "wallet"):
             await self.balance()
         elif word in ACTION_WORDS:
@@ -422,6 +426,25 @@ class PlaySession:
         # Nothing to print: the watch narrates LeaveRequested ("You will leave when this hand
         # ends") or PlayerLeft ("You stood up with $40.90").
         del reply
+
+    async def sit(self, *, out: bool) -> None:
+        """``so`` / ``si``: sit out from the next hand, or be dealt in again."""
+        assert self.tables is not None
+        view = self.view
+        if not self.table_id or view is None or not self.seated():
+            self.say("You do not sit at a table.")
+            return
+        mine = next((s for s in view.seats if s.player == self.player), None)
+        if mine is not None and mine.sitting_out == out:
+            self.say("You sit out already." if out else "You are dealt in already.")
+            return
+        call = (
+            self.tables.sit_out(self.table_id, request_id=request_id())
+            if out
+            else self.tables.sit_in(self.table_id, request_id=request_id())
+        )
+        # Nothing to print on success: the watch narrates PlayerSatOut / PlayerSatIn.
+        await self._table_call(call)
 
     async def balance(self) -> None:
         """The wallet, from the settlement service."""
