@@ -28,6 +28,8 @@ class HandLog:
         started_at: when the deal was logged (None if unknown).
         first_version, last_version: the table-log versions the hand spans (0 if unknown).
         voided: the hand was voided (refunded) instead of played to the end.
+        number: the hand's number at its table (1, 2, 3... in the order dealt, as the table's
+            views number it; 0 if unknown).
     """
 
     table_id: str
@@ -40,6 +42,7 @@ class HandLog:
     first_version: int = 0
     last_version: int = 0
     voided: bool = False
+    number: int = 0
 
     @property
     def started(self) -> HandStarted:
@@ -87,9 +90,11 @@ def hands_from_archive(archive: Archive, *, tables: Sequence[str] = ()) -> list[
             table_id,
         )
         times = {m.version: m.message.time for m in log}
+        number = 0
         for record in scan_hands(log):
             if record.started is None:
                 continue  # committed, never dealt
+            number += 1  # every hand dealt counts, as the table's fold counts HandStarted
             events: list[Event] = [record.started]
             events.extend(
                 e.event  # type: ignore[misc]
@@ -109,6 +114,7 @@ def hands_from_archive(archive: Archive, *, tables: Sequence[str] = ()) -> list[
                     first_version=record.first_version,
                     last_version=record.last_version,
                     voided=isinstance(record.end, HandVoided),
+                    number=number,
                 )
             )
     return out

@@ -112,7 +112,8 @@ class _Writer:
             "starting_stacks": [by_seat[s].stack for s in self.order],
             "actions": self.actions(),
             "author": "Riverboat",
-            "hand": hand.hand_id,
+            # PHH's hand is a number: the table's (1, 2, 3...); the id is _hand_id.
+            "hand": hand.number or hand.hand_id,
             "table": hand.table_name or hand.table_id,
             "seats": list(self.order),
             "seat_count": int(options.get("max_players", n)),

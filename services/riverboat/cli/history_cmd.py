@@ -39,7 +39,8 @@ def register(groups: Any) -> None:
         "--hand",
         action="append",
         default=[],
-        help="only this hand, by id or PokerStars hand number (repeat)",
+        help="only this hand, by id, PokerStars hand number or TABLE#N (the table's Nth hand;"
+        " N alone with one --table) (repeat)",
     )
     export.add_argument(
         "--unfinished", action="store_true", help="also hands still in play when read"
@@ -85,11 +86,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     )
 
     wanted = set(args.hand)
+
+    def named(h: Any) -> bool:
+        names = {h.hand_id, str(hand_number(h.hand_id)), f"{h.table_id}#{h.number}"}
+        if len(args.table) == 1:
+            names |= {str(h.number), f"#{h.number}"}  # the table's own numbers
+        return bool(names & wanted)
+
     hands = [
         h
         for h in hands_from_archive(archive, tables=args.table)
-        if (not wanted or h.hand_id in wanted or str(hand_number(h.hand_id)) in wanted)
-        and (args.unfinished or h.finished or h.voided)
+        if (not wanted or named(h)) and (args.unfinished or h.finished or h.voided)
     ]
     perspective = Perspective(args.player)
     files: dict[str, str] = {}

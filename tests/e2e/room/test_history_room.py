@@ -38,6 +38,16 @@ async def test_exports_of_a_played_room(room: Room, operator: TableClient, tmp_p
     for hand in hands:
         assert dealt_cards(hand.events) <= hand_cards(doc[hand.hand_id])
         assert doc[hand.hand_id]["variant"] == "F7S/8"
+    # Hand numbers count the table's hands (the ids are log versions and jump).
+    dealt = sorted(hands_from_archive(read_archive(archive_path)), key=lambda h: h.first_version)
+    assert [doc[h.hand_id]["hand"] for h in dealt if h.hand_id in doc][:3] == [1, 2, 3]
+    assert [h.hand_id for h in dealt[:3]] != ["1", "2", "3"]
+    second = tmp_path / "second.phh"
+    assert (
+        await cli("history", "export", str(archive_path), "--hand", f"{TABLE}#2", "-o", str(second))
+        == 0
+    )
+    assert tomllib.loads(second.read_text())["_hand_id"] == dealt[1].hand_id
 
     for player in players:
         phh = tmp_path / f"{player}.phhs"

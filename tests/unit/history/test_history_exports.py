@@ -109,7 +109,8 @@ def test_a_player_gets_only_their_own_hands(room_hands: list[HandLog]) -> None:
 def test_phh_fields_carry_ids_commitment_rake_and_pots(room_hands: list[HandLog]) -> None:
     raked = next(h for h in room_hands if any(getattr(e, "amount", 0) for e in h.events[-4:]))
     doc = tomllib.loads(to_phh(raked) or "")
-    assert doc["hand"] == raked.hand_id and doc["_hand_id"] == raked.hand_id
+    # PHH's hand is the table's hand number; the id is kept as _hand_id.
+    assert doc["hand"] == raked.number >= 1 and doc["_hand_id"] == raked.hand_id
     assert doc["_table_id"] == raked.table_id and doc["table"] == "Table 1"
     assert doc["_commitment"] == raked.commitment.hex() and doc["_scheme"] == "RBS1"
     assert doc["_amounts"] == "cents" and doc["currency"] == "USD"
