@@ -591,3 +591,26 @@ class LobbyClient:
             metadata=self.metadata,
         )
         return reply
+
+    async def join_waiting_list(self, table_id: str) -> lobby_pb2.JoinWaitingListResponse:
+        """Wait for a seat at a full table (players)."""
+        reply: lobby_pb2.JoinWaitingListResponse = await self.stub.JoinWaitingList(
+            lobby_pb2.JoinWaitingListRequest(table_id=table_id), metadata=self.metadata
+        )
+        return reply
+
+    async def leave_waiting_list(self, table_id: str) -> lobby_pb2.WaitingList:
+        """Stop waiting for a seat (players)."""
+        reply = await self.stub.LeaveWaitingList(
+            lobby_pb2.LeaveWaitingListRequest(table_id=table_id), metadata=self.metadata
+        )
+        listed: lobby_pb2.WaitingList = reply.waiting_list
+        return listed
+
+    async def waiting_list(self, table_id: str) -> lobby_pb2.WaitingList:
+        """A table's waiting list."""
+        reply = await self.stub.GetWaitingList(
+            lobby_pb2.GetWaitingListRequest(table_id=table_id), metadata=self.metadata
+        )
+        listed: lobby_pb2.WaitingList = reply.waiting_list
+        return listed

@@ -14,7 +14,7 @@ from datetime import UTC
 
 from riverboat.eventcodec import options_from_pb
 from riverboat.idempotency import fingerprint_of
-from riverboat.lobby.state import Account, Join, ListedTable, LobbyState
+from riverboat.lobby.state import Account, Join, ListedTable, LobbyState, Waiting
 from riverboat.v1 import lobby_pb2
 
 __all__ = ["Folded", "LobbyAggregate", "apply_event", "decode_event", "registration"]
@@ -76,6 +76,22 @@ def apply_event(state: LobbyState, event: lobby_pb2.LobbyEvent) -> None:
         state.accounts[unlocked.username] = replace(
             unlocked, locked=False, locked_reason="", locked_by="", locked_at=None
         )
+    elif kind == "waitlist_joined":
+        joined = event.waitlist_joined
+        line = state.waiting.setdefault(joined.table_id, [])
+        if state.waiting_entry(joined.table_id, joined.player) is None:
+            line.append(Waiting(joined.player, joined_at=when))
+    elif kind == "waitlist_left":
+        gone = event.waitlist_left
+        state.waiting[gone.table_id] = [
+            w for w in state.waiting_list(gone.table_id) if w.player != gone.player
+        ]
+    elif kind == "seat_offered":
+        offer = event.seat_offered
+        entry = state.waiting_entry(offer.table_id, offer.player)
+        if entry is not None:
+            entry.offered_seat = offer.seat
+            entry.offer_expires_at = offer.expires_at.ToDatetime(tzinfo=UTC)
     elif kind == "password_reset":
         reset = state.accounts[event.password_reset.username]
         state.accounts[reset.username] = replace(

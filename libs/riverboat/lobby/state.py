@@ -83,12 +83,32 @@ class Join:
 
 
 @dataclass(slots=True)
+class Waiting:
+    """A player on a table's waiting list, and the seat offered to them (0: none yet)."""
+
+    player: str
+    joined_at: datetime | None = None
+    offered_seat: int = 0
+    offer_expires_at: datetime | None = None
+
+
+@dataclass(slots=True)
 class LobbyState:
     """Everything the lobby knows (mutable: the service folds under its own lock)."""
 
     accounts: dict[str, Account] = field(default_factory=dict)
     tables: dict[str, ListedTable] = field(default_factory=dict)
     joins: dict[str, Join] = field(default_factory=dict)
+    #: table id -> its waiting list, first in line first.
+    waiting: dict[str, list[Waiting]] = field(default_factory=dict)
+
+    def waiting_list(self, table_id: str) -> list[Waiting]:
+        """Who waits for a seat at ``table_id`` (first in line first)."""
+        return self.waiting.get(table_id, [])
+
+    def waiting_entry(self, table_id: str, player: str) -> Waiting | None:
+        """``player``'s place on ``table_id``'s list, if they are on it."""
+        return next((w for w in self.waiting_list(table_id) if w.player == player), None)
 
     def pending_joins(self, started_before: datetime | None = None) -> list[Join]:
         """Buy-ins that neither completed nor failed (a crash in between); with

@@ -94,7 +94,7 @@ class GetTableResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address")
+    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address", "waiting_list")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +107,7 @@ class LobbyTable(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_LIST_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     template: str
@@ -119,7 +120,66 @@ class LobbyTable(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[TakenSeat]
     created_at: _timestamp_pb2.Timestamp
     owner_address: str
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ...) -> None: ...
+    waiting_list: WaitingList
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ..., waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ...) -> None: ...
+
+class WaitingList(_message.Message):
+    __slots__ = ("table_id", "waiting")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    waiting: _containers.RepeatedCompositeFieldContainer[Waiting]
+    def __init__(self, table_id: _Optional[str] = ..., waiting: _Optional[_Iterable[_Union[Waiting, _Mapping]]] = ...) -> None: ...
+
+class Waiting(_message.Message):
+    __slots__ = ("player", "joined_at", "offered_seat", "offer_expires_at")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    JOINED_AT_FIELD_NUMBER: _ClassVar[int]
+    OFFERED_SEAT_FIELD_NUMBER: _ClassVar[int]
+    OFFER_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    joined_at: _timestamp_pb2.Timestamp
+    offered_seat: int
+    offer_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, player: _Optional[str] = ..., joined_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., offered_seat: _Optional[int] = ..., offer_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class JoinWaitingListRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class JoinWaitingListResponse(_message.Message):
+    __slots__ = ("waiting_list", "position")
+    WAITING_LIST_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    waiting_list: WaitingList
+    position: int
+    def __init__(self, waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ..., position: _Optional[int] = ...) -> None: ...
+
+class LeaveWaitingListRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class LeaveWaitingListResponse(_message.Message):
+    __slots__ = ("waiting_list",)
+    WAITING_LIST_FIELD_NUMBER: _ClassVar[int]
+    waiting_list: WaitingList
+    def __init__(self, waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ...) -> None: ...
+
+class GetWaitingListRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class GetWaitingListResponse(_message.Message):
+    __slots__ = ("waiting_list",)
+    WAITING_LIST_FIELD_NUMBER: _ClassVar[int]
+    waiting_list: WaitingList
+    def __init__(self, waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ...) -> None: ...
 
 class TakenSeat(_message.Message):
     __slots__ = ("seat", "player", "stack")
@@ -252,7 +312,7 @@ class PlayerAccount(_message.Message):
     def __init__(self, username: _Optional[str] = ..., role: _Optional[str] = ..., locked: _Optional[bool] = ..., locked_reason: _Optional[str] = ..., locked_by: _Optional[str] = ..., locked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., balance: _Optional[int] = ..., reserved: _Optional[int] = ..., at_tables: _Optional[int] = ..., registered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class LobbyEvent(_message.Message):
-    __slots__ = ("request_id", "occurred_at", "actor", "account_registered", "table_listed", "join_started", "join_completed", "join_failed", "account_locked", "account_unlocked", "password_reset")
+    __slots__ = ("request_id", "occurred_at", "actor", "account_registered", "table_listed", "join_started", "join_completed", "join_failed", "account_locked", "account_unlocked", "password_reset", "waitlist_joined", "waitlist_left", "seat_offered")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
@@ -264,6 +324,9 @@ class LobbyEvent(_message.Message):
     ACCOUNT_LOCKED_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_UNLOCKED_FIELD_NUMBER: _ClassVar[int]
     PASSWORD_RESET_FIELD_NUMBER: _ClassVar[int]
+    WAITLIST_JOINED_FIELD_NUMBER: _ClassVar[int]
+    WAITLIST_LEFT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_OFFERED_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     occurred_at: _timestamp_pb2.Timestamp
     actor: str
@@ -275,7 +338,10 @@ class LobbyEvent(_message.Message):
     account_locked: AccountLocked
     account_unlocked: AccountUnlocked
     password_reset: PasswordReset
-    def __init__(self, request_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., account_registered: _Optional[_Union[AccountRegistered, _Mapping]] = ..., table_listed: _Optional[_Union[TableListed, _Mapping]] = ..., join_started: _Optional[_Union[JoinStarted, _Mapping]] = ..., join_completed: _Optional[_Union[JoinCompleted, _Mapping]] = ..., join_failed: _Optional[_Union[JoinFailed, _Mapping]] = ..., account_locked: _Optional[_Union[AccountLocked, _Mapping]] = ..., account_unlocked: _Optional[_Union[AccountUnlocked, _Mapping]] = ..., password_reset: _Optional[_Union[PasswordReset, _Mapping]] = ...) -> None: ...
+    waitlist_joined: WaitlistJoined
+    waitlist_left: WaitlistLeft
+    seat_offered: SeatOffered
+    def __init__(self, request_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., account_registered: _Optional[_Union[AccountRegistered, _Mapping]] = ..., table_listed: _Optional[_Union[TableListed, _Mapping]] = ..., join_started: _Optional[_Union[JoinStarted, _Mapping]] = ..., join_completed: _Optional[_Union[JoinCompleted, _Mapping]] = ..., join_failed: _Optional[_Union[JoinFailed, _Mapping]] = ..., account_locked: _Optional[_Union[AccountLocked, _Mapping]] = ..., account_unlocked: _Optional[_Union[AccountUnlocked, _Mapping]] = ..., password_reset: _Optional[_Union[PasswordReset, _Mapping]] = ..., waitlist_joined: _Optional[_Union[WaitlistJoined, _Mapping]] = ..., waitlist_left: _Optional[_Union[WaitlistLeft, _Mapping]] = ..., seat_offered: _Optional[_Union[SeatOffered, _Mapping]] = ...) -> None: ...
 
 class AccountRegistered(_message.Message):
     __slots__ = ("username", "player_id", "role", "password_hash")
@@ -356,3 +422,33 @@ class PasswordReset(_message.Message):
     username: str
     password_hash: str
     def __init__(self, username: _Optional[str] = ..., password_hash: _Optional[str] = ...) -> None: ...
+
+class WaitlistJoined(_message.Message):
+    __slots__ = ("table_id", "player")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    player: str
+    def __init__(self, table_id: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
+
+class WaitlistLeft(_message.Message):
+    __slots__ = ("table_id", "player", "reason")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    player: str
+    reason: str
+    def __init__(self, table_id: _Optional[str] = ..., player: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SeatOffered(_message.Message):
+    __slots__ = ("table_id", "player", "seat", "expires_at")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    player: str
+    seat: int
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, table_id: _Optional[str] = ..., player: _Optional[str] = ..., seat: _Optional[int] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

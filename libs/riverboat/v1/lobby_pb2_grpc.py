@@ -97,6 +97,21 @@ class LobbyServiceStub:
                 request_serializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.FromString,
                 _registered_method=True)
+        self.JoinWaitingList = channel.unary_unary(
+                '/riverboat.v1.LobbyService/JoinWaitingList',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListResponse.FromString,
+                _registered_method=True)
+        self.LeaveWaitingList = channel.unary_unary(
+                '/riverboat.v1.LobbyService/LeaveWaitingList',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListResponse.FromString,
+                _registered_method=True)
+        self.GetWaitingList = channel.unary_unary(
+                '/riverboat.v1.LobbyService/GetWaitingList',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -189,6 +204,29 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JoinWaitingList(self, request, context):
+        """Join a full table's waiting list (players). When a seat frees it is offered to the first
+        in line until a deadline, then to the next; while anyone waits, only a player holding an
+        offer may sit down there. Joining a list you are on returns your place.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveWaitingList(self, request, context):
+        """Leave a waiting list (players); idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWaitingList(self, request, context):
+        """A table's waiting list, with any seat offered and until when.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -246,6 +284,21 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.ListPlayers,
                     request_deserializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.SerializeToString,
+            ),
+            'JoinWaitingList': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinWaitingList,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListResponse.SerializeToString,
+            ),
+            'LeaveWaitingList': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveWaitingList,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListResponse.SerializeToString,
+            ),
+            'GetWaitingList': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWaitingList,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -553,6 +606,87 @@ class LobbyService:
             '/riverboat.v1.LobbyService/ListPlayers',
             riverboat_dot_v1_dot_lobby__pb2.ListPlayersRequest.SerializeToString,
             riverboat_dot_v1_dot_lobby__pb2.ListPlayersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinWaitingList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/JoinWaitingList',
+            riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.JoinWaitingListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveWaitingList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/LeaveWaitingList',
+            riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.LeaveWaitingListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWaitingList(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/GetWaitingList',
+            riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.FromString,
             options,
             channel_credentials,
             insecure,

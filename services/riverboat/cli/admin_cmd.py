@@ -140,6 +140,10 @@ def register(groups: Any) -> None:
     rake.add_argument("--table", dest="table_id", default="", help="one table only")
     rake.set_defaults(handler=_run(cmd_rake_report))
 
+    waiting = sub.add_parser("waiting", parents=[common], help="a table's waiting list")
+    waiting.add_argument("table_id")
+    waiting.set_defaults(handler=_run(cmd_waiting))
+
     players = sub.add_parser("players", parents=[common], help="player accounts and wallets")
     players.set_defaults(handler=_run(cmd_players))
 
@@ -389,6 +393,9 @@ async def cmd_tables(admin: Admin) -> int:
     grid.add_column("Buy-in", no_wrap=True)
     grid.add_column("Seats", justify="right", no_wrap=True)
     grid.add_column("Players", no_wrap=True)
+    waits = any(t.waiting_list.waiting for t in tables)
+    if waits:  # the column only when someone waits: the usual listing stays as it was
+        grid.add_column("Waiting", no_wrap=True)
     for t in tables:
         grid.add_row(
             Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
@@ -398,6 +405,7 @@ async def cmd_tables(admin: Admin) -> int:
             f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
             f"{len(t.seats)}/{t.max_players}",
             "\n".join(f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats),
+            *(["\n".join(waiting_text(w) for w in t.waiting_list.waiting)] if waits else []),
         )
     admin.console.print(grid)
     return 0
@@ -715,4 +723,38 @@ async def cmd_self_exclude(admin: Admin) -> int:
     admin.say(
         f"{admin.args.player} is self-excluded until {until}: no deposits or buy-ins before then."
     )
+    return 0
+
+
+def waiting_text(entry: lobby_pb2.Waiting) -> str:
+    """``"2. dan"``-style line of one waiting player (with the seat offered, until when)."""
+    if not entry.offered_seat:
+        return entry.player
+    until = entry.offer_expires_at.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
+    return f"{entry.player} (seat {entry.offered_seat} offered until {until} UTC)"
+
+
+async def cmd_waiting(admin: Admin) -> int:
+    """A table's waiting list, first in line first."""
+    listed = await admin.lobby_call(admin.lobby.waiting_list(admin.args.table_id))
+    if not listed.waiting:
+        admin.say(f"Nobody waits for a seat at {admin.args.table_id}.")
+        return 0
+    grid = Table(header_style="bold", title=f"Waiting list of {admin.args.table_id}")
+    grid.add_column("#", justify="right")
+    grid.add_column("Player")
+    grid.add_column("Since")
+    grid.add_column("Offer")
+    for n, entry in enumerate(listed.waiting, 1):
+        offer = ""
+        if entry.offered_seat:
+            until = entry.offer_expires_at.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S UTC")
+            offer = f"seat {entry.offered_seat} until {until}"
+        grid.add_row(
+            str(n),
+            entry.player,
+            entry.joined_at.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M:%S"),
+            offer,
+        )
+    admin.console.print(grid)
     return 0

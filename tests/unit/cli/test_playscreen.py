@@ -365,3 +365,33 @@ def test_the_narrator_numbers_hands_and_tells_sitting_out_and_the_time_bank() ->
         "You sit out; si sits you in again.",
         "You are dealt in again from the next hand.",
     ]
+
+
+def test_lobby_table_shows_who_waits_and_the_seat_offered() -> None:
+    from datetime import UTC, datetime
+
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    until = Timestamp()
+    until.FromDatetime(datetime(2026, 12, 2, 12, 0, 30, tzinfo=UTC))
+    full = lobby_pb2.LobbyTable(
+        table_id="pacific-hu",
+        name="Heads-up",
+        variant="seven_card_stud_hi_lo",
+        max_players=2,
+        seats=[lobby_pb2.TakenSeat(seat=1, player="bob", stack=4_000)],
+        waiting_list=lobby_pb2.WaitingList(
+            table_id="pacific-hu",
+            waiting=[
+                lobby_pb2.Waiting(player="cyd", offered_seat=2, offer_expires_at=until),
+                lobby_pb2.Waiting(player="ann"),
+            ],
+        ),
+    )
+    quiet = lobby_pb2.LobbyTable(table_id="pacific-t1", name="Quiet", max_players=8)
+    text = render(lobby_table([full, quiet], me="ann"), width=160)
+    assert "Waiting" in text
+    assert "1. cyd: seat 2 until 12:00:30 UTC" in text
+    assert "2. ann (you)" in text
+    # Without anyone waiting the screen has no Waiting column.
+    assert "Waiting" not in render(lobby_table([quiet], me="ann"), width=160)

@@ -35,6 +35,7 @@ HELP = [
     ("t", "list the tables"),
     ("j TABLE [BUY-IN]", "buy in and sit down (TABLE: its number in the list or its id)"),
     ("w TABLE", "watch a table without sitting down"),
+    ("wait TABLE", "join a full table's waiting list (unwait TABLE leaves it)"),
     ("c", "check, or call when there is a bet"),
     ("b / r [TO]", "bet or raise (or complete); TO is a street total, e.g. r 4"),
     ("i", "bring in"),

@@ -9,6 +9,7 @@ is and the viewer's legal actions with their amounts. :func:`lobby_table` lists 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 
 from rich import box
@@ -246,6 +247,9 @@ def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
     grid.add_column("Buy-in", no_wrap=True)
     grid.add_column("Seats", justify="right", no_wrap=True)
     grid.add_column("Players")
+    waits = any(t.waiting_list.waiting for t in tables)
+    if waits:  # only when someone waits: the usual screen stays as it was
+        grid.add_column("Waiting")
     for n, t in enumerate(tables, 1):
         players = "\n".join(
             f"{p.player} {money(p.stack)}" + (" (you)" if p.player == me else "") for p in t.seats
@@ -258,8 +262,21 @@ def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
             f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
             f"{len(t.seats)}/{t.max_players}",
             players,
+            *([waiting_cell(t.waiting_list, me)] if waits else []),
         )
     return grid
+
+
+def waiting_cell(listed: lobby_pb2.WaitingList, me: str = "") -> str:
+    """Who waits, first in line first; a seat offered to ``me`` says until when."""
+    lines = []
+    for n, entry in enumerate(listed.waiting, 1):
+        line = f"{n}. {entry.player}" + (" (you)" if entry.player == me else "")
+        if entry.offered_seat:
+            until = entry.offer_expires_at.ToDatetime(tzinfo=UTC).strftime("%H:%M:%S")
+            line += f": seat {entry.offered_seat} until {until} UTC"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def help_table() -> Table:

@@ -303,6 +303,10 @@ class PlaySession:
             await self.join(rest)
         elif word in ("w", "watch"):
             await self.watch(rest)
+        elif word == "wait":
+            await self.wait(rest)
+        elif word == "unwait":
+            await self.unwait(rest)
         elif word in ("l", "leave"):
             await self.leave()
         elif word in ("so", "sitout", "sit-out", "out"):
@@ -410,6 +414,29 @@ class PlaySession:
         table_id = self._table_ref(rest.strip())
         if table_id is not None:
             await self.attach(table_id)
+
+    async def wait(self, rest: str) -> None:
+        """``wait TABLE``: join a full table's waiting list."""
+        assert self.lobby is not None
+        table_id = self._table_ref(rest.strip())
+        if table_id is None:
+            return
+        reply = await self._lobby_call(self.lobby.join_waiting_list(table_id))
+        if reply is not None:
+            self.say(
+                f"You are number {reply.position} on the waiting list of {table_id}. When a "
+                f"seat is offered to you (t shows it, with its deadline), j {rest.strip()} "
+                "takes it."
+            )
+
+    async def unwait(self, rest: str) -> None:
+        """``unwait TABLE``: leave a waiting list."""
+        assert self.lobby is not None
+        table_id = self._table_ref(rest.strip())
+        if table_id is None:
+            return
+        if await self._lobby_call(self.lobby.leave_waiting_list(table_id)) is not None:
+            self.say(f"You are off the waiting list of {table_id}.")
 
     async def leave(self) -> None:
         """Stand up: now, or when the hand you are in ends; the chips go to the wallet."""

@@ -40,6 +40,8 @@ DEFAULT_HASH_QUEUE = 16
 DEFAULT_HASH_PER_PEER = 4
 #: Seconds between a lobby's sweeps of its log for other instances' changes a nudge missed.
 DEFAULT_SWEEP_SECONDS = 30.0
+#: Seconds a seat offered to the first on a waiting list is theirs.
+DEFAULT_SEAT_OFFER_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +66,8 @@ class LobbyConfig(ServiceConfig):
     sweep_seconds: float = DEFAULT_SWEEP_SECONDS
     #: The table leases' KV bucket (who owns each table: riverboat.leases).
     owners_bucket: str = DEFAULT_BUCKET
+    #: Seconds a seat offered to the first on a waiting list is theirs.
+    seat_offer_seconds: float = DEFAULT_SEAT_OFFER_SECONDS
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
@@ -76,6 +80,8 @@ class LobbyConfig(ServiceConfig):
             raise ConfigError("--hash-per-peer must be at least 1")
         if not self.sweep_seconds > 0:
             raise ConfigError("--sweep-seconds must be more than 0")
+        if not self.seat_offer_seconds > 0:
+            raise ConfigError("--seat-offer-seconds must be more than 0")
 
     @classmethod
     def from_namespace(
@@ -118,6 +124,12 @@ class LobbyConfig(ServiceConfig):
                 "sweep_seconds", "RIVERBOAT_LOBBY_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS, float
             ),
             owners_bucket=settings.get("owners_bucket", "RIVERBOAT_OWNERS_BUCKET", DEFAULT_BUCKET),
+            seat_offer_seconds=settings.get(
+                "seat_offer_seconds",
+                "RIVERBOAT_SEAT_OFFER_SECONDS",
+                DEFAULT_SEAT_OFFER_SECONDS,
+                float,
+            ),
             bootstrap=tuple(bootstrap),
         )
         for name in ("stream", "subject_prefix"):
@@ -186,4 +198,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="seconds between sweeps of the lobby's log for other lobby instances' changes "
         "that a nudge missed (env RIVERBOAT_LOBBY_SWEEP_SECONDS; default 30)",
+    )
+    own.add_argument(
+        "--seat-offer-seconds",
+        type=float,
+        help="seconds a seat offered to the first on a waiting list is theirs before it goes "
+        "to the next (env RIVERBOAT_SEAT_OFFER_SECONDS; default 60)",
     )

@@ -33,6 +33,8 @@ from riverboat.v1 import lobby_pb2_grpc, settlement_pb2_grpc
 log = structlog.get_logger("riverboat.lobby")
 
 SERVICE_NAME = "riverboat.v1.LobbyService"
+#: Seconds between the waiting lists' rounds (offers that expired, seats freed at a table).
+OFFER_ROUND_SECONDS = 1.0
 #: Open to callers without a token: how else would anyone get one.
 OPEN_METHODS = ("/riverboat.v1.LobbyService/Register", "/riverboat.v1.LobbyService/Login")
 
@@ -49,6 +51,7 @@ class LobbyServer:
         self.owners: OwnerDirectory | None = None
         self.tables: TableServices | None = None
         self._resolver: asyncio.Task[None] | None = None
+        self._offers: asyncio.Task[None] | None = None
         self._channels: list[grpc.aio.Channel] = []
         self.hashing = PasswordHashing(config.hash_workers, config.hash_queue, config.hash_per_peer)
         self.grpc = GrpcServer(
@@ -117,6 +120,7 @@ class LobbyServer:
             service_token=self.issuer.issue("lobby", "service", ttl=10 * 365 * 86400),
             token_ttl=self.config.token_ttl,
             hashing=self.hashing,
+            seat_offer_seconds=self.config.seat_offer_seconds,
         )
         for username, password, role in self.config.bootstrap:
             await self.service.ensure_account(username, password, role)
@@ -124,6 +128,7 @@ class LobbyServer:
         add(self.service, self.grpc.server)  # type: ignore[no-untyped-call]
         await self.grpc.start()
         self._resolver = asyncio.create_task(self._resolve_joins(), name="lobby-joins")
+        self._offers = asyncio.create_task(self._offer_seats(), name="lobby-offers")
         await self.health.ready()
         log.info(
             "lobby_ready",
@@ -146,6 +151,20 @@ class LobbyServer:
                 log.warning("joins_unresolved", reason=str(exc) or type(exc).__name__)
             await asyncio.sleep(JOIN_GRACE_SECONDS / 2)
 
+    async def _offer_seats(self) -> None:
+        """Offer free seats to waiting lists: at once when a seat may have freed, else every
+        second (offers expire, and seats free at the table without passing the lobby)."""
+        assert self.service is not None
+        service = self.service
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(service.seats_changed.wait(), OFFER_ROUND_SECONDS)
+            service.seats_changed.clear()
+            try:
+                await service.offer_seats()
+            except Exception as exc:  # the log or the table service is away: next round
+                log.warning("seats_not_offered", reason=str(exc) or type(exc).__name__)
+
     async def _reconnected(self) -> None:
         """Back on NATS: read what the other lobbies appended meanwhile, then serve again."""
         if self.lobby is not None:
@@ -154,10 +173,11 @@ class LobbyServer:
     async def stop(self) -> None:
         """Graceful stop."""
         await self.grpc.stop()
-        if self._resolver is not None:
-            self._resolver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._resolver
+        for task in (self._resolver, self._offers):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self.lobby is not None:
             await self.lobby.stop_following()
         self.hashing.close()

@@ -58,6 +58,7 @@ from riverboat.services.common.errors import (
     Unauthenticated,
     Unavailable,
 )
+from riverboat.services.lobby.config import DEFAULT_SEAT_OFFER_SECONDS
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.services.lobby.log import Lobby
 from riverboat.services.lobby.owners import TableServices
@@ -80,7 +81,11 @@ RULES = {
     "UnlockAccount": {"operator"},
     "ResetPassword": {"operator"},
     "ListPlayers": {"operator", "auditor"},
+    "JoinWaitingList": {"player"},
+    "LeaveWaitingList": {"player"},
 }
+#: Players one table's waiting list holds at most.
+MAX_WAITING = 50
 #: Largest ListPlayers page; a larger page_size is reduced to it (AIP-158).
 MAX_PLAYERS_PAGE = 100
 #: A buy-in still "started" after this long was interrupted (its lobby crashed): resolve it.
@@ -120,6 +125,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         service_token: str,
         token_ttl: int,
         hashing: PasswordHashing | None = None,
+        seat_offer_seconds: float = DEFAULT_SEAT_OFFER_SECONDS,
     ) -> None:
         self.lobby = lobby
         self.issuer = issuer
@@ -129,6 +135,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self.token_ttl = token_ttl
         # Argon2 is deliberately slow and memory-hard: bounded, and off the event loop.
         self.hashing = hashing or PasswordHashing(workers=2, queue=16, per_peer=4)
+        self.seat_offer_seconds = seat_offer_seconds
+        #: Set when a seat may have freed (a leave): the offer loop looks at once.
+        self.seats_changed = asyncio.Event()
 
     # --- accounts --------------------------------------------------------------------------
 
@@ -482,6 +491,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             # The lease's word, else whoever answered for the table (the owner, redirect
             # followed; a lone table service without leases).
             owner_address=self.tables.owner_address(table.table_id) or answered,
+            waiting_list=self._waiting_pb(table.table_id),
         )
 
     async def ListTables(
@@ -568,7 +578,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         taken = {s.seat for s in view.seats}
         if any(s.player == player for s in view.seats):
             raise FailedPrecondition(f"you already sit at {table.table_id}")
-        seat = request.seat or next((n for n in range(1, seats + 1) if n not in taken), 0)
+        offered = self._offer_for(table.table_id, player) if known is None else 0
+        seat = request.seat or offered
+        seat = seat or next((n for n in range(1, seats + 1) if n not in taken), 0)
         if seat == 0 or len(taken) >= table.options.max_players:
             raise FailedPrecondition("the table is full")
         if seat in taken:
@@ -633,6 +645,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             ),
         )
         log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
+        if self.lobby.state.waiting_entry(table.table_id, player) is not None:
+            with contextlib.suppress(ConcurrencyError):
+                await self._record_waiting(table.table_id, player, "seated")
         return lobby_pb2.JoinTableResponse(
             seat=seat,
             stack=request.buy_in,
@@ -749,7 +764,183 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         log.info(
             "player_leaving", player_id=player, table_id=request.table_id, pending=reply.pending
         )
+        self.seats_changed.set()  # a seat may be free for the waiting list
         return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack)
+
+    # --- waiting lists -----------------------------------------------------------------------
+
+    def _waiting_pb(self, table_id: str) -> lobby_pb2.WaitingList:
+        out = lobby_pb2.WaitingList(table_id=table_id)
+        for entry in self.lobby.state.waiting_list(table_id):
+            item = lobby_pb2.Waiting(player=entry.player, offered_seat=entry.offered_seat)
+            if entry.joined_at is not None:
+                item.joined_at.CopyFrom(_stamp(entry.joined_at))
+            if entry.offer_expires_at is not None:
+                item.offer_expires_at.CopyFrom(_stamp(entry.offer_expires_at))
+            out.waiting.append(item)
+        return out
+
+    def _offer_for(self, table_id: str, player: str) -> int:
+        """The seat offered to ``player`` at ``table_id`` (0 while nobody waits there).
+
+        While anyone waits for the table only a player holding a live offer may sit down:
+        else FAILED_PRECONDITION, reason WAITING_LIST (join the list) or OFFER_EXPIRED.
+        """
+        line = self.lobby.state.waiting_list(table_id)
+        if not line:
+            return 0
+        mine = self.lobby.state.waiting_entry(table_id, player)
+        if mine is None or not mine.offered_seat:
+            ahead = len(line) if mine is None else line.index(mine)
+            raise FailedPrecondition(
+                f"{ahead} player(s) wait for a seat at {table_id}: join the waiting list "
+                "(JoinWaitingList) and a seat will be offered to you in turn",
+                reason="WAITING_LIST",
+            )
+        if mine.offer_expires_at is not None and mine.offer_expires_at <= datetime.now(UTC):
+            raise FailedPrecondition(
+                "the seat offered to you has expired; it goes to the next in line",
+                reason="OFFER_EXPIRED",
+            )
+        return mine.offered_seat
+
+    async def _record_waiting(
+        self,
+        table_id: str,
+        player: str,
+        left: str = "",
+        *,
+        seat: int = 0,
+        expires: datetime | None = None,
+    ) -> None:
+        """Append a waiting-list change to the table's aggregate: joined (no ``left``, no
+        ``seat``), left for ``left``, or offered ``seat`` until ``expires``."""
+        aggregate_id = f"table-{table_id}"
+        version = self.lobby.aggregate.version(aggregate_id)
+        event = lobby_pb2.LobbyEvent()
+        if seat:
+            assert expires is not None
+            event.seat_offered.CopyFrom(
+                lobby_pb2.SeatOffered(
+                    table_id=table_id, player=player, seat=seat, expires_at=_stamp(expires)
+                )
+            )
+            what = f"offer{seat}"
+        elif left:
+            event.waitlist_left.CopyFrom(
+                lobby_pb2.WaitlistLeft(table_id=table_id, player=player, reason=left)
+            )
+            what = left
+        else:
+            event.waitlist_joined.CopyFrom(
+                lobby_pb2.WaitlistJoined(table_id=table_id, player=player)
+            )
+            what = "join"
+        # Unique per change (the version it follows): a retry after a lost answer is a repeat.
+        event.request_id = f"wait-{what}-{player}-{version + 1}"[:120]
+        await self.lobby.record(aggregate_id, event)
+
+    async def JoinWaitingList(
+        self, request: lobby_pb2.JoinWaitingListRequest, context: Any
+    ) -> lobby_pb2.JoinWaitingListResponse:
+        """Wait for a seat at a full table (players)."""
+        player = current_identity().subject
+        table = self.lobby.state.tables.get(request.table_id)
+        if table is None:
+            raise NotFound(f"no table {request.table_id!r}")
+        _refuse_locked(self.lobby.state.accounts.get(player))
+        if self.lobby.state.waiting_entry(table.table_id, player) is None:
+            line = self.lobby.state.waiting_list(table.table_id)
+            view, _ = await self._view(table.table_id)
+            if any(s.player == player for s in view.seats):
+                raise FailedPrecondition(
+                    f"you already sit at {table.table_id}", reason="ALREADY_SEATED"
+                )
+            if not line and len(view.seats) < table.options.max_players:
+                raise FailedPrecondition(
+                    f"a seat is free at {table.table_id}: sit down with JoinTable",
+                    reason="SEAT_FREE",
+                )
+            if len(line) >= MAX_WAITING:
+                raise FailedPrecondition(
+                    f"the waiting list of {table.table_id} is full ({MAX_WAITING} players)",
+                    reason="WAITING_LIST_FULL",
+                )
+            await self._check_limits(player, 0)  # a self-excluded player may not wait either
+            for _ in range(3):  # another lobby may change the list at the same moment
+                try:
+                    await self._record_waiting(table.table_id, player)
+                    break
+                except ConcurrencyError:
+                    if self.lobby.state.waiting_entry(table.table_id, player) is not None:
+                        break
+            else:
+                raise Aborted("the waiting list is busy; retry", reason="WAITING_LIST_BUSY")
+            log.info("waiting_list_joined", player_id=player, table_id=table.table_id)
+            self.seats_changed.set()
+        line = self.lobby.state.waiting_list(table.table_id)
+        position = 1 + [w.player for w in line].index(player)
+        return lobby_pb2.JoinWaitingListResponse(
+            waiting_list=self._waiting_pb(table.table_id), position=position
+        )
+
+    async def LeaveWaitingList(
+        self, request: lobby_pb2.LeaveWaitingListRequest, context: Any
+    ) -> lobby_pb2.LeaveWaitingListResponse:
+        """Stop waiting (players); idempotent."""
+        player = current_identity().subject
+        if request.table_id not in self.lobby.state.tables:
+            raise NotFound(f"no table {request.table_id!r}")
+        for _ in range(3):
+            if self.lobby.state.waiting_entry(request.table_id, player) is None:
+                break
+            with contextlib.suppress(ConcurrencyError):
+                await self._record_waiting(request.table_id, player, "left")
+        self.seats_changed.set()  # an offer they held goes to the next
+        return lobby_pb2.LeaveWaitingListResponse(waiting_list=self._waiting_pb(request.table_id))
+
+    async def GetWaitingList(
+        self, request: lobby_pb2.GetWaitingListRequest, context: Any
+    ) -> lobby_pb2.GetWaitingListResponse:
+        """A table's waiting list."""
+        if request.table_id not in self.lobby.state.tables:
+            raise NotFound(f"no table {request.table_id!r}")
+        return lobby_pb2.GetWaitingListResponse(waiting_list=self._waiting_pb(request.table_id))
+
+    async def offer_seats(self) -> None:
+        """One round: drop expired offers (the seat goes to the next in line), then offer
+        every free seat not already offered to the first in line without an offer.
+
+        Every lobby instance runs it; the table aggregate's version makes one of them win each
+        change (the others get a conflict and look again next round).
+        """
+        for table_id in [t for t, line in self.lobby.state.waiting.items() if line]:
+            try:
+                await self._offer_seats_at(table_id)
+            except ConcurrencyError:
+                continue  # another lobby changed the list: next round
+
+    async def _offer_seats_at(self, table_id: str) -> None:
+        table = self.lobby.state.tables[table_id]
+        now = datetime.now(UTC)
+        for entry in list(self.lobby.state.waiting_list(table_id)):
+            if entry.offer_expires_at is not None and entry.offer_expires_at <= now:
+                await self._record_waiting(table_id, entry.player, "offer_expired")
+                log.info("seat_offer_expired", player_id=entry.player, table_id=table_id)
+        line = self.lobby.state.waiting_list(table_id)
+        if not line:
+            return
+        view, _ = await self._view(table_id)
+        seated = {s.player for s in view.seats}
+        for entry in [w for w in line if w.player in seated]:  # sat down some other way
+            await self._record_waiting(table_id, entry.player, "seated")
+        line = self.lobby.state.waiting_list(table_id)
+        held = {s.seat for s in view.seats} | {w.offered_seat for w in line if w.offered_seat}
+        free = [n for n in range(1, table.options.max_players + 1) if n not in held]
+        expires = now + timedelta(seconds=self.seat_offer_seconds)
+        for entry, seat in zip([w for w in line if not w.offered_seat], free, strict=False):
+            await self._record_waiting(table_id, entry.player, seat=seat, expires=expires)
+            log.info("seat_offered", player_id=entry.player, table_id=table_id, seat=seat)
 
     # --- helpers ---------------------------------------------------------------------------
 
