@@ -4,7 +4,9 @@ numbers, against a real table service (and dealer, and NATS).
 The clients here know only the protos (``riverboat.v1``'s stubs and messages) and a bearer
 token; what they expect is worked out from the rules in docs/table-service.md, not from the
 service's code: who is dealt in (the HandStarted seats every observer sees), which events the
-clock writes for whom and in what order, which hand numbers follow which.
+clock writes for whom and in what order, which hand numbers follow which. Each room's log is
+then also given to the auditor, which replays the new events through the rules
+(docs/audit.md): it must find nothing wrong.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
 
+from riverboat.audit import read_archive, verify_archive
 from riverboat.v1 import events_pb2, table_pb2, table_pb2_grpc
 from tests.e2e.room.conftest import Room
+from tests.e2e.room.test_audit_room import export_when_revealed
 
 #: Generous: how long a test waits for the room to get somewhere before it gives up.
 PATIENCE = 90.0
@@ -145,6 +150,13 @@ async def _tasks(*coros: object) -> AsyncIterator[None]:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def _audit_finds_nothing(room: Room, tmp_path: Path) -> None:
+    path = tmp_path / "room.rba.gz"
+    await export_when_revealed(room, path)
+    report = verify_archive(read_archive(path))
+    assert [str(v) for v in report.all_violations] == []
+
+
 def _dealt(seen: Seen, after: int = 0) -> list[set[int]]:
     """The seats dealt into each hand started after version ``after``."""
     return [{s.seat for s in h.seats} for v, h in seen.kinds("hand_started") if v > after]
@@ -169,6 +181,7 @@ def _hidden_leaks(updates: list[table_pb2.WatchResponse], me: int) -> list[str]:
 
 async def test_a_player_sitting_out_is_dealt_out_sees_nothing_hidden_and_sits_in(
     room: Room,
+    tmp_path: Path,
 ) -> None:
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -213,9 +226,10 @@ async def test_a_player_sitting_out_is_dealt_out_sees_nothing_hidden_and_sits_in
         while_out = [u for u in third.updates if out.version < u.version < sat_in.version]
         assert while_out and _hidden_leaks(while_out, me=3) == []
         assert all(not s.cards for u in while_out if u.HasField("view") for s in u.view.seats[2:])
+    await _audit_finds_nothing(room, tmp_path)
 
 
-async def test_two_time_outs_in_a_row_sit_a_player_out(room: Room) -> None:
+async def test_two_time_outs_in_a_row_sit_a_player_out(room: Room, tmp_path: Path) -> None:
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         tid = "t-auto"
@@ -245,10 +259,12 @@ async def test_two_time_outs_in_a_row_sit_a_player_out(room: Room) -> None:
         ], seat
     view = observer.last_view()
     assert view is not None and all(s.sitting_out for s in view.seats)
+    await _audit_finds_nothing(room, tmp_path)
 
 
 async def test_the_clock_draws_on_the_time_bank_and_a_disconnected_player_is_protected_once(
     room: Room,
+    tmp_path: Path,
 ) -> None:
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -295,9 +311,12 @@ async def test_the_clock_draws_on_the_time_bank_and_a_disconnected_player_is_pro
         "deal",
         "timed out",
     ]
+    await _audit_finds_nothing(room, tmp_path)
 
 
-async def test_a_player_acting_on_the_time_bank_draws_the_seconds_it_ran(room: Room) -> None:
+async def test_a_player_acting_on_the_time_bank_draws_the_seconds_it_ran(
+    room: Room, tmp_path: Path
+) -> None:
     async with grpc.aio.insecure_channel(room.table_address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         tid = "t-draw"
@@ -338,6 +357,7 @@ async def test_a_player_acting_on_the_time_bank_draws_the_seconds_it_ran(room: R
         left[s.seat] -= u.seconds
     assert view is not None
     assert {s.seat: s.time_bank_seconds for s in view.seats} == {k: 120 - drawn[k] for k in (1, 2)}
+    await _audit_finds_nothing(room, tmp_path)
 
 
 async def test_hand_numbers_count_hands_in_views_and_are_accepted_as_hand_ids(room: Room) -> None:
