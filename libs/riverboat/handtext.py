@@ -66,11 +66,17 @@ def card_text(card: int) -> str:
     return "??" if card < 0 else card_str(card)
 
 
-def render(events: Iterable[object], names: dict[int, str] | None = None) -> list[str]:
+def render(
+    events: Iterable[object],
+    names: dict[int, str] | None = None,
+    numbers: dict[str, int] | None = None,
+) -> list[str]:
     """One line per notable event; dealt cards are grouped per street.
 
     ``names`` (seat -> player) carries over between calls when a hand arrives in pieces;
     events that are not hand events are skipped. A hidden card (-1) prints as ``??``.
+    ``numbers``: hand numbers at the table by hand id (a view's ``hand_number``); a hand
+    numbered there is named ``#N`` before its id.
     """
     lines: list[str] = []
     names = {} if names is None else names
@@ -96,7 +102,9 @@ def render(events: Iterable[object], names: dict[int, str] | None = None) -> lis
                 names.clear()
                 names.update({s.seat: s.player for s in e.seats})
                 stacks = ", ".join(f"{s.player} {money(s.stack)}" for s in e.seats)
-                lines.append(f"Hand {e.hand_id} ({e.variant}), button seat {e.button}: {stacks}")
+                number = (numbers or {}).get(e.hand_id)
+                name = f"#{number} {e.hand_id}" if number else e.hand_id
+                lines.append(f"Hand {name} ({e.variant}), button seat {e.button}: {stacks}")
             case AntePosted():
                 lines.append(f"  {who(e.seat)} antes {money(e.amount)}")
             case CardDealt():

@@ -458,15 +458,18 @@ def narrator(say: Callable[[str], None] | None = None) -> Any:
     from riverboat.handtext import render
 
     names: dict[int, str] = {}
+    numbers: dict[str, int] = {}
     started = False
 
     def show(update: Any) -> None:
         nonlocal started
+        if update.HasField("view") and update.view.hand_number:
+            numbers[update.view.hand_id] = update.view.hand_number
         events = [event_from_pb(env)[0] for env in update.events]
         # Start with a whole hand: one joined midway would print nameless seats.
         started = started or any(isinstance(e, HandStarted) for e in events)
         if started:
-            for line in render(events, names=names):
+            for line in render(events, names=names, numbers=numbers):
                 say(line)
 
     return show

@@ -95,3 +95,9 @@ def test_streets_and_pots_in_the_same_words() -> None:
         ]
     )
     assert lines[1:] == ["*** 7th street *** (bot to act)", "  side pot 1 $3.00: bot $3.00"]
+
+
+def test_the_hand_text_names_a_numbered_hand_by_number_and_id() -> None:
+    assert render([_engine_hand()])[0].startswith("Hand t-1 (seven_card_stud_hi_lo)")
+    numbered = render([_engine_hand()], numbers={"t-1": 4})
+    assert numbered[0].startswith("Hand #4 t-1 (seven_card_stud_hi_lo), button seat 1")
