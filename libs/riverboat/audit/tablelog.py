@@ -69,11 +69,13 @@ def decode_log(
     """Decode a table's messages (in stream order); undecodable parts become violations."""
     out: list[LoggedMessage] = []
     problems: list[Violation] = []
+    # Bound once: this loop runs once per stored message and the inner one once per event.
+    new_logged = tuple.__new__  # LoggedEvent(...) without NamedTuple's Python-level __new__
+    parse_batch = pb.EventBatch.FromString
     for message in messages:
         version = _header_version(message)
-        batch = pb.EventBatch()
         try:
-            batch.ParseFromString(message.data)
+            batch = parse_batch(message.data)
         except DecodeError as exc:
             ref = EventRef(table_id, version, message.sequence)
             problems.append(
@@ -94,11 +96,16 @@ def decode_log(
                 )
             # event_hash inlined: this loop runs once per stored event.
             digest = sha256(env.SerializeToString(deterministic=True)).digest()
-            events.append(
-                LoggedEvent(
-                    env, digest, event, table_id, env.aggregate_version or version, sequence, index
-                )
+            fields = (
+                env,
+                digest,
+                event,
+                table_id,
+                env.aggregate_version or version,
+                sequence,
+                index,
             )
+            events.append(new_logged(LoggedEvent, fields))
         out.append(LoggedMessage(table_id, message, version, tuple(events)))
     return out, problems
 
