@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import nats
 from nats.js.api import StorageType, StreamConfig
 
 from riverboat import eventloop
+from riverboat.services.launcher import free_port
 
 PLAYERS = 4
 #: Bytes per message, as measured on the room: a table record, a Watch message with its
@@ -182,6 +186,119 @@ async def drive_floor(
         for channel in channels:
             await channel.close(None)
     return FloorResult(seconds, done)
+
+
+@dataclass
+class PacedFloorResult:
+    """Paced Act calls completed inside the window, and each watcher's wait from an Act being
+    sent to its update arriving."""
+
+    seconds: float
+    latencies: list[float]
+    broadcasts: list[float]
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.seconds
+
+
+async def drive_floor_paced(
+    address: str,
+    tables: int,
+    *,
+    pace: float,
+    warmup: float,
+    window: float,
+    on_window: Callable[[bool], Awaitable[None]],
+) -> PacedFloorResult:
+    """The floor under the room's human-paced arrivals (``bench._room.drive_paced``): each
+    table's Act is due every ``pace`` seconds from a random phase, open loop, sent by the
+    watcher the last update names."""
+    channels = [
+        grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        for _ in range(-(-tables // TABLES_PER_CHANNEL))
+    ]
+    latencies: list[float] = []
+    broadcasts: list[float] = []
+    counting = False
+
+    async def table(channel: grpc.aio.Channel, table_id: str, phase: float) -> None:
+        next_due = time.perf_counter() + phase
+        sent: dict[int, float] = {}  # the version an Act makes (one more) -> when it was sent
+
+        async def player(seat: int) -> None:
+            nonlocal next_due
+            watch = channel.unary_stream(
+                f"/{SERVICE}/Watch", request_serializer=_identity, response_deserializer=_identity
+            )
+            act = channel.unary_unary(
+                f"/{SERVICE}/Act", request_serializer=_identity, response_deserializer=_identity
+            )
+            me = f"{table_id}:{seat}".encode()
+            async for update in watch(me):
+                now = time.perf_counter()
+                version, to_act, _ = update.split(b":", 2)
+                began = sent.get(int(version))
+                if began is not None and counting:
+                    broadcasts.append(now - began)
+                if int(to_act) != seat:
+                    continue
+                due, next_due = next_due, next_due + pace
+                if due > now:
+                    await asyncio.sleep(due - now)
+                began = time.perf_counter()
+                sent[int(version) + 1] = began
+                await act(me)
+                if counting:
+                    latencies.append(time.perf_counter() - began)
+
+        await asyncio.gather(*(player(seat) for seat in range(1, PLAYERS + 1)))
+
+    phases = [k * pace / max(tables, 1) for k in range(tables)]  # spread, as random phases
+    tasks = [
+        asyncio.ensure_future(table(channels[k // TABLES_PER_CHANNEL], f"t{k}", phases[k]))
+        for k in range(tables)
+    ]
+    try:
+        await asyncio.sleep(warmup)
+        await on_window(True)
+        counting = True
+        began = time.perf_counter()
+        await asyncio.sleep(window)
+        counting = False
+        seconds = time.perf_counter() - began
+        done, told = list(latencies), list(broadcasts)
+        await on_window(False)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for channel in channels:
+            await channel.close(None)
+    return PacedFloorResult(seconds, done, told)
+
+
+@contextlib.contextmanager
+def floor_server(nats_url: str, stream: str) -> Iterator[tuple[str, int]]:
+    """The floor's server as a child process on a free port: (its address, its pid)."""
+    port = free_port()
+    child = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "bench._floor", "--port", str(port)),
+            *("--nats", nats_url, "--stream", stream),
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        if child.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the floor server exited with status {child.wait()}")
+        yield f"127.0.0.1:{port}", child.pid
+    finally:
+        child.kill()
+        child.wait()
 
 
 def main(argv: list[str]) -> None:

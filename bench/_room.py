@@ -29,6 +29,7 @@ from riverboat.client import (
     play_bot,
     random_chooser,
     random_picker,
+    watch_until,
 )
 from riverboat.services.launcher import ServiceProcess, free_port
 from riverboat.v1 import table_pb2
@@ -104,6 +105,8 @@ class Room:
     dealer: ServiceProcess
     table: ServiceProcess
     stream: str
+    #: Seconds from starting the table service's process to its SERVING (its log rebuilt).
+    table_start_seconds: float = 0.0
 
     @property
     def address(self) -> str:
@@ -147,10 +150,17 @@ def dealer_process(nats_url: str, var: Path, tag: str, env: dict[str, str]) -> S
 
 
 def start_room(
-    nats_url: str, var: Path, tag: str, token_key: bytes, *, hand_pause: float = 0.0
+    nats_url: str,
+    var: Path,
+    tag: str,
+    token_key: bytes,
+    *,
+    hand_pause: float = 0.0,
+    start_timeout: float = 30.0,
 ) -> Room:
     """Start the dealer, then the table service, on streams named after ``tag``; both accept
-    bearer tokens signed with ``token_key``."""
+    bearer tokens signed with ``token_key``. ``start_timeout``: seconds the table service may
+    take to serve (it rebuilds every table in its stream first)."""
     env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
     tables_stream, tables_prefix = room_streams(tag)
     dealer = dealer_process(nats_url, var, tag, env)
@@ -168,12 +178,13 @@ def start_room(
         env=env,
     )
     dealer.start()
+    began = time.monotonic()
     try:
-        table.start()
+        table.start(timeout=start_timeout)
     except BaseException:
         dealer.stop()
         raise
-    return Room(dealer, table, tables_stream)
+    return Room(dealer, table, tables_stream, time.monotonic() - began)
 
 
 # --- raw JetStream publishing ------------------------------------------------------------------
@@ -282,13 +293,15 @@ async def create_tables(
 
 @dataclass
 class Tally:
-    """One table's accepted Act calls (their latencies, in completion order) and errors."""
+    """One table's accepted Act calls (their latencies, in completion order) and errors, and
+    (paced driving only) each player's wait from an Act being sent to its update arriving."""
 
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    broadcasts: list[float] = field(default_factory=list)
 
-    def mark(self) -> tuple[int, int]:
-        return len(self.latencies), len(self.errors)
+    def mark(self) -> tuple[int, int, int]:
+        return len(self.latencies), len(self.errors), len(self.broadcasts)
 
 
 async def drive_bots(
@@ -377,6 +390,72 @@ async def drive_table(
             await follower
 
 
+#: Seconds between a paced table's actions (``drive_paced``): people, not bots.
+PACE = 2.0
+
+
+async def drive_paced(
+    table_id: str, channel: grpc.aio.Channel, issuer: TokenIssuer, stop: asyncio.Event, tally: Tally
+) -> None:
+    """Four players with a Watch stream each, acting at human pace, open loop.
+
+    The table's actions are due every :data:`PACE` seconds from a random phase, whatever the
+    service answers: the player to act sends its Act at the next due time, or at once when its
+    turn came after it (a backlog is not forgiven). ``tally.broadcasts`` gets, for each player,
+    the time from an Act being sent to that player receiving the update it caused.
+    """
+    rng = random.Random(table_id)
+    next_due = time.perf_counter() + rng.random() * PACE
+    sent: dict[int, float] = {}  # version an Act made -> when it was sent
+    early: dict[int, list[float]] = {}  # updates that came before their Act's answer
+
+    async def player(seat: int, name: str) -> None:
+        nonlocal next_due
+        client = TableClient(channel, issuer.issue(name, "player"), name)
+        choose, pick = random_chooser(random.Random(rng.random())), random_picker(rng)
+        acted = 0
+        async for update in watch_until(client, table_id, stop):
+            now = time.perf_counter()
+            began = sent.get(update.version)
+            if began is None:
+                early.setdefault(update.version, []).append(now)
+            else:
+                tally.broadcasts.append(now - began)
+            view = update.view
+            if not update.HasField("view") or not view.legal_actions or view.version <= acted:
+                continue
+            acted = view.version
+            move = next_move(view, choose, pick)
+            if move is None:
+                continue
+            due, next_due = next_due, next_due + PACE
+            if due > now:
+                await asyncio.sleep(due - now)
+            began = time.perf_counter()
+            try:
+                reply = await client.act(
+                    table_id,
+                    view.hand_id,
+                    seat,
+                    move.action,
+                    move.amount,
+                    request_id=f"{name}-{view.hand_id or 'choice'}-{view.version}",
+                    cards=move.cards,
+                    choice=move.choice,
+                    options=move.options,
+                )
+            except grpc.aio.AioRpcError as exc:
+                tally.errors.append(f"{exc.code().name}: {exc.details()}")
+                continue
+            tally.latencies.append(time.perf_counter() - began)
+            sent[reply.version] = began
+            tally.broadcasts.extend(t - began for t in early.pop(reply.version, ()))
+
+    await asyncio.gather(
+        *(player(seat, name) for seat, name in enumerate(player_names(table_id), start=1))
+    )
+
+
 async def _first_of(*events: asyncio.Event) -> None:
     waits = [asyncio.ensure_future(event.wait()) for event in events]
     try:
@@ -386,7 +465,7 @@ async def _first_of(*events: asyncio.Event) -> None:
             wait.cancel()
 
 
-DRIVERS = {"bots": drive_bots, "driver": drive_table}
+DRIVERS = {"bots": drive_bots, "driver": drive_table, "paced": drive_paced}
 
 
 @dataclass
@@ -399,6 +478,8 @@ class WindowResult:
     tables_acting: int
     tables: int
     warmup: float
+    #: Act sent to update received, per player (``paced`` driving only).
+    broadcasts: list[float] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -466,11 +547,13 @@ async def drive(
             await channel.close(None)
     latencies: list[float] = []
     errors: list[str] = []
-    for tally, (l0, e0), (l1, e1) in zip(tallies, marks, ends, strict=True):
+    broadcasts: list[float] = []
+    for tally, (l0, e0, b0), (l1, e1, b1) in zip(tallies, marks, ends, strict=True):
         latencies.extend(tally.latencies[l0:l1])
         errors.extend(tally.errors[e0:e1])
-    acting = sum(l1 > l0 for (l0, _), (l1, _) in zip(marks, ends, strict=True))
-    return WindowResult(seconds, latencies, errors, acting, len(ids), warmed)
+        broadcasts.extend(tally.broadcasts[b0:b1])
+    acting = sum(end[0] > mark[0] for mark, end in zip(marks, ends, strict=True))
+    return WindowResult(seconds, latencies, errors, acting, len(ids), warmed, broadcasts)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -31,8 +31,6 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -42,7 +40,7 @@ import nats
 from nats.aio.msg import Msg
 
 from bench._budget import Budget
-from bench._floor import FloorResult, drive_floor
+from bench._floor import FloorResult, drive_floor, floor_server
 from bench._room import (
     ACTION_SECONDS,
     PLAYERS,
@@ -61,7 +59,6 @@ from bench._service import ServiceCost, measure_service
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer
 from riverboat.natsserver import NatsServer, server_version
-from riverboat.services.launcher import free_port
 
 RAW_SECONDS = 3.0
 RAW_CONCURRENCY = 64
@@ -271,43 +268,24 @@ class Floor:
 
 def _run_floor(server: NatsServer, tables: int) -> Floor:
     floor = Floor(tables)
-    port = free_port()
-    child = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "bench._floor", "--port", str(port)),
-            *("--nats", server.url, "--stream", f"FLOOR_{tables}"),
-        ],
-        cwd=Path(__file__).resolve().parent.parent,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     try:
-        assert child.stdout is not None
-        if child.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the floor server exited with status {child.wait()}")
-        meter = CpuMeter({"nats": server.pid or 0, "server": child.pid, "client": os.getpid()})
+        with floor_server(server.url, f"FLOOR_{tables}") as (address, pid):
+            meter = CpuMeter({"nats": server.pid or 0, "server": pid, "client": os.getpid()})
 
-        async def on_window(opening: bool) -> None:
-            (meter.start if opening else meter.stop)()
+            async def on_window(opening: bool) -> None:
+                (meter.start if opening else meter.stop)()
 
-        floor.result = eventloop.run(
-            asyncio.wait_for(
-                drive_floor(
-                    f"127.0.0.1:{port}",
-                    tables,
-                    warmup=FLOOR_WARMUP,
-                    window=WINDOW,
-                    on_window=on_window,
-                ),
-                FLOOR_WARMUP + WINDOW + SETUP_TIMEOUT,
+            floor.result = eventloop.run(
+                asyncio.wait_for(
+                    drive_floor(
+                        address, tables, warmup=FLOOR_WARMUP, window=WINDOW, on_window=on_window
+                    ),
+                    FLOOR_WARMUP + WINDOW + SETUP_TIMEOUT,
+                )
             )
-        )
-        floor.cpu = meter.percent
+            floor.cpu = meter.percent
     except Exception as exc:  # reported; the rest of the run goes on
         floor.failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
-    finally:
-        child.kill()
-        child.wait()
     return floor
 
 
