@@ -21,7 +21,7 @@ from riverboat.engine.gamestate import GameHandState
 from riverboat.engine.state import HandState
 from riverboat.table.aggregate import Seat, TableState
 from riverboat.table.choice import CHOOSE_GAME, offered_games
-from riverboat.table.events import AnyEvent
+from riverboat.table.events import NO_TIME_BANK, AnyEvent, TimeBankPolicy
 
 #: Actions that name cards, and the phase field saying how many.
 _CARD_ACTIONS = frozenset({"draw", "discard", "pass", "expose", "order"})
@@ -92,6 +92,8 @@ class TableView:
     table_cards: tuple[int, ...] = ()
     #: The number of the hand named by ``hand_id`` (1, 2, 3... at this table; 0: none).
     hand_number: int = 0
+    #: The table's time bank policy (seconds 0: none).
+    time_bank: TimeBankPolicy = NO_TIME_BANK
 
 
 def viewer_seat(state: TableState, viewer: str | None) -> int:
@@ -165,6 +167,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
         game_options=_game_options(state, game_hand),
         table_cards=game_hand.row if game_hand is not None else (),
         hand_number=state.hand_number if hand is not None else 0,
+        time_bank=state.time_bank,
     )
 
 

@@ -321,12 +321,15 @@ def test_the_table_names_the_hand_by_number_and_shows_sitting_out_and_time_banks
     view.seats[0].time_bank_running = 45  # the bot's turn runs on its time bank
     view.seats[2].sitting_out = True
     view.seats[1].time_bank_seconds = 60
+    view.time_bank.seconds = 60
     text = render(table_panel(view))
     assert "Pacific $1/$2 (pacific-t1) · hand #3 · 4th street" in text
     assert "pacific-t1-3" not in text
     assert "time bank 45 s" in text
     assert "sitting out" in text
-    assert "Your turn (30 s, time bank 60 s)" in render(turn_line(view))
+    assert "Your turn (30 s): " in render(turn_line(view))  # a full bank goes unsaid
+    view.seats[1].time_bank_seconds = 41
+    assert "Your turn (30 s, time bank 41 s)" in render(turn_line(view))
     view.seats[1].time_bank_running = 60
     assert "Your turn (on your time bank: 60 s)" in render(turn_line(view))
 

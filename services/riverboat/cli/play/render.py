@@ -85,7 +85,8 @@ def turn_line(view: table_pb2.TableView) -> Text:
         if me is not None and me.time_bank_running:
             bank = "protection" if me.time_bank_protection else "time bank"
             line.append(f" (on your {bank}: {me.time_bank_running} s): ", style="yellow")
-        elif me is not None and me.time_bank_seconds:
+        elif me is not None and 0 < me.time_bank_seconds < view.time_bank.seconds:
+            # Once drawn on, the bank left is worth saying (a full one is the table's own).
             line.append(
                 f" ({view.action_seconds} s, time bank {me.time_bank_seconds} s): ", style="yellow"
             )

@@ -17,7 +17,7 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
 
 from riverboat.engine.cards import card_str
-from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb
+from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb, time_bank_to_pb
 from riverboat.services.common.errors import InvalidArgument
 from riverboat.services.table.runner import Update
 from riverboat.table.aggregate import TableState
@@ -103,6 +103,7 @@ def view_to_pb(
         game_options=options_struct(view.game_options) if view.game_options else None,
         table_cards=[card_str(c) for c in view.table_cards],
         hand_number=view.hand_number,
+        time_bank=time_bank_to_pb(view.time_bank) if view.time_bank.seconds else None,
     )
 
 
