@@ -22,9 +22,11 @@ run: setup
 	$(BIN)/riverboat up $(ARGS)
 
 # Three workers on two cores: most of the suite waits on its servers (NATS, the services as
-# processes), so a third worker fills the waits. The batteries run serially under soak.
+# processes), so a third worker fills the waits. Tests are handed out one at a time, longest
+# first (tests/conftest.py orders them), so no long test runs alone at the end. The batteries
+# run serially under soak. One tier: .venv/bin/python -m pytest tests/unit (docs/testing.md).
 test: setup
-	$(BIN)/python -m pytest -n 3
+	$(BIN)/python -m pytest -n 3 --maxschedchunk 1
 
 # The trust batteries (leaks, fuzzing, idempotency, outages, crashes, money) at full size:
 # hours, not minutes, so not part of `make test`, which runs the same tests small.

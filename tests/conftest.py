@@ -44,14 +44,34 @@ def tier_of(path: Path) -> str | None:
     return first if first in TIERS else None
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with its tier; refuse a test that sits in none."""
-    for item in items:
-        tier = tier_of(item.path)
-        if tier is None:
-            if item.path.resolve().is_relative_to(TESTS.resolve()):
-                raise pytest.UsageError(
-                    f"{item.nodeid}: every test lives in a tier ({', '.join(TIERS)}): move it"
-                )
-            continue  # a planted test run by pytester, outside tests/
+def start_order(item: pytest.Item) -> int:
+    """When a test should start: the long ones (marked ``slow`` or ``battery``) first, then
+    the tiers from the longest tests to the shortest (e2e, integration, contract, unit)."""
+    if any(item.get_closest_marker(name) for name in ("slow", "battery")):
+        return 0
+    tier = tier_of(item.path)
+    return 1 + ("e2e", "integration", "contract", "unit").index(tier) if tier else 5
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark each test with its tier (before ``-m`` selects); refuse a test that sits in none."""
+    tier = tier_of(item.path)
+    if tier is not None:
         item.add_marker(getattr(pytest.mark, tier))
+    elif item.path.resolve().is_relative_to(TESTS.resolve()):
+        raise pytest.UsageError(
+            f"{item.nodeid}: every test lives in a tier ({', '.join(TIERS)}): move it"
+        )
+    # Otherwise a planted test run by pytester, outside tests/.
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long tests first (:func:`start_order`; after any selection by other plugins).
+
+    ``make test`` hands tests out one or two at a time (``--maxschedchunk 1``), so the long
+    tests start on the workers' first turns and the many short unit tests fill in at the end,
+    instead of one long test running alone while the other workers idle. The sort is stable:
+    within a group, tests keep their order (a module's tests stay together).
+    """
+    items.sort(key=start_order)

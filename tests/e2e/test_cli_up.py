@@ -329,6 +329,7 @@ async def _stream_replicas(urls: list[str], password_file: Path) -> dict[str, in
         await nc.close()
 
 
+@pytest.mark.slow
 def test_up_with_a_three_node_cluster_and_two_table_instances(tmp_path: Path) -> None:
     """`riverboat up --cluster 3 --table-instances 2`: three nats-servers, R3 streams, two table
     processes, the bots playing; Ctrl-C stops every process."""

@@ -15,10 +15,10 @@ Oracles, none of them the code under test (``_crashkit.hand_differences``):
 - the hand's seed reached the auditors' stream without anyone asking for it;
 - the settlement ledger (SQLite, rows without ids or times) equals the reference's, row for row.
 
-Sizes (``tests.battery.size``): in ``make test`` the table service is killed after every batch
-of the stud hand and one sampled batch of each other family, the dealer and settlement after
-one sampled batch per family; under ``make soak`` every batch of every family for each
-service. ``test_the_oracles_catch_a_planted_bug`` plants recovery bugs in the restarted
+Sizes (``tests.battery.size``): in ``make test`` the table service is killed after six batches
+spread over the stud hand and one sampled batch of each other family, the dealer and
+settlement after one sampled batch per family; under ``make soak`` every batch of every family
+for each service. ``test_the_oracles_catch_a_planted_bug`` plants recovery bugs in the restarted
 processes and shows each is reported.
 """
 
@@ -46,13 +46,17 @@ from tests.e2e.room._crashkit import (
 )
 
 EVERY = 10**6
+#: Batches of the stud hand the table service is killed after in ``make test``.
+STUD_SAMPLE = 6
 
 
 def _boundaries(service: str, family: Family, ref: Run) -> list[int]:
     """The hand's log versions to kill after: all of them, or a spread sample."""
     versions = list(range(ref.setup_versions + 1, ref.last_version + 1))
-    every = service == "table" and family.name == "stud"
-    count = size(EVERY if every else 1, EVERY)
+    # make test: the table after STUD_SAMPLE batches spread over the stud hand (its first
+    # betting round to its showdown), one batch elsewhere; make soak: every batch.
+    sampled = service == "table" and family.name == "stud"
+    count = size(STUD_SAMPLE if sampled else 1, EVERY)
     return list(spread(versions, count))
 
 
@@ -117,6 +121,7 @@ async def test_kill_9_after_every_event_resumes_the_same_hand_and_ledger(
     assert found == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("service", "planted", "bug", "expected"), PLANTS)
 async def test_the_oracles_catch_a_planted_bug(
     nats_server: NatsServer,

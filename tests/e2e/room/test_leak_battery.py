@@ -5,7 +5,7 @@ player and an observer received (Watch, Act replies, GetTableView, errors), ever
 services' logs, and every player's hand-history export is checked against what that viewer may
 know, worked out from the raw table log by the oracle (``tests/leak/oracle.py``).
 
-The battery's size is size(1000, 100000) hands in all: the share that fits through the
+The battery's size is size(440, 100000) hands in all: the share that fits through the
 services in ``make test`` here (:data:`SERVICE_HANDS`), the rest through the service's own view
 builder in process with the same oracle (``tests/unit/table/test_leak_battery.py``).
 """

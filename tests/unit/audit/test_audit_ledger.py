@@ -34,6 +34,7 @@ def live_ledger(archive: Archive, path: Path, *, skip_last: int = 0) -> str:
     return url
 
 
+@pytest.mark.slow
 def test_a_ledger_built_from_the_events_compares_equal(archive: Archive, tmp_path: Path) -> None:
     assert compare_ledger(archive, live_ledger(archive, tmp_path / "live.db")) == []
     # A ledger a few records behind the streams compares against the same prefix of them.

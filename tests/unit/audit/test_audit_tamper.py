@@ -252,6 +252,7 @@ def test_a_short_refund_of_a_voided_hand_is_named() -> None:
     assert only(report, Check.REPLAY_MISMATCH)  # the table's rule refunds every cent
 
 
+@pytest.mark.slow
 def test_any_flipped_bit_is_caught_and_located(pristine: Archive) -> None:
     # Research test matrix F4: flip one bit anywhere in a stored table-log message.
     rng = random.Random(4)

@@ -46,6 +46,7 @@ import time
 import warnings
 from itertools import count
 
+import pytest
 from pokerkit import Folding, HandKilling, HoleCardsShowingOrMucking, State
 
 from bench._studgen import (
@@ -63,9 +64,11 @@ from riverboat.engine.errors import EngineError
 from riverboat.engine.events import PotAwarded
 from riverboat.engine.game import decide, fold, legal_actions
 from riverboat.engine.state import HandState
+from tests.battery import size
 
-#: Hands whose final stacks must match exactly.
-COMPARED_HANDS = 1_000
+#: Hands whose final stacks must match exactly: a few hundred in ``make test``, ten thousand in
+#: ``make soak`` (tests/battery.py).
+COMPARED_HANDS = size(300, 10_000)
 #: Largest share of all hands allowed to need each steered-around payout difference.
 MAX_DIFFERENCE_SHARE = 0.05
 BASE_SEED = 7_000_000
@@ -73,6 +76,8 @@ BASE_SEED = 7_000_000
 BURN_WARNING = "Due to non-standard folds, some chips will be burned."
 
 
+@pytest.mark.battery
+@pytest.mark.timeout(size(300, 7200))
 def test_engine_matches_pokerkit_on_random_hands() -> None:
     outcomes = {"exact": 0, "odd_chips": 0, "low_half": 0}
     started = time.perf_counter()

@@ -4,6 +4,7 @@ refused without changing anything."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def _illegal_commands(state: HandState) -> list[Act | TimeOut]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hands())
 def test_random_legal_play_keeps_every_invariant(case: tuple[StartHand, list[int]]) -> None:
