@@ -20,8 +20,9 @@ import asyncio
 import functools
 
 import structlog
+from google.protobuf.message import DecodeError
 
-from riverboat.eventcodec import decode_batch
+from riverboat.eventcodec import CodecError, event_from_pb
 from riverboat.eventstore import EventStore
 from riverboat.ledger import queries
 from riverboat.ledger.projection import TABLES, WALLETS
@@ -31,10 +32,14 @@ from riverboat.services.settlement.consumers import Delivery
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.wallets import WalletBook
 from riverboat.table.events import AnyEvent, PlayerLeft, PlayerSeated
+from riverboat.v1 import events_pb2
 
 __all__ = ["CatchUpTimeout", "Projector"]
 
 _log = structlog.get_logger("riverboat.settlement.projector")
+
+#: The envelope payloads :meth:`Projector._react_to` acts on (``PlayerSeated``, ``PlayerLeft``).
+_REACTING = frozenset({"player_seated", "player_left"})
 
 
 class CatchUpTimeout(Exception):
@@ -100,8 +105,16 @@ class Projector:
     # -- internals ----------------------------------------------------------------------------
 
     async def _react(self, payload: bytes) -> None:
-        for event, meta in decode_batch(payload):
-            await self._react_to(event, meta.event_id, meta.aggregate_id)
+        # Only seatings and leavings react, and most records (a hand's actions and cards) hold
+        # neither: their envelopes are looked at by kind and never decoded here.
+        try:
+            batch = events_pb2.EventBatch.FromString(payload)
+        except DecodeError as exc:
+            raise CodecError(f"not an EventBatch: {exc}") from None
+        for envelope in batch.events:
+            if envelope.WhichOneof("payload") in _REACTING:
+                event, meta = event_from_pb(envelope)
+                await self._react_to(event, meta.event_id, meta.aggregate_id)
 
     async def _react_to(self, event: AnyEvent, event_id: str, table_id: str) -> None:
         if isinstance(event, PlayerSeated) and event.buy_in_reference:
