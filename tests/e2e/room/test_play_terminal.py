@@ -214,6 +214,16 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
                 assert card_label(card) not in before_showdown
                 assert card_label(card) in screen.text
 
+            # Hands are named by their number at the table.
+            assert "· hand #1 ·" in screen.text and f"hand {hand_id}" not in screen.text
+            # Sit out and back in; the watch tells both. "s" then draws the table again, turn
+            # line included (a turn that came meanwhile was printed before the sentences).
+            screen.send("so")
+            await screen.expect(r"You sit out; si sits you in again\.")
+            screen.send("si")
+            await screen.expect(r"You are dealt in again from the next hand\.")
+            screen.send("s")
+
             # Leave from inside the next hand (the leave waits for its end), then quit. Not in
             # the moment between hands: a leave that lands after the table service committed
             # the next deck but before it dealt leaves the table stuck (a table service bug).
