@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
+
 from bench._floor import PacedFloorResult, drive_floor_paced, floor_server
 from bench._room import (
     PACE,
@@ -81,52 +83,57 @@ def run() -> None:
         f"{WARMUP[0]:g}-{WARMUP[1]:g} s, window {WINDOW:g} s; CPU in % of one core",
         flush=True,
     )
-    rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="rb-bench-human-") as tmp:
         var = Path(tmp)
         with NatsServer(var / "store", port=0) as server:
-            for tables in TABLES:
-                row = Row(tables)
-                _room_row(row, server, var, token_key)
-                _floor_row(row, server)
-                _print_row(row, first=not rows)
-                rows.append(row)
+            # One event loop for every row: grpc.aio's poller stays bound to the loop it
+            # started on, and a second loop would get its callbacks after the first closed.
+            rows = eventloop.run(_rows(server, var, token_key))
     _print_verdict(rows)
 
 
-def _room_row(row: Row, server: NatsServer, var: Path, token_key: bytes) -> None:
+async def _rows(server: NatsServer, var: Path, token_key: bytes) -> list[Row]:
+    rows: list[Row] = []
+    for tables in TABLES:
+        row = Row(tables)
+        await _room_row(row, server, var, token_key)
+        await _floor_row(row, server)
+        _print_row(row, first=not rows)
+        rows.append(row)
+    return rows
+
+
+def _failure(exc: Exception) -> str:
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return f"{exc.code().name}: {exc.details()}"[:160]
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+
+
+async def _room_row(row: Row, server: NatsServer, var: Path, token_key: bytes) -> None:
     tag = f"H{row.tables}"
     issuer = TokenIssuer(token_key)
     room = start_room(server.url, var, tag, token_key, hand_pause=0.0)
     try:
         ids = table_ids(tag, row.tables)
         began = time.monotonic()
-        eventloop.run(asyncio.wait_for(create_tables(room.address, issuer, ids), SETUP_TIMEOUT))
+        await asyncio.wait_for(create_tables(room.address, issuer, ids), SETUP_TIMEOUT)
         row.setup = time.monotonic() - began
         meter = CpuMeter({"nats": server.pid or 0, **room.pids(), "bots": os.getpid()})
 
         async def on_window(opening: bool) -> None:
             (meter.start if opening else meter.stop)()
 
-        row.room = eventloop.run(
-            drive(
-                room.address,
-                issuer,
-                ids,
-                "paced",
-                warmup=WARMUP,
-                window=WINDOW,
-                on_window=on_window,
-            )
+        row.room = await drive(
+            room.address, issuer, ids, "paced", warmup=WARMUP, window=WINDOW, on_window=on_window
         )
         row.room_cpu = meter.percent
     except Exception as exc:  # reported; the other rows still run
-        row.failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+        row.failure = _failure(exc)
     finally:
         room.stop()
 
 
-def _floor_row(row: Row, server: NatsServer) -> None:
+async def _floor_row(row: Row, server: NatsServer) -> None:
     try:
         with floor_server(server.url, f"FLOOR_H{row.tables}") as (address, pid):
             meter = CpuMeter({"nats": server.pid or 0, "server": pid, "client": os.getpid()})
@@ -134,22 +141,20 @@ def _floor_row(row: Row, server: NatsServer) -> None:
             async def on_window(opening: bool) -> None:
                 (meter.start if opening else meter.stop)()
 
-            row.floor = eventloop.run(
-                asyncio.wait_for(
-                    drive_floor_paced(
-                        address,
-                        row.tables,
-                        pace=PACE,
-                        warmup=WARMUP[0],
-                        window=WINDOW,
-                        on_window=on_window,
-                    ),
-                    WARMUP[0] + WINDOW + SETUP_TIMEOUT,
-                )
+            row.floor = await asyncio.wait_for(
+                drive_floor_paced(
+                    address,
+                    row.tables,
+                    pace=PACE,
+                    warmup=WARMUP[0],
+                    window=WINDOW,
+                    on_window=on_window,
+                ),
+                WARMUP[0] + WINDOW + SETUP_TIMEOUT,
             )
             row.floor_cpu = meter.percent
     except Exception as exc:
-        row.floor_failure = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+        row.floor_failure = _failure(exc)
 
 
 def _machine_ms(cpu: dict[str, float], rate: float) -> float:
