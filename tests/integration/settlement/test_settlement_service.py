@@ -64,6 +64,54 @@ def check_ok(url: str) -> None:
         engine.dispose()
 
 
+async def test_ledger_pages_concatenated_are_every_entry(
+    start_settlement: StartSettlement,
+    issuer: TokenIssuer,
+    config: SettlementConfig,
+    nats_client: NATS,
+) -> None:
+    """AIP-158 paging of ListLedgerEntries. Oracle: the deposits this test made, newest first
+    (the entries' order), for page sizes drawn at random; tokens tied to the account."""
+    server = await start_settlement()
+    channel, op = await client_of(server.address, issuer, "boss", "operator")
+    async with channel:
+        amounts = [100 + n for n in range(17)]
+        for n, amount in enumerate(amounts):
+            await op.deposit("ann", amount, f"page-{n}")
+        await op.deposit("bob", 5, "bob-1")
+        await wait_caught_up(nats_client, config)
+        expected = [(a, f"page-{n}") for n, a in reversed(list(enumerate(amounts)))]
+        everything = await op.entries("wallet:ann", page_size=100_000)  # reduced to 500
+        assert [(e.amount, e.reference) for e in everything.entries] == expected
+        assert everything.next_page_token == ""
+        rng = random.Random(158)
+        for _ in range(12):
+            sizes = [rng.randint(0, 9) for _ in range(rng.randint(1, 4))]
+            got, token, n = [], "", 0
+            while True:
+                size = sizes[n % len(sizes)]
+                page = await op.entries("wallet:ann", page_size=size, page_token=token)
+                got += [(e.amount, e.reference) for e in page.entries]
+                token, n = page.next_page_token, n + 1
+                if not token:
+                    break
+                assert len(page.entries) == (size or 50)
+            assert got == expected, sizes
+        first = await op.entries("wallet:ann", page_size=3)
+        assert (
+            await status_of(op.entries("wallet:bob", page_token=first.next_page_token))
+            == grpc.StatusCode.INVALID_ARGUMENT
+        )  # a token of another account's list
+        token = first.next_page_token
+        for bad in (token[:-1], token + "A", "bGluZToz"):  # altered; the old 'line:3' format
+            assert await status_of(op.entries("wallet:ann", page_token=bad)) == (
+                grpc.StatusCode.INVALID_ARGUMENT
+            )
+        assert await status_of(op.entries("wallet:ann", page_size=-1)) == (
+            grpc.StatusCode.INVALID_ARGUMENT
+        )
+
+
 async def test_deposits_and_withdrawals_are_idempotent(
     start_settlement: StartSettlement,
     issuer: TokenIssuer,

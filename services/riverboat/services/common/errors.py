@@ -35,6 +35,9 @@ handler logs carries them.
 answer is ``UNAVAILABLE`` with a message saying to retry with the same request id (the store's
 idempotency returns the original result if the change did land) and a reason,
 ``LOG_UNAVAILABLE`` (not reachable) or ``OUTCOME_UNKNOWN`` (sent, never confirmed).
+
+A :class:`riverboat.paging.PageTokenError` (a list RPC's bad ``page_size`` or ``page_token``)
+is ``INVALID_ARGUMENT`` with its reason, like an :class:`InvalidArgument`.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ from riverboat.eventstore.errors import (
     EventStoreError,
     StoreUnavailableError,
 )
+from riverboat.paging import PageTokenError
 from riverboat.redirect import REASON_NO_OWNER, REASON_NOT_OWNER, Owner
 from riverboat.rpcstatus import ERROR_DOMAIN
 from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
@@ -624,6 +628,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             # The handler aborted by itself; the status is already set.
             self._finished(context.code() or grpc.StatusCode.UNKNOWN, started, quiet, rec)
             raise exc
+        if isinstance(exc, PageTokenError):  # riverboat.paging is gRPC-free: its status here
+            exc = InvalidArgument(exc.message, reason=exc.reason, field=exc.field)
         if isinstance(exc, ServiceError):
             reason = {"reason": exc.reason} if exc.reason else {}
             message = cap_message(exc.message)

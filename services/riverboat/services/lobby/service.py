@@ -16,8 +16,7 @@ recognised as a repeat folds the original from the log (so it answers as the fir
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
+import bisect
 import contextlib
 import re
 from datetime import UTC, datetime, timedelta
@@ -28,6 +27,7 @@ import structlog
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from riverboat import paging
 from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_password
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
@@ -90,6 +90,8 @@ MAX_WAITING = 50
 MAX_PLAYERS_PAGE = 100
 #: A buy-in still "started" after this long was interrupted (its lobby crashed): resolve it.
 JOIN_GRACE_SECONDS = 60.0
+DEFAULT_TABLE_PAGE = 20
+MAX_TABLE_PAGE = 100
 _REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _KIND = {
     "invalid": InvalidArgument,
@@ -104,6 +106,11 @@ _DUMMY_HASH = hash_password("not-a-real-password-0000")
 
 def _rule_error(exc: LobbyRuleError) -> Exception:
     return _KIND[exc.kind](str(exc))
+
+
+def _table_key(table: ListedTable) -> str:
+    """A table's place in creation order, as a page cursor (sorts as tables_in_order does)."""
+    return f"{table.created_at.astimezone(UTC):%Y%m%dT%H%M%S.%f}|{table.table_id}"
 
 
 def _stamp(when: datetime) -> Timestamp:
@@ -325,10 +332,20 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListPlayersRequest, context: Any
     ) -> lobby_pb2.ListPlayersResponse:
         """Player accounts by username with their wallets (operators, auditors)."""
-        if request.page_size < 0:
-            raise InvalidArgument("page_size must not be negative", reason="BAD_PAGE_SIZE")
-        size = min(request.page_size or 20, MAX_PLAYERS_PAGE)
-        after = _players_token(request.page_token)
+        paged = paging.page_request(
+            "ListPlayers",
+            {},
+            page_size_requested=request.page_size,
+            page_token=request.page_token,
+            default=20,
+            maximum=MAX_PLAYERS_PAGE,
+        )
+        size = paged.size
+        after = paged.cursor if paged.cursor is not None else ""
+        if not isinstance(after, str):
+            raise InvalidArgument(
+                "page_token is not one this lobby gave out", reason=paging.REASON_BAD_PAGE_TOKEN
+            )
         players = [a for a in self.lobby.state.players_in_order() if a.username > after]
         page = players[:size]
         balances = await asyncio.gather(
@@ -355,7 +372,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         more = len(players) > size
         return lobby_pb2.ListPlayersResponse(
             players=described,
-            next_page_token=_players_token_for(page[-1].username) if more and page else "",
+            next_page_token=paged.next_token(page[-1].username if more and page else None),
         )
 
     # --- tables ----------------------------------------------------------------------------
@@ -497,24 +514,33 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Any
     ) -> lobby_pb2.ListTablesResponse:
-        """A page of tables in creation order."""
-        size = request.page_size or 20
-        if not 1 <= size <= 100:
-            raise InvalidArgument("page_size is 1..100")
+        """A page of tables in creation order (AIP-158 paging: riverboat.paging)."""
+        page = paging.page_request(
+            "ListTables",
+            {},
+            page_size_requested=request.page_size,
+            page_token=request.page_token,
+            default=DEFAULT_TABLE_PAGE,
+            maximum=MAX_TABLE_PAGE,
+        )
         tables = self.lobby.state.tables_in_order()
-        token = request.page_token or "0"
-        # Only the tokens this lobby hands out: a plain count, within the list.
-        if not (token.isascii() and token.isdigit() and len(token) <= 9) or int(token) > len(
-            tables
-        ):
-            raise InvalidArgument("page_token is not one this lobby gave out")
-        start = int(token)
-        page = tables[start : start + size]
-        described = await asyncio.gather(*(self._describe(t) for t in page))
-        following = start + size
+        # The cursor is the next page's first table (creation time, id), not a count, so a
+        # table opened or closed between pages neither repeats nor skips one.
+        keys = [_table_key(t) for t in tables]
+        if page.cursor is None:
+            start = 0
+        elif isinstance(page.cursor, str):
+            start = bisect.bisect_left(keys, page.cursor)
+        else:
+            raise InvalidArgument(
+                "page_token is not one this lobby gave out", reason=paging.REASON_BAD_PAGE_TOKEN
+            )
+        chosen = tables[start : start + page.size]
+        described = await asyncio.gather(*(self._describe(t) for t in chosen))
+        following = start + page.size
         return lobby_pb2.ListTablesResponse(
             tables=described,
-            next_page_token=str(following) if following < len(tables) else "",
+            next_page_token=page.next_token(keys[following] if following < len(keys) else None),
         )
 
     async def GetTable(
@@ -984,27 +1010,6 @@ def _refuse_locked(account: Account | None) -> None:
             f"the account {account.username!r} is locked; ask the card room's operator",
             reason="ACCOUNT_LOCKED",
         )
-
-
-_PLAYERS_TOKEN = "players:"
-
-
-def _players_token_for(last: str) -> str:
-    """An opaque page token: the page after the account ``last``."""
-    return base64.urlsafe_b64encode((_PLAYERS_TOKEN + last).encode()).decode().rstrip("=")
-
-
-def _players_token(token: str) -> str:
-    """The username a ListPlayers page token continues after ("" for the first page)."""
-    if not token:
-        return ""
-    try:
-        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        text = ""
-    if not text.startswith(_PLAYERS_TOKEN):
-        raise InvalidArgument("page_token is not one this lobby gave out", reason="BAD_PAGE_TOKEN")
-    return text.removeprefix(_PLAYERS_TOKEN)
 
 
 def _caller() -> str:

@@ -8,14 +8,13 @@ wallet's own (read-your-writes), entries and the rake report come from the ledge
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from riverboat import paging
 from riverboat.auth import Identity
 from riverboat.eventstore import EventStoreError
 from riverboat.eventstore.base import validate_aggregate_id
@@ -240,10 +239,16 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             raise InvalidArgument(
                 "account is required (for example wallet:<player>)", field="account"
             )
-        size = request.page_size or DEFAULT_PAGE
-        if not 1 <= size <= MAX_PAGE:
-            raise InvalidArgument(f"page_size must be 1..{MAX_PAGE}")
-        before = _page_token(request.page_token)
+        page = paging.page_request(
+            "ListLedgerEntries",
+            {"account": name},
+            page_size_requested=request.page_size,
+            page_token=request.page_token,
+            default=DEFAULT_PAGE,
+            maximum=MAX_PAGE,
+        )
+        size = page.size
+        before = _line_cursor(page.cursor)
         info = await self._db.read(functools.partial(queries.account_info, name=name))
         if identity.role == "player":
             mine = info is not None and info.player == identity.subject
@@ -271,7 +276,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
                 )
                 for r in rows
             ],
-            next_page_token=_token(rows[-1].line_id) if more and rows else "",
+            next_page_token=page.next_token(rows[-1].line_id if more and rows else None),
         )
 
     async def GetRakeReport(
@@ -441,18 +446,12 @@ def limits_pb(player: str, limits: Limits, now: datetime, cooling_off: timedelta
     return out
 
 
-def _token(line_id: int) -> str:
-    return base64.urlsafe_b64encode(f"line:{line_id}".encode()).decode().rstrip("=")
-
-
-def _page_token(token: str) -> int | None:
-    if not token:
+def _line_cursor(cursor: paging.Cursor | None) -> int | None:
+    """The ledger line a page starts below (None: the newest)."""
+    if cursor is None:
         return None
-    try:
-        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        kind, _, number = text.partition(":")
-        if kind != "line" or not number.isdigit():
-            raise ValueError(text)
-        return int(number)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgument("page_token is not one this service gave out") from None
+    if not isinstance(cursor, int) or cursor < 0:
+        raise InvalidArgument(
+            "page_token is not one this service gave out", reason="BAD_PAGE_TOKEN"
+        )
+    return cursor
