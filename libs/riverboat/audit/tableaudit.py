@@ -48,6 +48,7 @@ class HandRecord:
     commit: HandCommitted | None = None
     commit_at: LoggedEvent | None = None
     started: HandStarted | None = None
+    started_at: LoggedEvent | None = None
     deck: DeckLog = field(default_factory=DeckLog)
     events: list[LoggedEvent] = field(default_factory=list)
     end: HandEnded | HandVoided | None = None
@@ -84,6 +85,7 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
                     if current is None or current.hand_id != event.hand_id or current.end:
                         current = begin(event.hand_id, m.version)
                     current.started, current.start_version = event, m.version
+                    current.started_at = logged
                 elif isinstance(event, HandVoided):
                     if current is None or current.hand_id != event.hand_id:
                         current = begin(event.hand_id, m.version)

@@ -1,19 +1,30 @@
-"""Hands as the exports need them, read from an audit archive (or given as engine events)."""
+"""Hands as the exports and the table service's history RPCs need them: read from an audit
+archive, from a table's stored records (the event store), or given as engine events."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from riverboat.audit.archive import Archive
-from riverboat.audit.tableaudit import scan_hands
-from riverboat.audit.tablelog import decode_log
+from riverboat.audit.archive import Archive, StoredMessage
+from riverboat.audit.tableaudit import HandRecord, scan_hands
+from riverboat.audit.tablelog import HEADER_VERSION, LoggedEvent, LoggedMessage, decode_log
 from riverboat.audit.verify import split_tables
-from riverboat.engine.events import Event, HandEnded, HandStarted
+from riverboat.engine.events import Event, HandEnded, HandStarted, PotAwarded, RakeTaken
+from riverboat.eventcodec import EventMeta
+from riverboat.eventstore.base import StoredRecord
 from riverboat.table.events import HandVoided, TableCreated
 
-__all__ = ["HandLog", "hand_from_events", "hands_from_archive"]
+__all__ = [
+    "HandLog",
+    "HandTotals",
+    "hand_from_events",
+    "hands_from_archive",
+    "hands_from_log",
+    "log_from_records",
+    "table_name_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +41,8 @@ class HandLog:
         voided: the hand was voided (refunded) instead of played to the end.
         number: the hand's number at its table (1, 2, 3... in the order dealt, as the table's
             views number it; 0 if unknown).
+        metas: where each of ``events`` is stored (its envelope's fields), when read from a
+            log; empty otherwise.
     """
 
     table_id: str
@@ -43,6 +56,7 @@ class HandLog:
     last_version: int = 0
     voided: bool = False
     number: int = 0
+    metas: tuple[EventMeta, ...] = ()
 
     @property
     def started(self) -> HandStarted:
@@ -59,6 +73,25 @@ class HandLog:
     def seat_of(self, player: str) -> int | None:
         """The seat ``player`` was dealt in at, or None."""
         return next((s.seat for s in self.started.seats if s.player == player), None)
+
+    def totals(self) -> HandTotals:
+        """What the hand came to: chips paid out, rake, each seat's final stack."""
+        paid = sum(e.amount for e in self.events if isinstance(e, PotAwarded))
+        rake = sum(e.amount for e in self.events if isinstance(e, RakeTaken))
+        final = {s.seat: s.stack for s in self.started.seats}  # a voided hand refunds
+        for e in self.events:
+            if isinstance(e, HandEnded):
+                final.update(e.stacks)
+        return HandTotals(paid, rake, final)
+
+
+@dataclass(frozen=True, slots=True)
+class HandTotals:
+    """A hand's money at the end (public once the hand is over)."""
+
+    paid_out: int
+    rake: int
+    final_stacks: dict[int, int]
 
 
 def hand_from_events(
@@ -85,36 +118,83 @@ def hands_from_archive(archive: Archive, *, tables: Sequence[str] = ()) -> list[
         if tables and table_id not in tables:
             continue
         log, _ = decode_log(table_id, messages)
-        name = next(
-            (e.event.name for m in log for e in m.events if isinstance(e.event, TableCreated)),
-            table_id,
-        )
-        times = {m.version: m.message.time for m in log}
-        number = 0
-        for record in scan_hands(log):
-            if record.started is None:
-                continue  # committed, never dealt
-            number += 1  # every hand dealt counts, as the table's fold counts HandStarted
-            events: list[Event] = [record.started]
-            events.extend(
-                e.event  # type: ignore[misc]
-                for e in record.events
-                if e.event is not None and not isinstance(e.event, HandVoided)
-            )
-            commit = record.commit
-            out.append(
-                HandLog(
-                    table_id=table_id,
-                    hand_id=record.hand_id,
-                    events=tuple(events),
-                    table_name=name,
-                    scheme=commit.scheme if commit else "",
-                    commitment=commit.commitment if commit else b"",
-                    started_at=_when(times.get(record.start_version, "")),
-                    first_version=record.first_version,
-                    last_version=record.last_version,
-                    voided=isinstance(record.end, HandVoided),
-                    number=number,
-                )
-            )
+        out.extend(hands_from_log(table_id, log, table_name_of(log) or table_id))
     return out
+
+
+def table_name_of(log: Iterable[LoggedMessage]) -> str:
+    """The table's name, from its ``TableCreated`` ("" if the log does not hold it)."""
+    return next(
+        (e.event.name for m in log for e in m.events if isinstance(e.event, TableCreated)), ""
+    )
+
+
+def log_from_records(table_id: str, records: Iterable[StoredRecord]) -> list[LoggedMessage]:
+    """A table's stored records (:class:`riverboat.eventstore.EventStore`), decoded as the
+    audit decodes its archives."""
+    messages = [
+        StoredMessage(
+            stream="",
+            sequence=r.stream_sequence,
+            subject="",
+            time=r.recorded_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            headers={HEADER_VERSION: str(r.version)},
+            data=r.payload,
+        )
+        for r in records
+    ]
+    log, _ = decode_log(table_id, messages)
+    return log
+
+
+def hands_from_log(table_id: str, log: list[LoggedMessage], table_name: str = "") -> list[HandLog]:
+    """Every dealt hand of one table's decoded log, in order (the last may be unfinished),
+    numbered from 1 (right when ``log`` starts at the table's beginning)."""
+    times = {m.version: m.message.time for m in log}
+    dealt = [r for r in scan_hands(log) if r.started is not None]  # else committed, never dealt
+    # Every hand dealt counts, as the table's fold counts HandStarted.
+    return [
+        _hand(table_id, table_name or table_id, record, times, number)
+        for number, record in enumerate(dealt, start=1)
+    ]
+
+
+def _meta(table_id: str, logged: LoggedEvent) -> EventMeta:
+    env = logged.envelope
+    return EventMeta(
+        table_id,
+        env.aggregate_version or logged.version,
+        env.index,
+        env.request_id,
+        env.actor,
+        env.occurred_at.ToDatetime(tzinfo=UTC),
+    )
+
+
+def _hand(
+    table_id: str, name: str, record: HandRecord, times: dict[int, str], number: int
+) -> HandLog:
+    assert record.started is not None
+    events: list[Event] = [record.started]
+    metas: list[EventMeta] = []
+    if record.started_at is not None:
+        metas.append(_meta(table_id, record.started_at))
+    for e in record.events:
+        if e.event is not None and not isinstance(e.event, HandVoided):
+            events.append(e.event)  # type: ignore[arg-type]
+            metas.append(_meta(table_id, e))
+    commit = record.commit
+    return HandLog(
+        table_id=table_id,
+        hand_id=record.hand_id,
+        events=tuple(events),
+        table_name=name,
+        scheme=commit.scheme if commit else "",
+        commitment=commit.commitment if commit else b"",
+        started_at=_when(times.get(record.start_version, "")),
+        first_version=record.first_version,
+        last_version=record.last_version,
+        voided=isinstance(record.end, HandVoided),
+        number=number,
+        metas=tuple(metas) if len(metas) == len(events) else (),
+    )

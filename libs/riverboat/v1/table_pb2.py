@@ -23,56 +23,69 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from riverboat.v1 import events_pb2 as riverboat_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19riverboat/v1/events.proto\"5\n\rSitOutRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"H\n\x0eSitOutResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"4\n\x0cSitInRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"G\n\rSitInResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\x87\x02\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x38\n\x0e\x64\x65\x61lers_choice\x18\x07 \x01(\x0b\x32 .riverboat.v1.DealersChoiceRules\x12/\n\ttime_bank\x18\x08 \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\x80\x01\n\x11SeatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\r\n\x05stack\x18\x04 \x01(\x03\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x18\n\x10\x62uy_in_reference\x18\x06 \x01(\t\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"Y\n\x13UnseatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x0e\n\x06player\x18\x04 \x01(\t\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"\xde\x01\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06\x61mount\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x0e\n\x06\x63hoice\x18\x07 \x01(\t\x12(\n\x07options\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05\x63\x61rds\x18\t \x03(\t\x12\x11\n\tsmall_bet\x18\n \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x0b \x01(\x03\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"7\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\'\n\x13GetTableViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\"\xb3\x02\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\x12\x10\n\x08\x64\x65\x63lared\x18\t \x01(\x08\x12\x13\n\x0b\x64\x65\x63laration\x18\n \x01(\t\x12\x13\n\x0bsitting_out\x18\x0b \x01(\x08\x12\x19\n\x11time_bank_seconds\x18\x0c \x01(\x05\x12\x19\n\x11time_bank_running\x18\r \x01(\x05\x12\x1c\n\x14time_bank_protection\x18\x0e \x01(\x08\"`\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\x12\x0f\n\x07\x63hoices\x18\x03 \x03(\t\x12\x11\n\tmin_cards\x18\x04 \x01(\x05\x12\x11\n\tmax_cards\x18\x05 \x01(\x05\"\x87\x05\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x12\x0c\n\x04game\x18\x11 \x01(\t\x12\r\n\x05phase\x18\x12 \x01(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x13 \x01(\x05\x12\x15\n\rchoosing_game\x18\x14 \x01(\x08\x12\x13\n\x0b\x63\x61rried_pot\x18\x15 \x01(\x03\x12\x13\n\x0bwaiting_for\x18\x16 \x03(\x05\x12\x12\n\nwild_cards\x18\x17 \x03(\t\x12-\n\x0cgame_options\x18\x18 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btable_cards\x18\x19 \x03(\t\x12\x13\n\x0bhand_number\x18\x1a \x01(\x05\x12/\n\ttime_bank\x18\x1b \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy2\xe2\x04\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponse\x12\x43\n\x06SitOut\x12\x1b.riverboat.v1.SitOutRequest\x1a\x1c.riverboat.v1.SitOutResponse\x12@\n\x05SitIn\x12\x1a.riverboat.v1.SitInRequest\x1a\x1b.riverboat.v1.SitInResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverboat/v1/events.proto\"5\n\rSitOutRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"H\n\x0eSitOutResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"4\n\x0cSitInRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"G\n\rSitInResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"[\n\x10ListHandsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\x12\x0e\n\x06player\x18\x04 \x01(\t\"V\n\x11ListHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"W\n\nHandPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x03\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x03\"\x86\x02\n\x0bHandSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12.\n\nstarted_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x05 \x01(\x05\x12)\n\x07players\x18\x06 \x03(\x0b\x32\x18.riverboat.v1.HandPlayer\x12\x10\n\x08paid_out\x18\x07 \x01(\x03\x12\x0c\n\x04rake\x18\x08 \x01(\x03\x12\x0e\n\x06voided\x18\t \x01(\x08\x12\x15\n\rfirst_version\x18\n \x01(\x04\x12\x14\n\x0clast_version\x18\x0b \x01(\x04\":\n\x15GetHandHistoryRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\"\x9e\x01\n\x16GetHandHistoryResponse\x12\'\n\x04hand\x18\x01 \x01(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x13\n\x0bperspective\x18\x02 \x01(\t\x12+\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0b\n\x03phh\x18\x05 \x01(\t\"\x87\x02\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x38\n\x0e\x64\x65\x61lers_choice\x18\x07 \x01(\x0b\x32 .riverboat.v1.DealersChoiceRules\x12/\n\ttime_bank\x18\x08 \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\x80\x01\n\x11SeatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\r\n\x05stack\x18\x04 \x01(\x03\x12\x12\n\nrequest_id\x18\x05 \x01(\t\x12\x18\n\x10\x62uy_in_reference\x18\x06 \x01(\t\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"Y\n\x13UnseatPlayerRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x0e\n\x06player\x18\x04 \x01(\t\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"\xde\x01\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06\x61mount\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12\x0e\n\x06\x63hoice\x18\x07 \x01(\t\x12(\n\x07options\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05\x63\x61rds\x18\t \x03(\t\x12\x11\n\tsmall_bet\x18\n \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x0b \x01(\x03\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"7\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\'\n\x13GetTableViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\"\xb3\x02\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\x12\x10\n\x08\x64\x65\x63lared\x18\t \x01(\x08\x12\x13\n\x0b\x64\x65\x63laration\x18\n \x01(\t\x12\x13\n\x0bsitting_out\x18\x0b \x01(\x08\x12\x19\n\x11time_bank_seconds\x18\x0c \x01(\x05\x12\x19\n\x11time_bank_running\x18\r \x01(\x05\x12\x1c\n\x14time_bank_protection\x18\x0e \x01(\x08\"`\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\x12\x0f\n\x07\x63hoices\x18\x03 \x03(\t\x12\x11\n\tmin_cards\x18\x04 \x01(\x05\x12\x11\n\tmax_cards\x18\x05 \x01(\x05\"\x87\x05\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x12\x0c\n\x04game\x18\x11 \x01(\t\x12\r\n\x05phase\x18\x12 \x01(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x13 \x01(\x05\x12\x15\n\rchoosing_game\x18\x14 \x01(\x08\x12\x13\n\x0b\x63\x61rried_pot\x18\x15 \x01(\x03\x12\x13\n\x0bwaiting_for\x18\x16 \x03(\x05\x12\x12\n\nwild_cards\x18\x17 \x03(\t\x12-\n\x0cgame_options\x18\x18 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btable_cards\x18\x19 \x03(\t\x12\x13\n\x0bhand_number\x18\x1a \x01(\x05\x12/\n\ttime_bank\x18\x1b \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy2\x8d\x06\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponse\x12\x43\n\x06SitOut\x12\x1b.riverboat.v1.SitOutRequest\x1a\x1c.riverboat.v1.SitOutResponse\x12@\n\x05SitIn\x12\x1a.riverboat.v1.SitInRequest\x1a\x1b.riverboat.v1.SitInResponse\x12L\n\tListHands\x12\x1e.riverboat.v1.ListHandsRequest\x1a\x1f.riverboat.v1.ListHandsResponse\x12[\n\x0eGetHandHistory\x12#.riverboat.v1.GetHandHistoryRequest\x1a$.riverboat.v1.GetHandHistoryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'riverboat.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SITOUTREQUEST']._serialized_start=99
-  _globals['_SITOUTREQUEST']._serialized_end=152
-  _globals['_SITOUTRESPONSE']._serialized_start=154
-  _globals['_SITOUTRESPONSE']._serialized_end=226
-  _globals['_SITINREQUEST']._serialized_start=228
-  _globals['_SITINREQUEST']._serialized_end=280
-  _globals['_SITINRESPONSE']._serialized_start=282
-  _globals['_SITINRESPONSE']._serialized_end=353
-  _globals['_OPENTABLEREQUEST']._serialized_start=356
-  _globals['_OPENTABLEREQUEST']._serialized_end=619
-  _globals['_OPENTABLERESPONSE']._serialized_start=621
-  _globals['_OPENTABLERESPONSE']._serialized_end=675
-  _globals['_SEATPLAYERREQUEST']._serialized_start=678
-  _globals['_SEATPLAYERREQUEST']._serialized_end=806
-  _globals['_SEATPLAYERRESPONSE']._serialized_start=808
-  _globals['_SEATPLAYERRESPONSE']._serialized_end=845
-  _globals['_UNSEATPLAYERREQUEST']._serialized_start=847
-  _globals['_UNSEATPLAYERREQUEST']._serialized_end=936
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=938
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=1009
-  _globals['_ACTREQUEST']._serialized_start=1012
-  _globals['_ACTREQUEST']._serialized_end=1234
-  _globals['_ACTRESPONSE']._serialized_start=1236
-  _globals['_ACTRESPONSE']._serialized_end=1305
-  _globals['_WATCHREQUEST']._serialized_start=1307
-  _globals['_WATCHREQUEST']._serialized_end=1362
-  _globals['_WATCHRESPONSE']._serialized_start=1364
-  _globals['_WATCHRESPONSE']._serialized_end=1480
-  _globals['_GETTABLEVIEWREQUEST']._serialized_start=1482
-  _globals['_GETTABLEVIEWREQUEST']._serialized_end=1521
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=1523
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=1584
-  _globals['_VIEWCARD']._serialized_start=1586
-  _globals['_VIEWCARD']._serialized_end=1627
-  _globals['_SEATVIEW']._serialized_start=1630
-  _globals['_SEATVIEW']._serialized_end=1937
-  _globals['_LEGALACTION']._serialized_start=1939
-  _globals['_LEGALACTION']._serialized_end=2035
-  _globals['_TABLEVIEW']._serialized_start=2038
-  _globals['_TABLEVIEW']._serialized_end=2685
-  _globals['_TABLESERVICE']._serialized_start=2688
-  _globals['_TABLESERVICE']._serialized_end=3298
+  _globals['_SITOUTREQUEST']._serialized_start=132
+  _globals['_SITOUTREQUEST']._serialized_end=185
+  _globals['_SITOUTRESPONSE']._serialized_start=187
+  _globals['_SITOUTRESPONSE']._serialized_end=259
+  _globals['_SITINREQUEST']._serialized_start=261
+  _globals['_SITINREQUEST']._serialized_end=313
+  _globals['_SITINRESPONSE']._serialized_start=315
+  _globals['_SITINRESPONSE']._serialized_end=386
+  _globals['_LISTHANDSREQUEST']._serialized_start=388
+  _globals['_LISTHANDSREQUEST']._serialized_end=479
+  _globals['_LISTHANDSRESPONSE']._serialized_start=481
+  _globals['_LISTHANDSRESPONSE']._serialized_end=567
+  _globals['_HANDPLAYER']._serialized_start=569
+  _globals['_HANDPLAYER']._serialized_end=656
+  _globals['_HANDSUMMARY']._serialized_start=659
+  _globals['_HANDSUMMARY']._serialized_end=921
+  _globals['_GETHANDHISTORYREQUEST']._serialized_start=923
+  _globals['_GETHANDHISTORYREQUEST']._serialized_end=981
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_start=984
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_end=1142
+  _globals['_OPENTABLEREQUEST']._serialized_start=1145
+  _globals['_OPENTABLEREQUEST']._serialized_end=1408
+  _globals['_OPENTABLERESPONSE']._serialized_start=1410
+  _globals['_OPENTABLERESPONSE']._serialized_end=1464
+  _globals['_SEATPLAYERREQUEST']._serialized_start=1467
+  _globals['_SEATPLAYERREQUEST']._serialized_end=1595
+  _globals['_SEATPLAYERRESPONSE']._serialized_start=1597
+  _globals['_SEATPLAYERRESPONSE']._serialized_end=1634
+  _globals['_UNSEATPLAYERREQUEST']._serialized_start=1636
+  _globals['_UNSEATPLAYERREQUEST']._serialized_end=1725
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=1727
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=1798
+  _globals['_ACTREQUEST']._serialized_start=1801
+  _globals['_ACTREQUEST']._serialized_end=2023
+  _globals['_ACTRESPONSE']._serialized_start=2025
+  _globals['_ACTRESPONSE']._serialized_end=2094
+  _globals['_WATCHREQUEST']._serialized_start=2096
+  _globals['_WATCHREQUEST']._serialized_end=2151
+  _globals['_WATCHRESPONSE']._serialized_start=2153
+  _globals['_WATCHRESPONSE']._serialized_end=2269
+  _globals['_GETTABLEVIEWREQUEST']._serialized_start=2271
+  _globals['_GETTABLEVIEWREQUEST']._serialized_end=2310
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=2312
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=2373
+  _globals['_VIEWCARD']._serialized_start=2375
+  _globals['_VIEWCARD']._serialized_end=2416
+  _globals['_SEATVIEW']._serialized_start=2419
+  _globals['_SEATVIEW']._serialized_end=2726
+  _globals['_LEGALACTION']._serialized_start=2728
+  _globals['_LEGALACTION']._serialized_end=2824
+  _globals['_TABLEVIEW']._serialized_start=2827
+  _globals['_TABLEVIEW']._serialized_end=3474
+  _globals['_TABLESERVICE']._serialized_start=3477
+  _globals['_TABLESERVICE']._serialized_end=4258
 # @@protoc_insertion_point(module_scope)

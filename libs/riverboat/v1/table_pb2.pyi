@@ -1,4 +1,7 @@
+import datetime
+
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from riverboat.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -39,6 +42,86 @@ class SitInResponse(_message.Message):
     version: int
     view: TableView
     def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class ListHandsRequest(_message.Message):
+    __slots__ = ("table_id", "page_size", "page_token", "player")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    page_size: int
+    page_token: str
+    player: str
+    def __init__(self, table_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
+
+class ListHandsResponse(_message.Message):
+    __slots__ = ("hands", "next_page_token")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[HandSummary]
+    next_page_token: str
+    def __init__(self, hands: _Optional[_Iterable[_Union[HandSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class HandPlayer(_message.Message):
+    __slots__ = ("seat", "player", "starting_stack", "final_stack")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STARTING_STACK_FIELD_NUMBER: _ClassVar[int]
+    FINAL_STACK_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    starting_stack: int
+    final_stack: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., starting_stack: _Optional[int] = ..., final_stack: _Optional[int] = ...) -> None: ...
+
+class HandSummary(_message.Message):
+    __slots__ = ("table_id", "hand_id", "game", "started_at", "button", "players", "paid_out", "rake", "voided", "first_version", "last_version")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    BUTTON_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    PAID_OUT_FIELD_NUMBER: _ClassVar[int]
+    RAKE_FIELD_NUMBER: _ClassVar[int]
+    VOIDED_FIELD_NUMBER: _ClassVar[int]
+    FIRST_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LAST_VERSION_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_id: str
+    game: str
+    started_at: _timestamp_pb2.Timestamp
+    button: int
+    players: _containers.RepeatedCompositeFieldContainer[HandPlayer]
+    paid_out: int
+    rake: int
+    voided: bool
+    first_version: int
+    last_version: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., game: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., button: _Optional[int] = ..., players: _Optional[_Iterable[_Union[HandPlayer, _Mapping]]] = ..., paid_out: _Optional[int] = ..., rake: _Optional[int] = ..., voided: _Optional[bool] = ..., first_version: _Optional[int] = ..., last_version: _Optional[int] = ...) -> None: ...
+
+class GetHandHistoryRequest(_message.Message):
+    __slots__ = ("table_id", "hand_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    hand_id: str
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ...) -> None: ...
+
+class GetHandHistoryResponse(_message.Message):
+    __slots__ = ("hand", "perspective", "events", "text", "phh")
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    PERSPECTIVE_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PHH_FIELD_NUMBER: _ClassVar[int]
+    hand: HandSummary
+    perspective: str
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.EventEnvelope]
+    text: str
+    phh: str
+    def __init__(self, hand: _Optional[_Union[HandSummary, _Mapping]] = ..., perspective: _Optional[str] = ..., events: _Optional[_Iterable[_Union[_events_pb2.EventEnvelope, _Mapping]]] = ..., text: _Optional[str] = ..., phh: _Optional[str] = ...) -> None: ...
 
 class OpenTableRequest(_message.Message):
     __slots__ = ("table_id", "name", "variant", "options", "action_seconds", "request_id", "dealers_choice", "time_bank")

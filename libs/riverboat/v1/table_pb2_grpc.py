@@ -84,6 +84,16 @@ class TableServiceStub:
                 request_serializer=riverboat_dot_v1_dot_table__pb2.SitInRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_table__pb2.SitInResponse.FromString,
                 _registered_method=True)
+        self.ListHands = channel.unary_unary(
+                '/riverboat.v1.TableService/ListHands',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.ListHandsRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.ListHandsResponse.FromString,
+                _registered_method=True)
+        self.GetHandHistory = channel.unary_unary(
+                '/riverboat.v1.TableService/GetHandHistory',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -157,6 +167,24 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListHands(self, request, context):
+        """Hands played at the table and over, newest first, a page at a time (AIP-158; see
+        docs/architecture.md#paging). A player: the hands they were dealt into. Operators and
+        auditors: every hand (or one player's). Any instance of the service answers: it reads
+        the table's log.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHandHistory(self, request, context):
+        """One hand that is over, as the caller may see it: a player (dealt into it) what they saw,
+        their own cards and the hands shown down; operators and auditors every card.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -199,6 +227,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.SitIn,
                     request_deserializer=riverboat_dot_v1_dot_table__pb2.SitInRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_table__pb2.SitInResponse.SerializeToString,
+            ),
+            'ListHands': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListHands,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.ListHandsRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.ListHandsResponse.SerializeToString,
+            ),
+            'GetHandHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHandHistory,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -427,6 +465,60 @@ class TableService:
             '/riverboat.v1.TableService/SitIn',
             riverboat_dot_v1_dot_table__pb2.SitInRequest.SerializeToString,
             riverboat_dot_v1_dot_table__pb2.SitInResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListHands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/ListHands',
+            riverboat_dot_v1_dot_table__pb2.ListHandsRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.ListHandsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHandHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/GetHandHistory',
+            riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

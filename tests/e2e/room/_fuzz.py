@@ -40,6 +40,8 @@ READS = frozenset(
         "ListTables",
         "GetTable",
         "GetTableView",
+        "ListHands",
+        "GetHandHistory",
         "Watch",
         "GetDeck",
         "Reshuffle",

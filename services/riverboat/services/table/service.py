@@ -41,6 +41,7 @@ from riverboat.services.common.errors import (
     log_error,
 )
 from riverboat.services.table.dealer_client import DealerUnavailable
+from riverboat.services.table.histories import HandHistories
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import LeaseNotHeld, Submitted, TableRunner, Update
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
@@ -63,6 +64,8 @@ RULES = {
     "Act": {"player"},
     "SitOut": {"player"},
     "SitIn": {"player"},
+    "ListHands": {"player", "operator", "auditor"},
+    "GetHandHistory": {"player", "operator", "auditor"},
 }
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -105,6 +108,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     def __init__(self, registry: TableRegistry) -> None:
         self.registry = registry
         self._views: dict[str, TableViews] = {}
+        self.histories = HandHistories(registry.store)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -491,3 +495,24 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         version and seat for every watcher of that seat."""
         seat = viewer_seat(runner.state, viewer)
         return self._table_views(runner).update(runner.state, runner.version, seat, update)
+
+    # --- hand histories (services/table/histories.py) -------------------------------------
+
+    async def ListHands(
+        self, request: table_pb2.ListHandsRequest, context: Ctx
+    ) -> table_pb2.ListHandsResponse:
+        """The hands over at a table, newest first, as the caller may see them."""
+        self._check_table_id(request.table_id)
+        return await self.histories.list_hands(request)
+
+    async def GetHandHistory(
+        self, request: table_pb2.GetHandHistoryRequest, context: Ctx
+    ) -> table_pb2.GetHandHistoryResponse:
+        """One hand that is over, as the caller may see it."""
+        self._check_table_id(request.table_id)
+        return await self.histories.get_hand_history(request)
+
+    @staticmethod
+    def _check_table_id(table_id: str) -> None:
+        if not _TABLE_ID.fullmatch(table_id or ""):
+            raise InvalidArgument("table_id must be 1-64 letters, digits, '-' or '_'")

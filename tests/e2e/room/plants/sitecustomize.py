@@ -7,7 +7,8 @@ with one recovery bug, so the test can show that the battery's oracles catch it:
   resuming it;
 - ``other-deck-on-resume`` (dealer): asked again for a hand's deck (a restarted table asks),
   the dealer serves another deck than the committed one;
-- ``double-rake`` (settlement): the ledger books every rake twice.
+- ``double-rake`` (settlement): the ledger books every rake twice;
+- ``history-leak`` (table): ``GetHandHistory`` shows a player every hole card.
 """
 
 from __future__ import annotations
@@ -56,3 +57,15 @@ elif _PLANT == "double-rake":
         return _project(ctx, event, meta)
 
     _store.project_table_event = _project_table_event  # type: ignore[attr-defined]
+
+elif _PLANT == "history-leak":
+    # GetHandHistory shows a player the hand as the auditor sees it (every hole card).
+    from riverboat.history import AUDITOR as _AUDITOR
+    from riverboat.services.table import histories as _histories
+
+    _visible = _histories.visible_events  # type: ignore[attr-defined]
+
+    def _leaky(hand: Any, perspective: Any) -> Any:
+        return _visible(hand, _AUDITOR)
+
+    _histories.visible_events = _leaky  # type: ignore[attr-defined]
