@@ -168,6 +168,24 @@ class TableClient:
         view: table_pb2.TableView = reply.view
         return view
 
+    async def list_hands(
+        self, table_id: str, page_size: int = 0, page_token: str = "", player: str = ""
+    ) -> table_pb2.ListHandsResponse:
+        """A page of the table's hands that are over, newest first (a player: theirs)."""
+        request = table_pb2.ListHandsRequest(
+            table_id=table_id, page_size=page_size, page_token=page_token, player=player
+        )
+        reply: table_pb2.ListHandsResponse = await self._unary(table_id, "ListHands", request)
+        return reply
+
+    async def hand_history(self, table_id: str, hand_id: str) -> table_pb2.GetHandHistoryResponse:
+        """One hand that is over, as this identity may see it."""
+        request = table_pb2.GetHandHistoryRequest(table_id=table_id, hand_id=hand_id)
+        reply: table_pb2.GetHandHistoryResponse = await self._unary(
+            table_id, "GetHandHistory", request
+        )
+        return reply
+
     async def act(
         self,
         table_id: str,

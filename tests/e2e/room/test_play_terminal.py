@@ -243,6 +243,27 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
             assert left is not None
             cashed_out = int(left.group(1)) * 100 + int(left.group(2))
             await screen.expect("lobby> ")
+            # The last hands, from the table service's hand histories: watching the table,
+            # `hands` lists the first hand, and `hand ID` prints it as ann saw it (her own
+            # cards, and the bot's, shown at the showdown).
+            screen.send("w 1")
+            await screen.expect(f"{table.table_id}> ")
+            screen.send("hands")
+            await screen.expect("Last hands")
+            await screen.expect("hand N shows one of them")
+            assert hand_id in screen.text
+            shown_before = len(screen.text)
+            screen.send(f"hand {hand_id}")
+            await screen.expect(r"PokerStars Hand #\d+:")
+            await screen.expect(r"\*\*\* SUMMARY \*\*\*")
+            await screen.expect(f"{table.table_id}> ")
+            history = screen.text[shown_before:]
+            assert "Dealt to ann" in history
+            for card in bot_hole[hand_id]:
+                assert card in history  # the showdown showed them
+            screen.send("l")
+            await screen.expect("Stopped watching; back in the lobby.")
+            await screen.expect("lobby> ")
             # The chips reach the wallet once settlement has read the table's log.
             wallet = 10_000 - 4_000 + cashed_out
             for _ in range(50):

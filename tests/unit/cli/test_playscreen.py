@@ -7,7 +7,7 @@ from rich.console import Console
 
 from riverboat.cli.play.commands import ActionError, choose_action
 from riverboat.cli.play.narrate import Narrator
-from riverboat.cli.play.render import lobby_table, table_panel, turn_line
+from riverboat.cli.play.render import hands_table, lobby_table, table_panel, turn_line
 from riverboat.cli.play.text import HIDDEN, card_label, choices_line
 from riverboat.v1 import events_pb2 as ev
 from riverboat.v1 import lobby_pb2, table_pb2
@@ -398,3 +398,37 @@ def test_lobby_table_shows_who_waits_and_the_seat_offered() -> None:
     assert "2. ann (you)" in text
     # Without anyone waiting the screen has no Waiting column.
     assert "Waiting" not in render(lobby_table([quiet], me="ann"), width=160)
+
+
+def test_the_last_hands_screen_says_what_each_hand_came_to_for_you() -> None:
+    def hand(hand_id: str, ann: tuple[int, int], *, voided: bool = False) -> table_pb2.HandSummary:
+        return table_pb2.HandSummary(
+            table_id="t1",
+            hand_id=hand_id,
+            game="seven_card_stud_hi_lo",
+            players=[
+                table_pb2.HandPlayer(seat=1, player="bot", starting_stack=5000, final_stack=4000),
+                table_pb2.HandPlayer(
+                    seat=2, player="ann", starting_stack=ann[0], final_stack=ann[1]
+                ),
+            ],
+            paid_out=1900,
+            rake=100,
+            voided=voided,
+        )
+
+    hands = [
+        hand("t1-9", (4000, 4950)),
+        hand("t1-5", (4000, 3000)),
+        hand("t1-2", (4000, 4000), voided=True),
+    ]
+    lines = render(hands_table(hands, "ann")).splitlines()
+    rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
+    assert [r[:2] for r in rows] == [["1", "t1-9"], ["2", "t1-5"], ["3", "t1-2"]]
+    assert [r[-1] for r in rows] == ["+$9.50", "-$10.00", "$0.00"]
+    assert all("$20.00" in r for r in rows)  # the pot: paid out and rake
+    assert "(voided)" in rows[2]
+    assert "bot, ann" in " ".join(lines)
+    # An observer (not dealt in) gets no result column values.
+    observer = render(hands_table(hands[:1], "cat"))
+    assert "+$" not in observer and "-$" not in observer

@@ -280,6 +280,33 @@ def waiting_cell(listed: lobby_pb2.WaitingList, me: str = "") -> str:
     return "\n".join(lines)
 
 
+def hands_table(hands: Sequence[table_pb2.HandSummary], me: str = "") -> Table:
+    """The last hands at a table, newest first, numbered for ``hand 1``; with what each
+    came to for ``me`` (their stack after the hand less before it)."""
+    grid = Table(header_style="bold", title="Last hands", box=box.SIMPLE_HEAD, pad_edge=False)
+    grid.add_column("#", justify="right", no_wrap=True)
+    grid.add_column("Hand", overflow="fold")
+    grid.add_column("Game")
+    grid.add_column("Players")
+    grid.add_column("Pot", justify="right", no_wrap=True)
+    grid.add_column("You", justify="right", no_wrap=True)
+    for n, h in enumerate(hands, 1):
+        mine = next((p for p in h.players if p.player == me), None)
+        result = ""
+        if mine is not None:
+            net = mine.final_stack - mine.starting_stack
+            result = ("+" if net > 0 else "-" if net < 0 else "") + money(abs(net))
+        grid.add_row(
+            str(n),
+            h.hand_id + (" (voided)" if h.voided else ""),
+            SHORT_VARIANTS.get(h.game, variant_name(h.game)),
+            ", ".join(p.player for p in h.players),
+            money(h.paid_out + h.rake),
+            result,
+        )
+    return grid
+
+
 def help_table() -> Table:
     """The commands."""
     grid = Table(title="Commands", box=None, show_header=False, title_justify="left")

@@ -32,7 +32,13 @@ from riverboat.cli.clientkit import (
 from riverboat.cli.play.commands import ACTION_WORDS, ActionError, choose_move
 from riverboat.cli.play.narrate import Narrator
 from riverboat.cli.play.reader import LineReader
-from riverboat.cli.play.render import games_table, help_table, lobby_table, table_panel
+from riverboat.cli.play.render import (
+    games_table,
+    hands_table,
+    help_table,
+    lobby_table,
+    table_panel,
+)
 from riverboat.cli.play.text import my_seat, owes_move
 from riverboat.client import LobbyClient, TableClient
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
@@ -94,6 +100,7 @@ class PlaySession:
         self.tables: TableClient | None = None
         self.settlement: settlement_pb2_grpc.SettlementServiceStub | None = None
         self.listed: list[lobby_pb2.LobbyTable] = []
+        self.hands_listed: list[table_pb2.HandSummary] = []
         self.table_id = ""
         self.view: table_pb2.TableView | None = None
         self.narrator = Narrator("")
@@ -315,6 +322,10 @@ class PlaySession:
             await self.sit(out=False)
         elif word in ("bal", "balance", "wallet"):
             await self.balance()
+        elif word in ("hands", "history"):
+            await self.last_hands(rest)
+        elif word == "hand":
+            await self.one_hand(rest)
         elif word in ACTION_WORDS:
             await self.act(word, rest)
         else:
@@ -490,6 +501,48 @@ class PlaySession:
                 + (f", being seated {money(reply.reserved)}" if reply.reserved else "")
                 + "."
             )
+
+    # --- hand histories --------------------------------------------------------------------
+
+    async def last_hands(self, rest: str) -> None:
+        """``hands [N]``: the last N (default 5) hands you played at this table, newest first."""
+        assert self.tables is not None
+        if not self.table_id:
+            self.say("Join or watch a table first (j or w); hands lists your hands there.")
+            return
+        count = 5
+        if rest:
+            if not rest.isdigit() or not 1 <= int(rest) <= 100:
+                self.fail("hands N: N is 1 to 100.")
+                return
+            count = int(rest)
+        reply = await self._table_call(self.tables.list_hands(self.table_id, count))
+        if reply is None:
+            return
+        self.hands_listed = list(reply.hands)
+        if not self.hands_listed:
+            self.say(f"No hands of yours at {self.table_id} are over yet.")
+            return
+        self.show(
+            hands_table(self.hands_listed, self.player),
+            Text("hand N shows one of them (N: its number here, or its id).", style="dim"),
+        )
+
+    async def one_hand(self, rest: str) -> None:
+        """``hand N|ID``: one hand as you saw it (the hand history's text)."""
+        assert self.tables is not None
+        if not self.table_id:
+            self.say("Join or watch a table first (j or w); hand N shows one of your hands there.")
+            return
+        if not rest:
+            self.fail("Which hand? Give its number in the list (hands) or its id.")
+            return
+        hand_id = rest
+        if rest.isdigit() and 1 <= int(rest) <= len(self.hands_listed):
+            hand_id = self.hands_listed[int(rest) - 1].hand_id
+        reply = await self._table_call(self.tables.hand_history(self.table_id, hand_id))
+        if reply is not None:
+            self.console.print(Text(reply.text.rstrip()))
 
     # --- at a table ------------------------------------------------------------------------
 
