@@ -73,8 +73,11 @@ class Seen:
         self.own: dict[str, set[str]] = {}
         self.dealt_in: set[str] = set()
         self.order: list[str] = []
+        self.numbers: dict[str, int] = {}  # hand id -> the number the views gave it
         current: str | None = None
         for update in updates:
+            if update.HasField("view") and update.view.hand_id and update.view.hand_number:
+                self.numbers[update.view.hand_id] = update.view.hand_number
             for env in update.events:
                 kind = env.WhichOneof("payload")
                 if kind == "hand_started":
@@ -165,6 +168,26 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
                     metadata=_auth(room, name),
                 )
             assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+        # Hand numbers: as the views numbered them; a hand is found by its number too.
+        numbers = {**seen[players[0]].numbers, **seen[players[1]].numbers}
+        listed = stub.ListHands(
+            table_pb2.ListHandsRequest(table_id=TABLE, page_size=100), metadata=boss
+        ).hands
+        compared = 0
+        for summary in listed:
+            if summary.hand_id in numbers:
+                assert summary.hand_number == numbers[summary.hand_id], summary.hand_id
+                compared += 1
+            by_number = stub.GetHandHistory(
+                table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id=str(summary.hand_number)),
+                metadata=boss,
+            )
+            assert by_number.hand.hand_id == summary.hand_id
+        assert compared >= 2
+        assert [h.hand_number for h in listed] == sorted(
+            (h.hand_number for h in listed), reverse=True
+        )
 
         # No leak, nothing missing (own cards; every hole card for the operator).
         for name in players:

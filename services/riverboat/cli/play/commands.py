@@ -57,7 +57,7 @@ HELP = [
     ("l", "leave the table with your chips (after the hand if you are in one)"),
     ("bal", "your wallet"),
     ("hands [N]", "your last N hands at this table (5 unless said)"),
-    ("hand N", "one of them as you saw it (N: its number in hands, or its id)"),
+    ("hand N", "one of them as you saw it (N: the hand's number, #N in hands, or its id)"),
     ("h", "this help"),
     ("q", "quit"),
 ]

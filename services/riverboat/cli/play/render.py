@@ -281,8 +281,8 @@ def waiting_cell(listed: lobby_pb2.WaitingList, me: str = "") -> str:
 
 
 def hands_table(hands: Sequence[table_pb2.HandSummary], me: str = "") -> Table:
-    """The last hands at a table, newest first, numbered for ``hand 1``; with what each
-    came to for ``me`` (their stack after the hand less before it)."""
+    """The last hands at a table, newest first, by number (``hand 12`` shows #12); with what
+    each came to for ``me`` (their stack after the hand less before it)."""
     grid = Table(header_style="bold", title="Last hands", box=box.SIMPLE_HEAD, pad_edge=False)
     grid.add_column("#", justify="right", no_wrap=True)
     grid.add_column("Hand", overflow="fold")
@@ -298,7 +298,9 @@ def hands_table(hands: Sequence[table_pb2.HandSummary], me: str = "") -> Table:
             result = ("+" if net > 0 else "-" if net < 0 else "") + money(abs(net))
         grid.add_row(
             str(n),
-            h.hand_id + (" (voided)" if h.voided else ""),
+            (f"#{h.hand_number} " if h.hand_number else "")
+            + h.hand_id
+            + (" (voided)" if h.voided else ""),
             SHORT_VARIANTS.get(h.game, variant_name(h.game)),
             ", ".join(p.player for p in h.players),
             money(h.paid_out + h.rake),

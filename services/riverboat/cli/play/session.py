@@ -525,22 +525,20 @@ class PlaySession:
             return
         self.show(
             hands_table(self.hands_listed, self.player),
-            Text("hand N shows one of them (N: its number here, or its id).", style="dim"),
+            Text("hand N shows one of them (N: its number, for example hand 12).", style="dim"),
         )
 
     async def one_hand(self, rest: str) -> None:
-        """``hand N|ID``: one hand as you saw it (the hand history's text)."""
+        """``hand N|ID``: one hand as you saw it (the hand history's text); N its number."""
         assert self.tables is not None
         if not self.table_id:
             self.say("Join or watch a table first (j or w); hand N shows one of your hands there.")
             return
         if not rest:
-            self.fail("Which hand? Give its number in the list (hands) or its id.")
+            self.fail("Which hand? Give its number (hands lists them) or its id.")
             return
-        hand_id = rest
-        if rest.isdigit() and 1 <= int(rest) <= len(self.hands_listed):
-            hand_id = self.hands_listed[int(rest) - 1].hand_id
-        reply = await self._table_call(self.tables.hand_history(self.table_id, hand_id))
+        # The table service takes the hand's number ("12", "#12" on screen) or its id.
+        reply = await self._table_call(self.tables.hand_history(self.table_id, rest.lstrip("#")))
         if reply is not None:
             self.console.print(Text(reply.text.rstrip()))
 

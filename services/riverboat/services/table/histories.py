@@ -18,12 +18,13 @@ Each table's hands are read once and kept; later calls read only the records app
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat import paging
 from riverboat.audit.tablelog import LoggedMessage
+from riverboat.engine.events import HandStarted
 from riverboat.eventcodec import event_to_pb
 from riverboat.eventstore import EventStore, EventStoreError
 from riverboat.history import AUDITOR, HandLog, Perspective, to_phh, to_pokerstars, visible_events
@@ -52,6 +53,7 @@ class _Table:
     upto: int = 0  # the last log version read
     over: list[HandLog] = field(default_factory=list)  # hands that are over, in log order
     ids: set[str] = field(default_factory=set)
+    numbers: dict[str, int] = field(default_factory=dict)  # hand id -> number, every hand dealt
     pending: list[LoggedMessage] = field(default_factory=list)  # since the last hand over
     current: HandLog | None = None  # the hand in play, if any
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -79,10 +81,15 @@ class HandHistories:
                 log = log_from_records(table_id, records)
                 table.name = table.name or table_name_of(log)
                 table.pending.extend(log)
+                for message in log:  # numbered as the table's fold numbers them
+                    for logged in message.events:
+                        if isinstance(logged.event, HandStarted):
+                            table.numbers[logged.event.hand_id] = len(table.numbers) + 1
                 table.upto = records[-1].version
                 table.current = None
                 cut = 0
-                for hand in hands_from_log(table_id, table.pending, table.name):
+                for scanned in hands_from_log(table_id, table.pending, table.name):
+                    hand = replace(scanned, number=table.numbers.get(scanned.hand_id, 0))
                     if not (hand.finished or hand.voided):
                         table.current = hand
                     elif hand.hand_id not in table.ids:
@@ -164,6 +171,10 @@ class HandHistories:
 
 
 def _find(table: _Table, hand_id: str) -> HandLog | None:
+    """The hand named by its id or its number (decimal text)."""
+    if hand_id.isascii() and hand_id.isdigit():
+        number = int(hand_id)
+        hand_id = next((h for h, n in table.numbers.items() if n == number), "")
     if table.current is not None and table.current.hand_id == hand_id:
         return table.current
     if hand_id not in table.ids:
@@ -213,4 +224,5 @@ def _summary(hand: HandLog) -> table_pb2.HandSummary:
         voided=hand.voided,
         first_version=hand.first_version,
         last_version=hand.last_version,
+        hand_number=hand.number,
     )
