@@ -34,7 +34,8 @@ from tests.terminal import spawn_in_pty
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 ERASED = re.compile(r"[^\n]*\r\x1b\[2K")  # a prompt the client erased to print above it
 _SGR = r"(?:\x1b\[[0-9;]*m)*"  # colour codes between the words of the turn line
-TURN = rf"Your turn{_SGR} \(\d+ s\): {_SGR}([^\n│]*)"
+# "(30 s)", "(30 s, time bank 60 s)" or "(on your time bank: 45 s)" before the choices.
+TURN = rf"Your turn{_SGR} \([^)\n]*\d+ s\): {_SGR}([^\n│]*)"
 REPO = Path(__file__).resolve().parents[3]
 
 
