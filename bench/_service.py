@@ -27,6 +27,7 @@ from riverboat.auth import Identity
 from riverboat.client import next_move, random_chooser, random_picker
 from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.common.auth import acting_as
+from riverboat.services.common.errors import ServiceError
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import Commitment
@@ -154,7 +155,7 @@ async def measure_service(tables: int, *, warmup: float, window: float) -> Servi
                 choosing += time.thread_time() - began
                 try:
                     reply = await service.Act(act, context)
-                except _Refused:
+                except (_Refused, ServiceError):  # what the ErrorInterceptor would send
                     errors += 1
                     continue
                 reply.SerializeToString()

@@ -31,6 +31,7 @@ from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import start_tracing
+from riverboat.services.common.validation import ValidationInterceptor
 from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
 from riverboat.services.dealer.service import SERVICE_NAME, DealerService
@@ -70,6 +71,7 @@ class DealerServer:
             interceptors=[
                 ErrorInterceptor(context_fields=("table_id", "hand_id")),
                 AuthInterceptor(issuer or TokenIssuer(load_token_key()), rules),
+                ValidationInterceptor(),
             ],
             grace=config.grace,
         )

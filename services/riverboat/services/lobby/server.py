@@ -23,6 +23,7 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.lifecycle import connect_nats
 from riverboat.services.common.limits import RateLimitInterceptor
 from riverboat.services.common.tracing import client_interceptors
+from riverboat.services.common.validation import ValidationInterceptor
 from riverboat.services.lobby.config import LobbyConfig
 from riverboat.services.lobby.hashing import PasswordHashing
 from riverboat.services.lobby.log import Lobby
@@ -65,6 +66,7 @@ class LobbyServer:
                     open_prefixes=("/grpc.health.", "/grpc.reflection.", *OPEN_METHODS),
                 ),
                 RateLimitInterceptor(config.rate_limits),
+                ValidationInterceptor(),
             ],
             options=[("grpc.max_receive_message_length", 64 * 1024)],
         )

@@ -35,6 +35,7 @@ from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
 from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import start_tracing
+from riverboat.services.common.validation import ValidationInterceptor
 from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
 from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
 from riverboat.services.settlement.database import Database
@@ -93,6 +94,7 @@ class SettlementServer:
             interceptors=[
                 ErrorInterceptor(context_fields=("player", "table_id", "account")),
                 AuthInterceptor(self._issuer, RULES),
+                ValidationInterceptor(),
             ],
             grace=config.grace,
         )

@@ -17,6 +17,7 @@ from riverboat.services.common import (
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.lifecycle import StartupError, connect_nats
 from riverboat.services.common.limits import RateLimitInterceptor
+from riverboat.services.common.validation import ValidationInterceptor
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.owners import LeaseKeeper, default_instance_id, safe_id
@@ -55,6 +56,7 @@ class TableServer:
                 ),
                 AuthInterceptor(self.issuer, RULES),
                 RateLimitInterceptor(config.rate_limits),
+                ValidationInterceptor(),
             ],
             options=[
                 ("grpc.max_receive_message_length", config.max_request_bytes),
