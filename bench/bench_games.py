@@ -22,9 +22,8 @@ from riverboat.engine.commands import Act, Command, Reshuffle, StartHand, TimeOu
 from riverboat.engine.events import Event, SeatEntry
 from riverboat.engine.game import VARIANTS, fold, step
 from riverboat.engine.games import GAMES, moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options
-from riverboat.engine.state import HandState
+from riverboat.engine.state import RESHUFFLE, HandState
 
 SEED = 20260101
 PLAYERS = 6
@@ -43,7 +42,7 @@ class Recorded:
 
 def random_command(state: HandState, rng: random.Random) -> Command:
     """A random legal command for one of the seats the hand waits for."""
-    if isinstance(state, GameHandState) and state.phase == RESHUFFLE:
+    if isinstance(state, HandState) and state.phase == RESHUFFLE:
         cards = list(state.reshuffle_cards)
         rng.shuffle(cards)
         return Reshuffle(tuple(cards))

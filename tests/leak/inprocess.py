@@ -14,8 +14,8 @@ from typing import Any
 from riverboat.engine.commands import Act, Reshuffle
 from riverboat.engine.events import DealerUp, HandStarted
 from riverboat.engine.games import DEALERS_CHOICE, GAMES, moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options, pacific_options
+from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.services.table.runner import Update
 from riverboat.services.table.viewpb import TableViews
 from riverboat.table import aggregate as table
@@ -114,7 +114,7 @@ class InProcessTable:
     def play_out(self, rng: random.Random) -> None:
         """Random legal moves (and the dealer's reshuffles) until the hand ends."""
         while (hand := self.state.hand) is not None and not hand.finished:
-            if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
+            if isinstance(hand, HandState) and hand.phase == RESHUFFLE:
                 cards = list(hand.reshuffle_cards)
                 rng.shuffle(cards)
                 self.do(table.act(self.state, Reshuffle(tuple(cards)), self.deck))

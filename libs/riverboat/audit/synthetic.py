@@ -21,9 +21,8 @@ from riverboat.audit.natsread import Layout
 from riverboat.audit.seeds import REVEAL_RECORD_TYPE
 from riverboat.engine.commands import Act, Reshuffle
 from riverboat.engine.games import moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
-from riverboat.engine.state import HandState
+from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import GENESIS_HASH, encode_chained_batch
 from riverboat.shuffle import commitment, derive_deck, derive_reshuffle
 from riverboat.table import aggregate, choice
@@ -248,7 +247,7 @@ class _Table:
                     "service:table",
                 )
                 break
-            if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
+            if isinstance(hand, HandState) and hand.phase == RESHUFFLE:
                 reshuffles += 1
                 cards = derive_reshuffle(hand_id, self.seed, reshuffles, hand.reshuffle_cards)
                 self.submit(

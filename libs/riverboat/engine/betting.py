@@ -1,15 +1,24 @@
-"""Fixed-limit betting: which actions a player may take now, and for how much.
+"""Fixed-limit betting for every game: what the player to act may do now, and for how much.
 
 Amounts are "to" amounts: the player's total for the street after the action.
+
+One judgement answers both questions a client asks (PokerKit's verify / can / do): each rule
+is tested once, in :func:`judge`, and the same test yields either the legal action or the
+rule that refuses it. :func:`legal_actions` lists the first, :func:`verify` raises the second,
+so the list and the refusal can never disagree. What differs between games (the size of a
+bet or raise, what a wager is called) comes from the game's :class:`BettingRules`.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from riverboat.engine.cards import rank_of
 from riverboat.engine.errors import IllegalAction
-from riverboat.engine.state import HandState, spread_minimum, spread_unit
+from riverboat.engine.state import BET, HandState
+
+#: Every betting action a game may know; a game takes some of them (``BettingRules``).
+WAGERS = ("complete", "bet", "raise")
 
 
 class LegalAction(NamedTuple):
@@ -24,44 +33,98 @@ class LegalAction(NamedTuple):
         return self.to[0]
 
 
-def legal_actions(state: HandState) -> list[LegalAction]:
-    """Everything the player to act may do now in a Pacific stud hand (empty when nobody is
-    to act). :func:`riverboat.engine.game.legal_actions` answers for every game."""
-    i = state.to_act
-    if i is None or state.finished:
-        return []
-    opts = state.options
-    stack = state.stacks[i]
-    mine = state.street_bets[i]
+class BettingRules(Protocol):
+    """What a game decides about its betting rounds (:class:`riverboat.engine.flow.Game`)."""
+
+    def wager_kind(self, s: HandState) -> str:
+        """What a bet or raise is called now (``bet``, ``raise``, ``complete``)."""
+        ...
+
+    def increments(self, s: HandState, i: int) -> tuple[int, ...] | range:
+        """The sizes player ``i`` may bet or raise by, over the last full bet."""
+        ...
+
+
+class Judgement(NamedTuple):
+    """The player to act's betting actions: those allowed, and the rule refusing each other."""
+
+    legal: list[LegalAction]
+    refused: dict[str, str]
+
+
+_NOBODY = Judgement([], {})
+
+
+def judge(s: HandState, rules: BettingRules, *, reasons: bool = True) -> Judgement:
+    """Every betting action of the player to act, allowed (with its totals) or refused (with
+    the rule's name; ``reasons=False`` skips naming them, for callers that only list the
+    legal ones). Empty when nobody is to act in a betting round."""
+    i = s.to_act
+    if i is None or s.finished or s.phase != BET:
+        return _NOBODY
+    opts = s.options
+    stack = s.stacks[i]
+    mine = s.street_bets[i]
     most = mine + stack
-    if state.bring_in_pending:
-        out = [LegalAction("bring_in", (min(opts.bring_in, most),))]
+    if s.bring_in_pending:
+        # The forced bring-in: bring in, or complete to the small bet; nothing else.
+        legal = [LegalAction("bring_in", (min(opts.bring_in, most),))]
         if most > opts.bring_in:
-            out.append(LegalAction("complete", (min(opts.small_bet, most),)))
-        return out
-    to_call = state.level - mine
-    out = [LegalAction("fold", (mine,))]
+            legal.append(LegalAction("complete", (min(opts.small_bet, most),)))
+        return Judgement(legal, {})
+    to_call = s.level - mine
+    legal = [LegalAction("fold", (mine,))]
     if to_call <= 0:
-        out.append(LegalAction("check", (mine,)))
+        legal.append(LegalAction("check", (mine,)))
     else:
-        out.append(LegalAction("call", (min(state.level, most),)))
-    if stack > to_call and _may_wager(state, i):
-        if state.street == 3 and state.bets_made == 0 and not opts.no_bring_in:
-            kind = "complete"
-        elif state.level == 0:
-            kind = "bet"
-        else:
-            kind = "raise"
-        targets = sorted({min(state.last_full_level + inc, most) for inc in _increments(state)})
-        out.append(LegalAction(kind, tuple(targets)))
-    return out
+        legal.append(LegalAction("call", (min(s.level, most),)))
+    no_wager = _wager_refused(s, i, stack, to_call)
+    kind = rules.wager_kind(s)
+    if no_wager is None:
+        targets = sorted({min(s.last_full_level + inc, most) for inc in rules.increments(s, i)})
+        legal.append(LegalAction(kind, tuple(targets)))
+    if not reasons:
+        return Judgement(legal, {})
+    refused = {"bring_in": "action_not_allowed"}
+    if to_call <= 0:
+        refused["call"] = "nothing_to_call"
+    else:
+        refused["check"] = "cannot_check_facing_a_bet"
+    for wager in WAGERS:
+        if wager != kind or no_wager is not None:
+            refused[wager] = no_wager or "wager_not_allowed"
+    return Judgement(legal, refused)
 
 
-def find_legal(
-    state: HandState, action: str, amount: int | None, legal: list[LegalAction]
-) -> LegalAction:
-    """The action of ``legal`` (what the player to act may do) named ``action`` (at
-    ``amount`` if given), else :class:`IllegalAction`."""
+def _wager_refused(s: HandState, i: int, stack: int, to_call: int) -> str | None:
+    """The rule that keeps player ``i`` from betting or raising now, or None if they may."""
+    acted = s.acted_since_full[i]
+    # Someone who acted since the last full bet may not raise a short all-in: it does not
+    # reopen the betting for them.
+    if acted and s.level > s.street_bets[i]:
+        return "short_all_in_does_not_reopen"
+    if capped(s):
+        return "betting_capped"
+    if acted or stack <= to_call:
+        return "wager_not_allowed"
+    # Betting into players who are all in (or folded) would be a bet nobody can call.
+    if not any(
+        j != i and not s.folded[j] and s.street_bets[j] + s.stacks[j] > s.level
+        for j in range(s.player_count)
+    ):
+        return "wager_not_allowed"
+    return None
+
+
+def legal_actions(s: HandState, rules: BettingRules) -> list[LegalAction]:
+    """Everything the player to act may do in a betting round (empty when nobody is to act)."""
+    return judge(s, rules, reasons=False).legal
+
+
+def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -> LegalAction:
+    """The legal action named ``action`` (at ``amount`` if given); else :class:`IllegalAction`
+    naming the rule :func:`judge` found broken."""
+    legal = judge(s, rules, reasons=False).legal
     for candidate in legal:
         if candidate.action == action:
             if amount is not None and amount not in candidate.to:
@@ -72,74 +135,34 @@ def find_legal(
                 )
             return candidate
     names = ", ".join(c.action for c in legal)
-    raise IllegalAction(
-        f"{action} is not allowed now; you may {names}", rule=_why_not(state, action)
-    )
+    refused = judge(s, rules).refused
+    # Anything not judged is refused while a forced bring-in waits.
+    rule = refused.get(action, "bring_in_required" if s.bring_in_pending else "action_not_allowed")
+    raise IllegalAction(f"{action} is not allowed now; you may {names}", rule=rule)
 
 
-def _why_not(state: HandState, action: str) -> str:
-    """A precise rule name for a refused action, for clients and logs."""
-    if action in ("raise", "bet", "complete"):
-        i = state.to_act
-        if i is not None and state.acted_since_full[i] and state.level > state.street_bets[i]:
-            return "short_all_in_does_not_reopen"
-        if _capped(state):
-            return "betting_capped"
-        if state.bring_in_pending:
-            return "bring_in_required"
-        return "wager_not_allowed"
-    if action == "fold" and state.bring_in_pending:
-        return "bring_in_required"
-    if action == "check":
-        return "cannot_check_facing_a_bet"
-    if action == "call":
-        return "nothing_to_call"
-    return "action_not_allowed"
+def timeout_action(s: HandState, rules: BettingRules) -> str:
+    """What the clock does for the player to act: check if they may, else fold; a forced
+    bring-in cannot be folded, so the clock posts it."""
+    names = {a.action for a in judge(s, rules, reasons=False).legal}
+    if "check" in names:
+        return "check"
+    return "fold" if "fold" in names else "bring_in"
 
 
-def _capped(state: HandState) -> bool:
-    if state.bets_made < 1 + state.options.max_raises:
+def capped(s: HandState) -> bool:
+    """Whether the round's bets and raises have reached the cap (lifted heads-up, unless the
+    round was capped before it became heads-up)."""
+    if s.bets_made < 1 + s.options.max_raises:
         return False
-    heads_up = sum(1 for f in state.folded if not f) == 2
-    return not (state.options.uncap_heads_up and heads_up and not state.capped)
+    heads_up = sum(1 for f in s.folded if not f) == 2
+    return not (s.options.uncap_heads_up and heads_up and not s.capped)
 
 
-def _may_wager(state: HandState, i: int) -> bool:
-    if _capped(state):
-        return False
-    # Someone who acted since the last full bet may not raise a short all-in (it does not
-    # reopen the betting for them).
-    if state.acted_since_full[i]:
-        return False
-    # Betting into players who are all in (or folded) would be a bet nobody can call.
-    return any(
-        j != i and not state.folded[j] and state.street_bets[j] + state.stacks[j] > state.level
-        for j in range(state.player_count)
-    )
-
-
-def _increments(state: HandState) -> tuple[int, ...] | range:
-    fixed = _fixed_increments(state)
-    if state.options.spread_limit:
-        # Spread limit (A-2): any whole-dollar amount from the smallest raise up to the limit.
-        return range(spread_minimum(state), max(fixed) + 1, spread_unit(state.bet_size))
-    return fixed
-
-
-def _fixed_increments(state: HandState) -> tuple[int, ...]:
-    opts = state.options
-    if state.big_bet_round or (state.street >= 5 and not opts.final_bet_rule):
-        return (opts.big_bet,)
-    if state.street == 4 and opts.open_pair_double_bet and open_pair_showing(state):
-        return (opts.small_bet, opts.big_bet)
-    # The round's own size: the small bet, or the big one on 7th under the Final Bet Rule.
-    return (state.bet_size,)
-
-
-def open_pair_showing(state: HandState) -> bool:
+def open_pair_showing(s: HandState) -> bool:
     """Whether any player still in shows a pair among their face-up cards (4th street rule)."""
-    for i in state.in_hand():
-        ranks = [rank_of(c) for c in state.up_cards(i)]
+    for i in s.in_hand():
+        ranks = [rank_of(c) for c in s.up_cards(i)]
         if len(ranks) != len(set(ranks)):
             return True
     return False

@@ -1,4 +1,4 @@
-"""The dealer's choice hand runner: what every game shares.
+"""The one hand state machine: what every game shares, Pacific stud included.
 
 A game (:class:`Game`, one module per game under :mod:`riverboat.engine.games`) says only how
 its hand goes: :meth:`Game.step` is called whenever nobody has anything left to do, and
@@ -7,7 +7,7 @@ does the rest: starting a hand, betting rounds, the phases' card actions and the
 reshuffle (:mod:`riverboat.engine.phases`), early wins and the payout, including
 declarations and a pot that rides.
 
-Like stud, ``decide`` is pure: the deck is an input, only dealt cards enter the events.
+``decide`` is pure: the deck is an input, only dealt cards enter the events.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from riverboat.engine.betting import LegalAction, _may_wager, find_legal
+from riverboat.engine.betting import LegalAction, judge, timeout_action, verify
 from riverboat.engine.cards import ACE, rank_of, suit_of
 from riverboat.engine.commands import BETTING_ACTIONS, GAME_ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.declare import BOTH, HIGH, LOW, Claim, Outcome, resolve
@@ -46,31 +46,20 @@ from riverboat.engine.game_options import (
     resolve_options,
 )
 from riverboat.engine.pots import build_pots_with_dead, rake_amount, split_evenly, take_rake
-from riverboat.engine.recording import Recorder as BaseRecorder
+from riverboat.engine.recording import Recorder as Recorder
 from riverboat.engine.seating import validate_seating
 from riverboat.engine.state import (
     BET,
     RESHUFFLE,
-    GameHandState,
     HandState,
     spread_minimum,
     spread_unit,
 )
 
 
-class Recorder(BaseRecorder):
-    """The shared recorder, over a dealer's choice hand's state."""
-
-    @property
-    def s(self) -> GameHandState:
-        """The state so far."""
-        assert isinstance(self.state, GameHandState)
-        return self.state
-
-
 class Game:
-    """A dealer's choice game. Subclasses set the class attributes and implement
-    :meth:`step`; the rest has defaults most games keep."""
+    """A game (Pacific stud or a dealer's choice game). Subclasses set the class attributes
+    and implement :meth:`step`; the rest has defaults most games keep."""
 
     #: The registered variant name (stable: it is stored in every hand's events).
     name: ClassVar[str] = ""
@@ -84,6 +73,23 @@ class Game:
     #: Odd chips among tied hands follow the table's ``odd_chip_order`` (stud games); other
     #: games give them clockwise from the button (house rules, button games).
     stud_odd_chips: ClassVar[bool] = False
+    #: The actions the game knows, and those of them taken in a betting round.
+    actions: ClassVar[frozenset[str]] = GAME_ACTIONS
+    betting: ClassVar[frozenset[str]] = BETTING_ACTIONS
+    #: Whether the game takes game options and a riding pot (``GameOptionsSet``,
+    #: ``PotCarriedIn``); Pacific stud's rules are all table options.
+    takes_options: ClassVar[bool] = True
+    #: The ``street`` of the first betting round (no rake when the hand ends in it).
+    first_round: ClassVar[int] = 1
+    #: What the first deal is called in the message for a deck too small for it.
+    first_deal: ClassVar[str] = "the deal"
+    #: Whether a pot that only one player may win is theirs as the high hand alone (no low
+    #: half named), as in Pacific stud; otherwise it is judged like any other.
+    lone_scoops: ClassVar[bool] = False
+
+    def who_deals(self) -> str:
+        """Who deals, in the message for a wrong number of players."""
+        return self.title
 
     def cards_needed(self, players: int) -> int:
         """Cards the deck must hold for the first deal."""
@@ -98,32 +104,32 @@ class Game:
         """Begin the next stage of the hand (called when nobody has anything to do)."""
         raise NotImplementedError
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         """Who opens the betting round about to begin (before skipping all-in players)."""
         return rotate_opener(s)
 
-    def declares(self, s: GameHandState) -> bool:
+    def declares(self, s: HandState) -> bool:
         """Whether this hand is shown down by declaration."""
         return self.ways is not None
 
-    def declare_ways(self, s: GameHandState, i: int) -> tuple[str, ...]:
+    def declare_ways(self, s: HandState, i: int) -> tuple[str, ...]:
         """The declarations player ``i`` may make."""
         assert self.ways is not None
         return (self.ways[0], HIGH, BOTH)
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def high(self, s: HandState, i: int) -> tuple[int, str] | None:
         """Player ``i``'s high key (higher is better) and its text, or None (cannot win)."""
         raise NotImplementedError
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def low(self, s: HandState, i: int) -> tuple[int, str] | None:
         """Player ``i``'s low-way key (lower is better) and its text, or None."""
         return None
 
-    def sweepers(self, s: GameHandState, live: Sequence[int]) -> list[int]:
+    def sweepers(self, s: HandState, live: Sequence[int]) -> list[int]:
         """Players whose hand takes the whole pot whatever was declared (a natural)."""
         return []
 
-    def offer_face_up(self, s: GameHandState) -> bool:
+    def offer_face_up(self, s: HandState) -> bool:
         """Whether a card taken from an offer is dealt face up."""
         return True
 
@@ -133,16 +139,42 @@ class Game:
     def after_community(self, rec: Recorder, card: int) -> None:
         """Called after a face-up community card."""
 
+    def dead_money(self, s: HandState) -> tuple[int, ...]:
+        """Each player's chips in the pot that are no bet (antes, card payments, a matched
+        pot): they make no all-in level of their own."""
+        return s.dead
+
+    # --- betting (riverboat.engine.betting.BettingRules) ---------------------------------
+
+    def wager_kind(self, s: HandState) -> str:
+        """A bet into nobody's bet, else a raise."""
+        return "bet" if s.level == 0 else "raise"
+
+    def increments(self, s: HandState, i: int) -> range | tuple[int, ...]:
+        """The round's bet size (the smallest raise up to it, spread limit); a matcher may bet
+        up to their share of the pot they matched."""
+        size = s.bet_size
+        share = _match_share(s, i)
+        if s.options.spread_limit:
+            # Spread limit (A-2): any whole-dollar amount from the smallest raise up to the limit.
+            return range(spread_minimum(s), max(size, share) + 1, spread_unit(size))
+        if share > size:
+            # Any whole number of dollars from the round's bet up to the share (whole cents
+            # when the bet itself is not whole dollars).
+            return range(size, share + 1, spread_unit(size))
+        return (size,)
+
 
 # --- starting a hand -------------------------------------------------------------------------
 
 
 def start(game: Game, command: StartHand) -> tuple[list[Event], HandState]:
     """Validate ``StartHand`` for ``game``, post antes, and play on to the first decision."""
+    if not game.takes_options and (command.game_options or command.carried_pot):
+        raise InvalidCommand(
+            f"{game.name} takes no game options and no carried pot", rule="invalid_command"
+        )
     _validate_start(game, command)
-    # A table created before today's rule book hands its recorded edition-1 choice on.
-    edition = edition_of(game.specs, command.game_options)
-    options = game.resolve(command.game_options, edition=edition)
     rec = Recorder(None, command.deck)
     rec.emit(
         HandStarted(
@@ -154,7 +186,11 @@ def start(game: Game, command: StartHand) -> tuple[list[Event], HandState]:
             options=command.options.to_dict(),
         )
     )
-    rec.emit(GameOptionsSet(options.to_dict()))
+    if game.takes_options:
+        # A table created before today's rule book hands its recorded edition-1 choice on.
+        edition = edition_of(game.specs, command.game_options)
+        options = game.resolve(command.game_options, edition=edition)
+        rec.emit(GameOptionsSet(options.to_dict()))
     if command.carried_pot:
         rec.emit(PotCarriedIn(command.carried_pot))
     s = rec.s
@@ -175,14 +211,15 @@ def _validate_start(game: Game, command: StartHand) -> None:
         raise InvalidCommand("a hand needs a hand_id", rule="invalid_command")
     opts = command.options
     n = len(command.seats)
-    validate_seating(command, most=min(opts.max_players, game.max_players), who_deals=game.title)
+    most = min(opts.max_players, game.max_players)
+    validate_seating(command, most=most, who_deals=game.who_deals())
     carried = command.carried_pot
     if not isinstance(carried, int) or isinstance(carried, bool) or carried < 0:
         raise InvalidCommand("carried_pot must be a whole number of cents", rule="bad_carry")
     need = game.cards_needed(n)
     if len(command.deck) < need:
         raise InvalidCommand(
-            f"the deck has {len(command.deck)} cards; the deal alone needs {need}",
+            f"the deck has {len(command.deck)} cards; {game.first_deal} alone needs {need}",
             rule="bad_deck",
         )
 
@@ -190,7 +227,7 @@ def _validate_start(game: Game, command: StartHand) -> None:
 # --- the loop ------------------------------------------------------------------------------
 
 
-def awaiting(s: GameHandState) -> bool:
+def awaiting(s: HandState) -> bool:
     """Whether someone (a player, or the dealer's reshuffle) must act before the hand goes on."""
     if s.finished or s.phase == RESHUFFLE:
         return True
@@ -235,7 +272,7 @@ def stub_left(rec: Recorder) -> int:
     return len(rec.deck) - rec.s.deck_pos
 
 
-def first_able(s: GameHandState, start: int) -> int | None:
+def first_able(s: HandState, start: int) -> int | None:
     """``start`` or the next player clockwise who can still bet; None if under two can."""
     if sum(1 for i in range(s.player_count) if s.can_bet(i)) < 2:
         return None
@@ -247,19 +284,19 @@ def first_able(s: GameHandState, start: int) -> int | None:
     return None  # pragma: no cover
 
 
-def rotate_opener(s: GameHandState) -> int:
+def rotate_opener(s: HandState) -> int:
     """Buderick: the first round opens with the first player on the dealer's left, the 2nd
     round with the 2nd, and so on (counting players still in, clockwise, wrapping)."""
     live = s.in_hand()
     return live[s.street % len(live)]
 
 
-def left_opener(s: GameHandState) -> int:
+def left_opener(s: HandState) -> int:
     """The first player still in on the dealer's left."""
     return s.in_hand()[0]
 
 
-def best_showing(s: GameHandState, key: Callable[[int], int], *, by_suit: bool = False) -> int:
+def best_showing(s: HandState, key: Callable[[int], int], *, by_suit: bool = False) -> int:
     """The player still in with the best ``key`` (their board); ties go to the first
     clockwise from the dealer, or with ``by_suit`` to the highest face-up card by suit."""
     best_i, best_k = -1, -1
@@ -272,7 +309,7 @@ def best_showing(s: GameHandState, key: Callable[[int], int], *, by_suit: bool =
     return best_i
 
 
-def _top_up(s: GameHandState, i: int) -> int:
+def _top_up(s: HandState, i: int) -> int:
     ups = s.up_cards(i)
     return max(ups) if ups else -1
 
@@ -332,43 +369,13 @@ def finish(rec: Recorder, game: Game) -> None:
 # --- betting -----------------------------------------------------------------------------------
 
 
-def betting_actions(s: GameHandState) -> list[LegalAction]:
-    """Fixed-limit betting for the player to act: fold, check or call, bet or raise by the
-    round's size (a matcher may bet up to their share of the pot they matched)."""
-    i = s.to_act
-    if i is None or s.finished or s.phase != BET:
-        return []
-    stack = s.stacks[i]
-    mine = s.street_bets[i]
-    most = mine + stack
-    to_call = s.level - mine
-    out = [LegalAction("fold", (mine,))]
-    if to_call <= 0:
-        out.append(LegalAction("check", (mine,)))
-    else:
-        out.append(LegalAction("call", (min(s.level, most),)))
-    if stack > to_call and _may_wager(s, i):
-        kind = "bet" if s.level == 0 else "raise"
-        targets = sorted({min(s.last_full_level + inc, most) for inc in _increments(s, i)})
-        out.append(LegalAction(kind, tuple(targets)))
-    return out
+def betting_actions(game: Game, s: HandState) -> list[LegalAction]:
+    """Fixed-limit betting for the player to act (riverboat.engine.betting, by ``game``'s
+    rules): fold, check or call, bet or raise."""
+    return judge(s, game, reasons=False).legal
 
 
-def _increments(s: GameHandState, i: int) -> range | tuple[int, ...]:
-    size = s.bet_size
-    if s.options.spread_limit:
-        # Spread limit (A-2): any whole-dollar amount from the smallest raise up to the limit.
-        top = max(size, _match_share(s, i))
-        return range(spread_minimum(s), top + 1, spread_unit(size))
-    share = _match_share(s, i)
-    if share > size:
-        # Any whole number of dollars from the round's bet up to the share (whole cents
-        # when the bet itself is not whole dollars).
-        return range(size, share + 1, spread_unit(size))
-    return (size,)
-
-
-def _match_share(s: GameHandState, i: int) -> int:
+def _match_share(s: HandState, i: int) -> int:
     """What a matcher may bet in the round after their match (0 for anyone else)."""
     if s.matched[i] and s.street == s.match_round:
         return s.matched[i] * s.game_options.number("match_bet_percent") // 100
@@ -385,20 +392,19 @@ def bet(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:
             f"it is seat {s.seats[s.to_act]}'s turn, not seat {s.seats[i]}'s", rule="out_of_turn"
         )
     if isinstance(command, TimeOut):
-        names = {a.action for a in betting_actions(s)}
-        action, amount = ("check" if "check" in names else "fold"), None
+        action, amount = timeout_action(s, game), None
     else:
         action, amount = command.action, command.amount
-        if action not in BETTING_ACTIONS:
-            if action in GAME_ACTIONS:
+        if action not in game.betting:
+            if action in game.actions:
                 raise IllegalAction(
                     f"{action} is not allowed in a betting round", rule="wrong_phase"
                 )
             raise InvalidCommand(
-                f"unknown action {action!r}; actions are {', '.join(sorted(GAME_ACTIONS))}",
+                f"unknown action {action!r}; actions are {', '.join(sorted(game.actions))}",
                 rule="unknown_action",
             )
-    legal = find_legal(s, action, amount, betting_actions(s))
+    legal = verify(s, game, action, amount)
     to = legal.amount if amount is None else amount
     added = to - s.street_bets[i]
     rec.emit(
@@ -411,7 +417,7 @@ def bet(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:
         )
     )
     after = rec.s
-    if len(after.in_hand()) == 1:
+    if after.folded.count(False) == 1:
         return_uncalled(rec)
         win_uncontested(rec, game)
     elif after.to_act is None:
@@ -446,14 +452,14 @@ def settle(rec: Recorder, game: Game, resolver: Resolver) -> None:
     the pots that are paid, pay each pot by ``resolver``; pots nobody may win ride."""
     s = rec.s
     opts = s.options
-    pots = build_pots_with_dead(s.committed, s.dead, s.folded, s.carried_in)
+    pots = build_pots_with_dead(s.committed, game.dead_money(s), s.folded, s.carried_in)
     outcomes = [resolver(list(p.eligible)) for p in pots]
     paid = [p.amount for p, o in zip(pots, outcomes, strict=True) if not o.rides]
     rake = 0
     if (
         opts.rake_basis_points
         and sum(paid)
-        and not (opts.no_rake_on_third_street and s.street <= 1)
+        and not (opts.no_rake_on_third_street and s.street <= game.first_round)
     ):
         rake = rake_amount(sum(paid), opts.rake_basis_points, opts.rake_cap(s.player_count))
     cuts = iter(take_rake(paid, rake))
@@ -496,7 +502,7 @@ def _add(into: dict[int, int], more: dict[int, int]) -> None:
         into[k] = into.get(k, 0) + v
 
 
-def _odd_order(s: GameHandState, game: Game, winners: list[int], *, high: bool) -> list[int]:
+def _odd_order(s: HandState, game: Game, winners: list[int], *, high: bool) -> list[int]:
     """Tied winners in the order odd chips go out: clockwise from the button in button
     games; in stud games by the table's ``odd_chip_order`` (highest card by suit for high,
     lowest for low, looking at all the player's cards)."""
@@ -543,6 +549,8 @@ def showdown(rec: Recorder, game: Game) -> None:
     ways = {game.ways[0]: LOW, HIGH: HIGH, BOTH: BOTH} if game.ways else {}
 
     def resolver(eligible: list[int]) -> Outcome:
+        if game.lone_scoops and len(eligible) == 1:
+            return Outcome(tuple(eligible), (), False, ())
         naturals = [i for i in eligible if i in sweep]
         if naturals:
             return Outcome(tuple(naturals), (), False, ())

@@ -1,8 +1,10 @@
 """The engine's front door: ``decide(state, command) -> events`` and ``apply(state, event)``.
 
-Every variant goes through it: ``seven_card_stud_hi_lo`` (:mod:`riverboat.engine.stud`) and
-the dealer's choice games (:mod:`riverboat.engine.games`, played by :mod:`~riverboat.engine.flow`
-and :mod:`~riverboat.engine.phases`).
+Every variant goes through it, on one hand state machine: a game
+(:mod:`riverboat.engine.games`: ``seven_card_stud_hi_lo`` and the dealer's choice games) says
+only how its hand goes; :mod:`~riverboat.engine.flow` and :mod:`~riverboat.engine.phases` play
+every game's hand, :mod:`~riverboat.engine.betting` judges every betting round and
+:mod:`~riverboat.engine.state` folds every event into one state type.
 
 >>> from riverboat.engine.cards import parse_cards
 >>> from riverboat.engine.events import SeatEntry
@@ -29,16 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from riverboat.engine import flow, phases, stud
+from riverboat.engine import flow, phases
 from riverboat.engine.betting import LegalAction
 from riverboat.engine.commands import Act, Command, Reshuffle, StartHand, TimeOut
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.events import Event, HandStarted
-from riverboat.engine.games import GAMES, game_for, legal_actions
-from riverboat.engine.state import GameHandState, HandState, apply, fold_events, initial_state
+from riverboat.engine.games import ALL_GAMES, game_for, legal_actions
+from riverboat.engine.state import HandState, apply, fold_events, initial_state
 
 #: Every variant the engine plays: Pacific stud hi/lo first, then the dealer's choice games.
-VARIANTS = (stud.VARIANT, *GAMES)
+VARIANTS = tuple(ALL_GAMES)
 
 __all__ = [
     "VARIANTS",
@@ -78,24 +80,13 @@ def step(
     if isinstance(command, StartHand):
         if state is not None and not state.finished:
             raise IllegalAction("a hand is already in progress", rule="hand_in_progress")
-        if command.variant == stud.VARIANT:
-            if command.game_options or command.carried_pot:
-                raise InvalidCommand(
-                    "seven_card_stud_hi_lo takes no game options and no carried pot",
-                    rule="invalid_command",
-                )
-            return stud.start_with_state(command)
         return flow.start(game_for(command.variant), command)
     if isinstance(command, Act | TimeOut | Reshuffle):
         if state is None:
             raise IllegalAction("no hand is in progress", rule="no_hand")
         if deck is None:
             raise InvalidCommand("the dealer's deck for this hand is needed", rule="bad_deck")
-        if isinstance(state, GameHandState):
-            return phases.act(game_for(state.variant), state, command, deck)
-        if isinstance(command, Reshuffle):
-            raise IllegalAction("no reshuffle was asked for", rule="no_reshuffle")
-        return stud.act_with_state(state, command, deck)
+        return phases.act(game_for(state.variant), state, command, deck)
     raise InvalidCommand(f"unknown command {type(command).__name__}")
 
 

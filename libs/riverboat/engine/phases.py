@@ -1,4 +1,4 @@
-"""Player commands in a dealer's choice hand: betting, the card phases and the dealer's reshuffle.
+"""Player commands in a hand of any game: betting, the card phases and the dealer's reshuffle.
 
 The phases (``PhaseStarted.phase``) and the action each expects:
 
@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 
 from riverboat.engine.betting import LegalAction
 from riverboat.engine.cards import DECK_SIZE, card_str, suit_of
-from riverboat.engine.commands import GAME_ACTIONS, Act, Reshuffle, TimeOut
+from riverboat.engine.commands import Act, Reshuffle, TimeOut
 from riverboat.engine.declare import BOTH, COINS, HIGH, LOW
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.events import (
@@ -58,7 +58,7 @@ from riverboat.engine.flow import (
     win_uncontested,
 )
 from riverboat.engine.recording import seat_index
-from riverboat.engine.state import BET, RESHUFFLE, GameHandState, HandState
+from riverboat.engine.state import BET, RESHUFFLE, HandState
 
 #: The action(s) each phase expects.
 PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
@@ -74,15 +74,15 @@ PHASE_ACTIONS: dict[str, tuple[str, ...]] = {
 
 
 def act(
-    game: Game, state: GameHandState, command: Act | TimeOut | Reshuffle, deck: Sequence[int]
+    game: Game, state: HandState, command: Act | TimeOut | Reshuffle, deck: Sequence[int]
 ) -> tuple[list[Event], HandState]:
-    """Validate a command in a dealer's choice hand and play out what follows."""
+    """Validate a command in a hand of ``game`` and play out what follows."""
     if isinstance(command, Reshuffle):
         return _reshuffle(game, state, command, deck)
     i = seat_index(state, command.seat, deck)
-    if isinstance(command, Act) and command.action not in GAME_ACTIONS:
+    if isinstance(command, Act) and command.action not in game.actions:
         raise InvalidCommand(
-            f"unknown action {command.action!r}; actions are {', '.join(sorted(GAME_ACTIONS))}",
+            f"unknown action {command.action!r}; actions are {', '.join(sorted(game.actions))}",
             rule="unknown_action",
         )
     rec = Recorder(state, deck)
@@ -135,7 +135,7 @@ def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> Non
 _CARD_ACTIONS = frozenset({"draw", "discard", "pass", "order", "expose"})
 
 
-def _check_shape(game: Game, s: GameHandState, i: int, command: Act) -> None:
+def _check_shape(game: Game, s: HandState, i: int, command: Act) -> None:
     """Refuse fields an action does not take (cards on a take, a choice on a pass...); an
     ``amount`` must be one :func:`legal_moves` lists (the number of cards of a card action)."""
     name = command.action
@@ -154,7 +154,7 @@ def _check_shape(game: Game, s: GameHandState, i: int, command: Act) -> None:
         raise IllegalAction(f"{name} is for {allowed}, not {command.amount}", rule="wrong_amount")
 
 
-def _cards(s: GameHandState, i: int, command: Act, what: str) -> tuple[int, ...]:
+def _cards(s: HandState, i: int, command: Act, what: str) -> tuple[int, ...]:
     """The command's cards, checked: real, distinct, held by the player, a legal count."""
     cards = tuple(command.cards)
     for card in cards:
@@ -195,7 +195,7 @@ def deal_owed(rec: Recorder, seat: int, count: int, *, mine: Sequence[int]) -> N
 
 
 def _reshuffle(
-    game: Game, state: GameHandState, command: Reshuffle, deck: Sequence[int]
+    game: Game, state: HandState, command: Reshuffle, deck: Sequence[int]
 ) -> tuple[list[Event], HandState]:
     if state.phase != RESHUFFLE:
         raise IllegalAction("no reshuffle was asked for", rule="no_reshuffle")
@@ -259,7 +259,7 @@ def _offer(game: Game, rec: Recorder, i: int, command: Act) -> None:
         rec.emit(OfferAnswered(seat, False))
 
 
-def declaration(game: Game, s: GameHandState, i: int, command: Act) -> str:
+def declaration(game: Game, s: HandState, i: int, command: Act) -> str:
     """The declaration a command makes (by word, or by coins), checked for player ``i``."""
     assert game.ways is not None
     choice = command.choice
@@ -330,7 +330,7 @@ def _close_phase(rec: Recorder) -> None:
 # --- the clock and the legal moves ---------------------------------------------------------
 
 
-def timeout_move(game: Game, s: GameHandState, i: int) -> Act:
+def timeout_move(game: Game, s: HandState, i: int) -> Act:
     """What the clock does for player ``i`` in the current phase: draw nothing (stand pat),
     discard or pass the lowest cards, keep the order held, expose the first face-down card,
     stand, declare high, decline a match (fold)."""
@@ -353,7 +353,7 @@ def timeout_move(game: Game, s: GameHandState, i: int) -> Act:
     return Act(seat, "fold")
 
 
-def legal_moves(game: Game, s: GameHandState, seat: int) -> list[LegalAction]:
+def legal_moves(game: Game, s: HandState, seat: int) -> list[LegalAction]:
     """What ``seat`` may do now. Betting actions list the street totals they may go to; card
     actions list how many cards they take; ``declare`` lists the coins allowed (1 low or
     spade, 2 high, 3 both); ``match`` the amount to match."""
@@ -361,7 +361,7 @@ def legal_moves(game: Game, s: GameHandState, seat: int) -> list[LegalAction]:
     if i is None or s.finished:
         return []
     if s.phase == BET:
-        return betting_actions(s) if s.to_act == i else []
+        return betting_actions(game, s) if s.to_act == i else []
     if s.phase == RESHUFFLE or not s.pending or not s.pending[i]:
         return []
     if not s.simultaneous and s.to_act != i:
@@ -388,6 +388,6 @@ def legal_moves(game: Game, s: GameHandState, seat: int) -> list[LegalAction]:
     return []  # pragma: no cover
 
 
-def hole_spades(s: GameHandState, i: int) -> list[int]:
+def hole_spades(s: HandState, i: int) -> list[int]:
     """Player ``i``'s face-down spades."""
     return [c for c, up in zip(s.cards[i], s.face_up[i], strict=True) if not up and suit_of(c) == 3]

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from riverboat.engine.events import DealerUp
-from riverboat.engine.state import GameHandState, HandState
+from riverboat.engine.state import HandState
 
 
 def next_seat(ready: Iterable[int], after: int) -> int:
@@ -56,9 +56,9 @@ def dealer_up(
 
 def riding_pot(hand: HandState) -> int:
     """The pot a finished hand leaves riding into the next deal (0 when it was paid)."""
-    return hand.carried_out if isinstance(hand, GameHandState) else 0
+    return hand.carried_out
 
 
 def pot_carried_in(hand: HandState) -> int:
     """The riding pot a hand was dealt with (it rides on if the hand is voided)."""
-    return hand.carried_in if isinstance(hand, GameHandState) else 0
+    return hand.carried_in

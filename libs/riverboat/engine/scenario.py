@@ -56,7 +56,7 @@ from riverboat.engine.session import (
     SessionState,
     step_session,
 )
-from riverboat.engine.state import STUD_VARIANT, GameHandState, HandState
+from riverboat.engine.state import STUD_VARIANT, HandState
 
 #: Largest scenario accepted (actions); a hand of stud never needs more than a few hundred.
 MAX_ACTIONS = 10_000
@@ -108,7 +108,7 @@ def describe(state: HandState, events: list[Event]) -> dict[str, Any]:
     }
     if not state.finished:
         out["to_act"] = None if state.to_act is None else state.seats[state.to_act]
-    if isinstance(state, GameHandState):
+    if state.variant != STUD_VARIANT:  # the dealer's choice games' part of the contract
         out["variant"] = state.variant
         out["carried_in"] = state.carried_in
         out["carried_out"] = state.carried_out

@@ -1,8 +1,9 @@
 """The state of one hand, and ``apply``: the fold of one event into it.
 
-:class:`HandState` is Pacific stud's state; :class:`GameHandState` adds the fields the
-dealer's choice games need (phases, passes, declarations, wild cards, the riding pot...) and
-its events' handlers. Both are folded here, so the fold has one home and no import cycle.
+One state type for every game: :class:`HandState` holds Pacific stud's hand and every field
+a dealer's choice game adds (phases, passes, declarations, wild cards, the riding pot...);
+a game that has no use for a field leaves its default. One table of handlers folds every
+event of every game.
 
 ``apply`` never judges: it records what an event says. Betting bookkeeping that follows
 mechanically from an action (who must still act, the current level, the raise count) is
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, cast
+from typing import Any
 
 from riverboat.engine.events import (
     ActionTaken,
@@ -59,12 +60,21 @@ from riverboat.engine.game_options import NO_OPTIONS, GameOptions
 from riverboat.engine.options import TableOptions
 
 _WAGERS = frozenset({"bet", "raise", "complete"})
+#: The phase while a betting round is open.
+BET = "bet"
+#: The phase while the dealer reshuffles discards for a draw.
+RESHUFFLE = "reshuffle"
 
 
 # Not slotted: a __dict__ lets ``replace`` copy the state with one C-level dict merge.
 @dataclass(frozen=True)
 class HandState:
-    """Everything about one hand. Immutable: ``apply`` returns a new state."""
+    """Everything about one hand of any game. Immutable: ``apply`` returns a new state.
+
+    ``street`` is Pacific stud's street (3rd to 7th) or, in a dealer's choice game, the
+    betting rounds begun (1 = the first). Cards a player no longer holds (discarded, passed,
+    eliminated) leave ``cards``; ``face_up`` stays aligned.
+    """
 
     hand_id: str
     variant: str
@@ -101,6 +111,57 @@ class HandState:
     finished: bool = False
     last_aggressor: int | None = field(default=None)
 
+    # --- what the dealer's choice games add (Pacific stud keeps the defaults) -------------
+    game_options: GameOptions = NO_OPTIONS
+    #: "" before the first phase, ``"bet"`` in a betting round, a ``PhaseStarted`` phase name,
+    #: or ``"reshuffle"`` while the dealer reshuffles discards.
+    phase: str = ""
+    #: Non-betting phases begun, in order (``"draw"``, ``"pass"``...).
+    phases: tuple[str, ...] = ()
+    #: The betting rounds begun (``street``) when each of ``phases`` began.
+    phase_streets: tuple[int, ...] = ()
+    #: Who still has to act in the current non-betting phase (by player index).
+    pending: tuple[bool, ...] = ()
+    simultaneous: bool = False
+    card_limits: tuple[int, int] = (0, 0)
+    #: Chips each player put in that are not bets: antes, card payments, matched pots.
+    dead: tuple[int, ...] = ()
+    carried_in: int = 0
+    carried_out: int = 0
+    #: Discards not (yet) reshuffled into the stub.
+    discard_pile: tuple[int, ...] = ()
+    #: Cards each player has put down to pass, until they are delivered.
+    to_pass: tuple[tuple[int, ...], ...] = ()
+    #: Delivered passes: (from seat, to seat, cards).
+    passes: tuple[tuple[int, int, tuple[int, ...]], ...] = ()
+    #: Each player's declaration ("" = none yet).
+    declarations: tuple[str, ...] = ()
+    revealed: bool = False
+    #: Follow the Queen: the rank that follows the last face-up queen, and whether the next
+    #: face-up card will name it.
+    wild_rank: int | None = None
+    wild_awaiting: bool = False
+    #: Exposed-card payments: (seat, card, amount).
+    payments: tuple[tuple[int, int, int], ...] = ()
+    #: Match the pot: the amount each player still has to match, and what each matched.
+    match_due: tuple[int, ...] = ()
+    matched: tuple[int, ...] = ()
+    #: The betting round in which matchers may bet more (the one after their match).
+    match_round: int = 0
+    #: Card offers: whether anyone took a card in the current offer round; consecutive stands.
+    took_any: bool = False
+    stands: tuple[int, ...] = ()
+    #: Elimination: where the face-down row starts in the deck, the table cards turned (row and
+    #: stock, in order), how many row cards are turned, and the ranks eliminated.
+    row_start: int = 0
+    row: tuple[int, ...] = ()
+    row_turned: int = 0
+    eliminated: tuple[int, ...] = ()
+    #: A draw waiting for the dealer's reshuffle: the cards to shuffle and who is owed cards.
+    reshuffle_cards: tuple[int, ...] = ()
+    owed_seat: int = 0
+    owed: int = 0
+
     # --- queries -------------------------------------------------------------------------
     def index_of(self, seat: int) -> int | None:
         """The dealing-order index of ``seat``, or None if that seat is not in the hand."""
@@ -128,67 +189,85 @@ class HandState:
 
     @property
     def pot_total(self) -> int:
-        """Chips in the middle not yet paid out (the rake, once taken, is no longer here)."""
-        return sum(self.committed) - sum(a.amount for a in self.awards) - self.rake
+        """Chips in the middle: this deal's, plus a pot carried in, less what rode out."""
+        return (
+            sum(self.committed)
+            + self.carried_in
+            - sum(a.amount for a in self.awards)
+            - self.rake
+            - self.carried_out
+        )
 
     @property
     def total_chips(self) -> int:
-        """Stacks + pot + rake: equal to the starting stacks at every step (chips conserved)."""
-        return sum(self.stacks) + self.pot_total + self.rake
+        """Stacks + pot + rake + the pot that rode out: the starting stacks plus the pot
+        carried in, at every step."""
+        return sum(self.stacks) + self.pot_total + self.rake + self.carried_out
+
+    def seat_pending(self, seat: int) -> bool:
+        """Whether ``seat`` still has to act in the current non-betting phase."""
+        i = self.index_of(seat)
+        return i is not None and bool(self.pending) and self.pending[i]
 
 
 _FIELDS = frozenset(f.name for f in fields(HandState))
-#: The fields of each state class (a dealer's choice hand adds its own; see gamestate.py).
-CLASS_FIELDS: dict[type[HandState], frozenset[str]] = {HandState: _FIELDS}
 _SET = object.__setattr__
 
 
 def replace(state: HandState, **changes: Any) -> HandState:
     """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
     ``__init__``. The fold runs once per event, so this copy is its main cost."""
-    known = _FIELDS if state.__class__ is HandState else CLASS_FIELDS[state.__class__]
-    assert known.issuperset(changes), f"unknown state fields: {set(changes) - known}"
-    new = object.__new__(state.__class__)  # HandState, or a dealer's choice GameHandState
+    assert _FIELDS.issuperset(changes), f"unknown state fields: {set(changes) - _FIELDS}"
+    new = object.__new__(HandState)
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new
 
 
-#: The variant played on plain :class:`HandState`; every other (dealer's choice) variant is
-#: played on :class:`riverboat.engine.gamestate.GameHandState`.
+#: Pacific Poker's seven-card stud hi/lo (also dealt at a dealer's choice table).
 STUD_VARIANT = "seven_card_stud_hi_lo"
 
 
 def initial_state(event: HandStarted) -> HandState:
     """The state right after ``HandStarted``."""
-    if event.variant != STUD_VARIANT:
-        return initial_game_state(event)
-    return _initial(event)
-
-
-def _initial(event: HandStarted) -> HandState:
     options = _options(event.options)
     ordered = dealing_order(event.button, [s.seat for s in event.seats])
     by_seat = {s.seat: s for s in event.seats}
     entries = [by_seat[seat] for seat in ordered]
     n = len(entries)
-    return HandState(
-        hand_id=event.hand_id,
-        variant=event.variant,
-        options=options,
-        button=event.button,
-        seats=tuple(ordered),
-        players=tuple(e.player for e in entries),
-        starting_stacks=tuple(e.stack for e in entries),
-        stacks=tuple(e.stack for e in entries),
-        deck_size=event.deck_size,
-        committed=(0,) * n,
-        street_bets=(0,) * n,
-        folded=(False,) * n,
-        cards=((),) * n,
-        face_up=((),) * n,
-        needs_action=(False,) * n,
-        acted_since_full=(False,) * n,
+    # Only the fields that differ from their defaults go into the instance's ``__dict__``;
+    # the rest are read from the class (dataclass defaults), so a game that never sets a
+    # field (Pacific stud and most of the games' fields) does not copy it on every event.
+    state = object.__new__(HandState)
+    _SET(
+        state,
+        "__dict__",
+        dict(
+            hand_id=event.hand_id,
+            variant=event.variant,
+            options=options,
+            button=event.button,
+            seats=tuple(ordered),
+            players=tuple(e.player for e in entries),
+            starting_stacks=tuple(e.stack for e in entries),
+            stacks=tuple(e.stack for e in entries),
+            deck_size=event.deck_size,
+            committed=(0,) * n,
+            street_bets=(0,) * n,
+            folded=(False,) * n,
+            cards=((),) * n,
+            face_up=((),) * n,
+            needs_action=(False,) * n,
+            acted_since_full=(False,) * n,
+            pending=(False,) * n,
+            dead=(0,) * n,
+            to_pass=((),) * n,
+            declarations=("",) * n,
+            match_due=(0,) * n,
+            matched=(0,) * n,
+            stands=(0,) * n,
+        ),
     )
+    return state
 
 
 _OPTIONS_CACHE: dict[str, TableOptions] = {}
@@ -225,10 +304,7 @@ def fold_events(events: list[Event]) -> HandState:
 
 def apply(state: HandState, event: Event) -> HandState:
     """Fold one event into the state."""
-    if state.__class__ is HandState:
-        handler = _HANDLERS.get(type(event))
-    else:
-        handler = _GAME_HANDLERS.get(type(event))
+    handler = _HANDLERS.get(type(event))
     if handler is None:
         raise TypeError(f"apply: unsupported event {type(event).__name__}")
     return handler(state, event)
@@ -244,10 +320,13 @@ def _set_flag(values: tuple[bool, ...], i: int, value: bool) -> tuple[bool, ...]
 
 def _ante(state: HandState, event: AntePosted) -> HandState:
     i = state.seats.index(event.seat)
+    # An ante is dead money (not a bet); whether it also counts towards a player's all-in
+    # level is the game's payout rule (Pacific: a per-player ante does).
     return replace(
         state,
         stacks=_set(state.stacks, i, state.stacks[i] - event.amount),
         committed=_set(state.committed, i, state.committed[i] + event.amount),
+        dead=_set(state.dead, i, state.dead[i] + event.amount),
     )
 
 
@@ -285,6 +364,10 @@ def _round(state: HandState, event: BettingRoundStarted) -> HandState:
         big_bet_round=False,
         bring_in_pending=event.forced_bring_in and first is not None,
         last_aggressor=None,
+        phase=BET,
+        pending=(False,) * n,
+        # A matcher's larger bets are for the round after their match only.
+        matched=state.matched if event.street == state.match_round else (0,) * n,
     )
 
 
@@ -309,7 +392,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     if event.to > level:
         if event.action == "bring_in":
             full = False
-        elif state.__class__ is not HandState:
+        elif state.variant != STUD_VARIANT:
             # Dealer's choice games: the round's own bet size is the full bet (spread limit:
             # the smallest raise allowed now).
             increment = spread_minimum(state) if state.options.spread_limit else state.bet_size
@@ -420,132 +503,7 @@ def _started(state: HandState, event: HandStarted) -> HandState:
     raise ValueError("HandStarted begins a hand; fold it with initial_state")
 
 
-_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
-    HandStarted: _started,
-    AntePosted: _ante,
-    CardDealt: _card,
-    CommunityCardDealt: _community,
-    BettingRoundStarted: _round,
-    ActionTaken: _action,
-    UncalledBetReturned: _uncalled,
-    HandShown: _shown,
-    RakeTaken: _rake,
-    PotAwarded: _award,
-    HandEnded: _ended,
-}
-
-
-# --- a dealer's choice hand ------------------------------------------------------------------
-
-#: The phase while a betting round is open.
-BET = "bet"
-#: The phase while the dealer reshuffles discards for a draw.
-RESHUFFLE = "reshuffle"
-
-
-# Not slotted, like HandState: ``replace`` copies it with one dict merge.
-@dataclass(frozen=True)
-class GameHandState(HandState):
-    """A dealer's choice hand: every ``HandState`` field, plus the games' own.
-
-    ``street`` counts the betting rounds begun (1 = the first round). Cards a player no
-    longer holds (discarded, passed, eliminated) leave ``cards``; ``face_up`` stays aligned.
-    """
-
-    game_options: GameOptions = NO_OPTIONS
-    #: "" before the first phase, ``"bet"`` in a betting round, a ``PhaseStarted`` phase name,
-    #: or ``"reshuffle"`` while the dealer reshuffles discards.
-    phase: str = ""
-    #: Non-betting phases begun, in order (``"draw"``, ``"pass"``...).
-    phases: tuple[str, ...] = ()
-    #: The betting rounds begun (``street``) when each of ``phases`` began.
-    phase_streets: tuple[int, ...] = ()
-    #: Who still has to act in the current non-betting phase (by player index).
-    pending: tuple[bool, ...] = ()
-    simultaneous: bool = False
-    card_limits: tuple[int, int] = (0, 0)
-    #: Chips each player put in that are not bets: antes, card payments, matched pots.
-    dead: tuple[int, ...] = ()
-    carried_in: int = 0
-    carried_out: int = 0
-    #: Discards not (yet) reshuffled into the stub.
-    discard_pile: tuple[int, ...] = ()
-    #: Cards each player has put down to pass, until they are delivered.
-    to_pass: tuple[tuple[int, ...], ...] = ()
-    #: Delivered passes: (from seat, to seat, cards).
-    passes: tuple[tuple[int, int, tuple[int, ...]], ...] = ()
-    #: Each player's declaration ("" = none yet).
-    declarations: tuple[str, ...] = ()
-    revealed: bool = False
-    #: Follow the Queen: the rank that follows the last face-up queen, and whether the next
-    #: face-up card will name it.
-    wild_rank: int | None = None
-    wild_awaiting: bool = False
-    #: Exposed-card payments: (seat, card, amount).
-    payments: tuple[tuple[int, int, int], ...] = ()
-    #: Match the pot: the amount each player still has to match, and what each matched.
-    match_due: tuple[int, ...] = ()
-    matched: tuple[int, ...] = ()
-    #: The betting round in which matchers may bet more (the one after their match).
-    match_round: int = 0
-    #: Card offers: whether anyone took a card in the current offer round; consecutive stands.
-    took_any: bool = False
-    stands: tuple[int, ...] = ()
-    #: Elimination: where the face-down row starts in the deck, the table cards turned (row and
-    #: stock, in order), how many row cards are turned, and the ranks eliminated.
-    row_start: int = 0
-    row: tuple[int, ...] = ()
-    row_turned: int = 0
-    eliminated: tuple[int, ...] = ()
-    #: A draw waiting for the dealer's reshuffle: the cards to shuffle and who is owed cards.
-    reshuffle_cards: tuple[int, ...] = ()
-    owed_seat: int = 0
-    owed: int = 0
-
-    @property
-    def pot_total(self) -> int:
-        """Chips in the middle: this deal's, plus a pot carried in, less what rode out."""
-        return (
-            sum(self.committed)
-            + self.carried_in
-            - sum(a.amount for a in self.awards)
-            - self.rake
-            - self.carried_out
-        )
-
-    @property
-    def total_chips(self) -> int:
-        """Stacks + pot + rake + the pot that rode out: the starting stacks plus the pot
-        carried in, at every step."""
-        return sum(self.stacks) + self.pot_total + self.rake + self.carried_out
-
-    def seat_pending(self, seat: int) -> bool:
-        """Whether ``seat`` still has to act in the current non-betting phase."""
-        i = self.index_of(seat)
-        return i is not None and bool(self.pending) and self.pending[i]
-
-
-CLASS_FIELDS[GameHandState] = frozenset(f.name for f in fields(GameHandState))
-
-
-def initial_game_state(event: HandStarted) -> GameHandState:
-    """The state right after a dealer's choice game's ``HandStarted``."""
-    plain = _initial(event)
-    n = plain.player_count
-    return GameHandState(
-        **plain.__dict__,
-        pending=(False,) * n,
-        dead=(0,) * n,
-        to_pass=((),) * n,
-        declarations=("",) * n,
-        match_due=(0,) * n,
-        matched=(0,) * n,
-        stands=(0,) * n,
-    )
-
-
-def _g(state: HandState) -> GameHandState:
-    return cast(GameHandState, state)
+# --- the dealer's choice games' own events ------------------------------------------------------
 
 
 def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -561,7 +519,7 @@ def _next_pending(pending: tuple[bool, ...], after: int) -> int | None:
     return None
 
 
-def _done(s: GameHandState, i: int, **changes: Any) -> HandState:
+def _done(s: HandState, i: int, **changes: Any) -> HandState:
     """Player ``i`` has acted in the current phase: clear them and move the turn on."""
     pending = _put(s.pending, i, False)
     to_act = None if s.simultaneous else _next_pending(pending, i)
@@ -592,26 +550,11 @@ def _options_set(state: HandState, event: GameOptionsSet) -> HandState:
 
 
 def _carried_in(state: HandState, event: PotCarriedIn) -> HandState:
-    return replace(state, carried_in=_g(state).carried_in + event.amount)
-
-
-def _game_ante(state: HandState, event: AntePosted) -> HandState:
-    i = state.seats.index(event.seat)
-    s = _g(_ante(state, event))
-    return replace(s, dead=_put(s.dead, i, s.dead[i] + event.amount))
-
-
-def _game_round(state: HandState, event: BettingRoundStarted) -> HandState:
-    s = _g(_round(state, event))
-    n = s.player_count
-    changes: dict[str, Any] = {"phase": BET, "pending": (False,) * n}
-    if event.street != s.match_round:
-        changes["matched"] = (0,) * n
-    return replace(s, **changes)
+    return replace(state, carried_in=state.carried_in + event.amount)
 
 
 def _phase(state: HandState, event: PhaseStarted) -> HandState:
-    s = _g(state)
+    s = state
     pending = tuple(seat in event.seats_to_act for seat in s.seats)
     first = None
     if not event.simultaneous and event.seats_to_act:
@@ -633,7 +576,7 @@ def _phase(state: HandState, event: PhaseStarted) -> HandState:
 
 
 def _discarded(state: HandState, event: CardsDiscarded) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     cards, up = _without(s.cards[i], s.face_up[i], event.cards)
     return _done(
@@ -646,7 +589,7 @@ def _discarded(state: HandState, event: CardsDiscarded) -> HandState:
 
 
 def _to_pass(state: HandState, event: CardsToPass) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     cards, up = _without(s.cards[i], s.face_up[i], event.cards)
     return _done(
@@ -659,7 +602,7 @@ def _to_pass(state: HandState, event: CardsToPass) -> HandState:
 
 
 def _passed(state: HandState, event: CardsPassed) -> HandState:
-    s = _g(state)
+    s = state
     giver = s.seats.index(event.seat)
     taker = s.seats.index(event.to_seat)
     return replace(
@@ -672,7 +615,7 @@ def _passed(state: HandState, event: CardsPassed) -> HandState:
 
 
 def _ordered(state: HandState, event: CardsOrdered) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     by_card = dict(zip(s.cards[i], s.face_up[i], strict=True))
     up = tuple(by_card.get(c, False) for c in event.cards)
@@ -680,7 +623,7 @@ def _ordered(state: HandState, event: CardsOrdered) -> HandState:
 
 
 def _turned_up(state: HandState, event: CardTurnedUp) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     held = s.cards[i]
     if event.card in held:
@@ -696,20 +639,20 @@ def _turned_up(state: HandState, event: CardTurnedUp) -> HandState:
 
 
 def _offer(state: HandState, event: OfferAnswered) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     stands = _put(s.stands, i, 0 if event.took else s.stands[i] + 1)
     return _done(s, i, took_any=s.took_any or event.took, stands=stands)
 
 
 def _sealed(state: HandState, event: DeclarationSealed) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     return _done(s, i, declarations=_put(s.declarations, i, event.choice))
 
 
 def _revealed(state: HandState, event: DeclarationsRevealed) -> HandState:
-    s = _g(state)
+    s = state
     declarations = list(s.declarations)
     for seat, choice in event.declarations:
         declarations[s.seats.index(seat)] = choice
@@ -724,7 +667,7 @@ def _revealed(state: HandState, event: DeclarationsRevealed) -> HandState:
     )
 
 
-def _dead_money(s: GameHandState, i: int, amount: int) -> dict[str, Any]:
+def _dead_money(s: HandState, i: int, amount: int) -> dict[str, Any]:
     return {
         "stacks": _put(s.stacks, i, s.stacks[i] - amount),
         "committed": _put(s.committed, i, s.committed[i] + amount),
@@ -733,7 +676,7 @@ def _dead_money(s: GameHandState, i: int, amount: int) -> dict[str, Any]:
 
 
 def _payment(state: HandState, event: CardPaymentPosted) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     return replace(
         s,
@@ -747,13 +690,13 @@ def _wild(state: HandState, event: WildRankChanged) -> HandState:
 
 
 def _match_due(state: HandState, event: MatchDue) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     return replace(s, match_due=_put(s.match_due, i, event.amount))
 
 
 def _matched(state: HandState, event: PotMatched) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     return _done(
         s,
@@ -766,7 +709,7 @@ def _matched(state: HandState, event: PotMatched) -> HandState:
 
 
 def _declined(state: HandState, event: MatchDeclined) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     return _done(s, i, match_due=_put(s.match_due, i, 0), folded=_put(s.folded, i, True))
 
@@ -776,19 +719,19 @@ def _row(state: HandState, event: TableRowDealt) -> HandState:
 
 
 def _table_card(state: HandState, event: TableCardTurned) -> HandState:
-    s = _g(state)
+    s = state
     if event.from_stock:
         return replace(s, row=(*s.row, event.card), deck_pos=s.deck_pos + 1)
     return replace(s, row=(*s.row, event.card), row_turned=s.row_turned + 1)
 
 
 def _rank_out(state: HandState, event: RankEliminated) -> HandState:
-    s = _g(state)
+    s = state
     return replace(s, eliminated=(*s.eliminated, event.rank))
 
 
 def _eliminated(state: HandState, event: CardsEliminated) -> HandState:
-    s = _g(state)
+    s = state
     i = s.seats.index(event.seat)
     cards, up = _without(s.cards[i], s.face_up[i], event.cards)
     return replace(s, cards=_put(s.cards, i, cards), face_up=_put(s.face_up, i, up))
@@ -806,7 +749,7 @@ def _reshuffle_requested(state: HandState, event: ReshuffleRequested) -> HandSta
 
 
 def _reshuffled(state: HandState, event: DiscardsReshuffled) -> HandState:
-    s = _g(state)
+    s = state
     gone = set(s.reshuffle_cards)
     owed = s.seats.index(s.owed_seat)
     return replace(
@@ -821,15 +764,25 @@ def _reshuffled(state: HandState, event: DiscardsReshuffled) -> HandState:
 
 
 def _carried_out(state: HandState, event: PotCarriedOver) -> HandState:
-    s = _g(state)
+    s = state
     return replace(s, carried_out=s.carried_out + event.amount, to_act=None)
 
 
-GAME_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
+#: The fold of every event of every game, one handler per event type.
+_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
+    HandStarted: _started,
+    AntePosted: _ante,
+    CardDealt: _card,
+    CommunityCardDealt: _community,
+    BettingRoundStarted: _round,
+    ActionTaken: _action,
+    UncalledBetReturned: _uncalled,
+    HandShown: _shown,
+    RakeTaken: _rake,
+    PotAwarded: _award,
+    HandEnded: _ended,
     GameOptionsSet: _options_set,
     PotCarriedIn: _carried_in,
-    AntePosted: _game_ante,
-    BettingRoundStarted: _game_round,
     PhaseStarted: _phase,
     CardsDiscarded: _discarded,
     CardsToPass: _to_pass,
@@ -851,13 +804,6 @@ GAME_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
     ReshuffleRequested: _reshuffle_requested,
     DiscardsReshuffled: _reshuffled,
     PotCarriedOver: _carried_out,
-}
-"""Handlers of a dealer's choice hand, on top of (and overriding some of) the stud ones."""
-
-#: Every handler of a dealer's choice hand: the stud ones, some overridden, and the games' own.
-_GAME_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
-    **_HANDLERS,
-    **GAME_HANDLERS,
 }
 
 

@@ -17,8 +17,7 @@ from typing import Any
 from riverboat.engine import visibility
 from riverboat.engine.cards import DECK_SIZE
 from riverboat.engine.games import GAMES, moves, waiting_for
-from riverboat.engine.gamestate import GameHandState
-from riverboat.engine.state import HandState
+from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.aggregate import Seat, TableState
 from riverboat.table.choice import CHOOSE_GAME, offered_games
 from riverboat.table.events import NO_TIME_BANK, AnyEvent, TimeBankPolicy
@@ -138,7 +137,8 @@ def public_table_view(state: TableState, version: int) -> TableView:
     elif state.choosing and state.dealer:
         to_act = state.dealer  # the dealer's turn to choose the game
         waiting = (state.dealer,)
-    game_hand = hand if isinstance(hand, GameHandState) and live else None
+    # Pacific stud has no game options, wild cards or declarations to show.
+    game_hand = hand if hand is not None and live and hand.variant != STUD_VARIANT else None
     return TableView(
         table_id=state.table_id,
         name=state.name,
@@ -215,7 +215,7 @@ def _game(state: TableState) -> str:
     return state.variant
 
 
-def _game_options(state: TableState, hand: GameHandState | None) -> Mapping[str, Any]:
+def _game_options(state: TableState, hand: HandState | None) -> Mapping[str, Any]:
     if hand is not None:
         return hand.game_options.to_dict()
     return dict(state.game_options) if state.dealers_choice and state.chosen else {}
@@ -251,7 +251,7 @@ def _seat_view(
         )
     cards = tuple(zip(known[i], hand.face_up[i], strict=True))
     declared, declaration = False, ""
-    if isinstance(hand, GameHandState) and hand.declarations:
+    if hand.declarations:
         declared = bool(hand.declarations[i])
         if hand.revealed or seat == me:
             declaration = hand.declarations[i]
@@ -290,7 +290,7 @@ def _hand_actions(hand: HandState, me: int) -> tuple[ViewAction, ...]:
     return tuple(out)
 
 
-def _wild_cards(hand: GameHandState) -> tuple[int, ...]:
+def _wild_cards(hand: HandState) -> tuple[int, ...]:
     """Every card wild now in this hand's game (none in most games)."""
     wild = getattr(GAMES[hand.variant], "wild", None)
     predicate = wild(hand) if wild is not None else None

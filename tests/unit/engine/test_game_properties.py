@@ -16,9 +16,8 @@ from riverboat.engine.errors import EngineError
 from riverboat.engine.events import SeatEntry, event_from_dict, event_to_dict
 from riverboat.engine.game import VARIANTS, fold, step
 from riverboat.engine.games import GAMES, moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options
-from riverboat.engine.state import HandState, apply
+from riverboat.engine.state import RESHUFFLE, HandState, apply
 
 STACKS = st.sampled_from([100, 250, 700, 2000, 10_000])
 
@@ -61,7 +60,7 @@ def hands(draw: st.DrawFn, variant: str) -> tuple[StartHand, int]:
 
 def random_move(state: HandState, rng: random.Random) -> Command:
     """A random legal command for one of the seats the hand waits for."""
-    if isinstance(state, GameHandState) and state.phase == RESHUFFLE:
+    if isinstance(state, HandState) and state.phase == RESHUFFLE:
         cards = list(state.reshuffle_cards)
         rng.shuffle(cards)
         return Reshuffle(tuple(cards))
@@ -90,7 +89,7 @@ def illegal_commands(state: HandState) -> list[Command]:
     waiting = set(waiting_for(state))
     idle = [s for s in state.seats if s not in waiting]
     out += [Act(s, "check") for s in idle[:1]] + [TimeOut(s) for s in idle[:1]]
-    if isinstance(state, GameHandState) and state.phase != RESHUFFLE:
+    if isinstance(state, HandState) and state.phase != RESHUFFLE:
         out.append(Reshuffle((1, 2)))
         for seat in sorted(waiting)[:1]:
             legal = {m.action: m for m in moves(state, seat)}

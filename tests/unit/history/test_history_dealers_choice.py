@@ -20,16 +20,15 @@ from riverboat.engine.events import (
 )
 from riverboat.engine.game import step
 from riverboat.engine.games import GAMES, moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options
-from riverboat.engine.state import HandState, dealing_order
+from riverboat.engine.state import RESHUFFLE, HandState, dealing_order
 from riverboat.history import PHH_CODES, Perspective, hand_from_events, to_phh, to_pokerstars
 from tests.unit.history._cards import forbidden_cards, phh_cards, text_cards
 
 
 def random_command(state: HandState, rng: random.Random) -> Command:
     """A random legal command of one of the seats the hand waits for."""
-    if isinstance(state, GameHandState) and state.phase == RESHUFFLE:
+    if isinstance(state, HandState) and state.phase == RESHUFFLE:
         cards = list(state.reshuffle_cards)
         rng.shuffle(cards)
         return Reshuffle(tuple(cards))

@@ -12,9 +12,9 @@ from riverboat.engine.commands import Act, Reshuffle
 from riverboat.engine.errors import IllegalAction
 from riverboat.engine.events import DealerUp, GameChosen, HandStarted, PotCarriedIn, RakeTaken
 from riverboat.engine.games import DEALERS_CHOICE, moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options
 from riverboat.engine.session import DealersChoiceRules
+from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import decode_batch, encode_batch
 from riverboat.table import aggregate as table
 from riverboat.table import choice
@@ -72,7 +72,7 @@ class Room:
         """One random legal move of the hand in play (or the dealer's reshuffle it awaits)."""
         hand = self.state.hand
         assert hand is not None and not hand.finished
-        if isinstance(hand, GameHandState) and hand.phase == RESHUFFLE:
+        if isinstance(hand, HandState) and hand.phase == RESHUFFLE:
             cards = list(hand.reshuffle_cards)
             rng.shuffle(cards)
             self.do(table.act(self.state, Reshuffle(tuple(cards)), self.deck))

@@ -18,7 +18,7 @@ from riverboat.engine.cards import card_str
 from riverboat.engine.commands import Act
 from riverboat.engine.events import DealerUp, HandShown
 from riverboat.engine.games import waiting_for
-from riverboat.engine.gamestate import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.views import SeatView, redact, seat_table_view
@@ -41,9 +41,9 @@ def _row(view_seats: tuple[SeatView, ...], seat: int) -> list[str]:
     ]
 
 
-def _hand(room: Room) -> GameHandState:
+def _hand(room: Room) -> HandState:
     hand = room.state.hand
-    assert isinstance(hand, GameHandState)
+    assert isinstance(hand, HandState)
     return hand
 
 

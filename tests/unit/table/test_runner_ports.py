@@ -13,8 +13,8 @@ import pytest
 from riverboat.engine.commands import Act
 from riverboat.engine.events import HandStarted, ReshuffleRequested
 from riverboat.engine.games import moves, waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
 from riverboat.engine.options import dealers_choice_options, pacific_options
+from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.table.config import TableConfig
@@ -228,7 +228,7 @@ async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike
     drawn = 0
     for step in range(60):
         hand = runner.state.hand
-        assert isinstance(hand, GameHandState) and not hand.finished
+        assert isinstance(hand, HandState) and not hand.finished
         if dealer.calls["reshuffle"]:
             break
         seat = waiting_for(hand)[0]
@@ -243,7 +243,7 @@ async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike
         await settle()
     assert dealer.calls["reshuffle"] == 1
     hand = runner.state.hand
-    assert isinstance(hand, GameHandState) and hand.phase != RESHUFFLE
+    assert isinstance(hand, HandState) and hand.phase != RESHUFFLE
     assert any(isinstance(e, ReshuffleRequested) for e in await _events(store))
     await runner.resume()  # the deck is fetched again with the reshuffled stub appended
     deck_now = runner.deck

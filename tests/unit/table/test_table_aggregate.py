@@ -58,7 +58,7 @@ def _play_hand(state: TableState, log: list[AnyEvent], seed: int) -> TableState:
     while state.hand is not None and not state.hand.finished:
         hand = state.hand
         assert hand.to_act is not None
-        from riverboat.engine.betting import legal_actions
+        from riverboat.engine.game import legal_actions
 
         action, to = bot.choose(legal_actions(hand))
         events = table.act(state, Act(hand.seats[hand.to_act], action, to), deck)

@@ -1,4 +1,5 @@
-"""Every dealer's choice game, registered under its stable variant name.
+"""Every game, registered under its stable variant name: Pacific stud (``pacific.py``) and
+the dealer's choice games, all played by the one hand state machine (flow, phases).
 
 >>> sorted(GAMES)[:3]
 ['anaconda', 'chicago', 'deuces_jacks_axe']
@@ -12,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from riverboat.engine.betting import LegalAction
-from riverboat.engine.betting import legal_actions as stud_legal_actions
 from riverboat.engine.errors import InvalidCommand, InvalidOptions
 from riverboat.engine.flow import Game
 from riverboat.engine.game_options import NO_OPTIONS, RULE_BOOK, GameOptions
@@ -23,10 +23,11 @@ from riverboat.engine.games.draw import Draw
 from riverboat.engine.games.elimination import Elimination
 from riverboat.engine.games.fifteen_thirty_five import FifteenThirtyFive
 from riverboat.engine.games.follow_the_queen import FollowTheQueen
+from riverboat.engine.games.pacific import PACIFIC
 from riverboat.engine.games.seven_twenty_seven import SevenTwentySeven
 from riverboat.engine.games.woolworth import Woolworth
 from riverboat.engine.phases import legal_moves
-from riverboat.engine.state import BET, STUD_VARIANT, GameHandState, HandState
+from riverboat.engine.state import BET, STUD_VARIANT, HandState
 
 GAMES: Final[dict[str, Game]] = {
     game.name: game
@@ -47,6 +48,7 @@ GAMES: Final[dict[str, Game]] = {
 DEALERS_CHOICE: Final = (*GAMES, STUD_VARIANT)
 
 __all__ = [
+    "ALL_GAMES",
     "DEALERS_CHOICE",
     "GAMES",
     "game_for",
@@ -59,9 +61,13 @@ __all__ = [
 ]
 
 
+#: Every game the engine plays, Pacific stud first: all on one state machine (flow, phases).
+ALL_GAMES: Final[dict[str, Game]] = {PACIFIC.name: PACIFIC, **GAMES}
+
+
 def game_for(variant: str) -> Game:
-    """The registered dealer's choice game named ``variant``."""
-    game = GAMES.get(variant)
+    """The game named ``variant`` (Pacific stud or a dealer's choice game)."""
+    game = ALL_GAMES.get(variant)
     if game is None:
         known = ", ".join((*DEALERS_CHOICE,))
         raise InvalidCommand(f"unknown variant {variant!r}; known: {known}", rule="unknown_variant")
@@ -73,11 +79,12 @@ def game_options(
 ) -> GameOptions:
     """A game's options resolved from its defaults (those of rule-book ``edition``) and
     ``layers`` of overrides. Pacific stud takes no game options (its rules are table options)."""
-    if variant == STUD_VARIANT:
+    game = game_for(variant)
+    if not game.takes_options:
         if any(layers):
-            raise InvalidOptions("seven_card_stud_hi_lo takes no game options (table options only)")
+            raise InvalidOptions(f"{variant} takes no game options (table options only)")
         return NO_OPTIONS
-    return game_for(variant).resolve(*layers, edition=edition)
+    return game.resolve(*layers, edition=edition)
 
 
 def half_names(variant: str, options: Mapping[str, Any] | None = None) -> tuple[str, str]:
@@ -132,10 +139,6 @@ def legal_actions(state: HandState) -> list[LegalAction]:
 
 def moves(state: HandState, seat: int) -> list[LegalAction]:
     """What ``seat`` may do now, in any game (simultaneous phases included)."""
-    if not isinstance(state, GameHandState):
-        if state.to_act is None or state.seats[state.to_act] != seat:
-            return []
-        return stud_legal_actions(state)
     return legal_moves(game_for(state.variant), state, seat)
 
 
@@ -144,6 +147,6 @@ def waiting_for(state: HandState) -> tuple[int, ...]:
     none while the dealer reshuffles or once the hand is over)."""
     if state.finished:
         return ()
-    if isinstance(state, GameHandState) and state.phase != BET and state.simultaneous:
+    if state.phase != BET and state.simultaneous:
         return tuple(seat for seat, p in zip(state.seats, state.pending, strict=True) if p)
     return () if state.to_act is None else (state.seats[state.to_act],)

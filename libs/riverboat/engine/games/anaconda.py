@@ -33,7 +33,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import DECLARE_SPECS, opener_spec
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 
 ROLLS = 4
 
@@ -78,17 +78,17 @@ class Anaconda(Game):
         else:
             finish(rec, self)
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         if s.street >= 1:  # after a roll: the best hand showing
             return best_showing(s, lambda i: board_value(s.up_cards(i)))
         if s.game_options.text("opener") == "dealer_left":
             return left_opener(s)
         return rotate_opener(s)
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def high(self, s: HandState, i: int) -> tuple[int, str]:
         value = high_value(s.cards[i])
         return value, describe_high(value)
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def low(self, s: HandState, i: int) -> tuple[int, str] | None:
         value = low_value(s.cards[i], s.game_options.get("low_qualifier"))
         return None if value is None else (value, describe_low(value))

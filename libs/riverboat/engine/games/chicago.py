@@ -13,7 +13,7 @@ from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import BOARD_SPECS, DECLARE_SPECS, MATCH_SPECS
 from riverboat.engine.games.stud_family import StudFamily
 from riverboat.engine.phases import hole_spades
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 
 
 class Chicago(StudFamily):
@@ -48,18 +48,18 @@ class Chicago(StudFamily):
         *MATCH_SPECS,
     )
 
-    def declares(self, s: GameHandState) -> bool:
+    def declares(self, s: HandState) -> bool:
         return s.game_options.text("split") == "declare"
 
-    def declare_ways(self, s: GameHandState, i: int) -> tuple[str, ...]:
+    def declare_ways(self, s: HandState, i: int) -> tuple[str, ...]:
         # A player with no spade in the hole may not go spade (nor both).
         return super().declare_ways(s, i) if hole_spades(s, i) else (HIGH,)
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def high(self, s: HandState, i: int) -> tuple[int, str]:
         value = high_value(s.cards[i] + s.community)
         return value, describe_high(value)
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def low(self, s: HandState, i: int) -> tuple[int, str] | None:
         spades = hole_spades(s, i)
         if not spades:
             return None

@@ -16,7 +16,7 @@ from riverboat.engine.games.common import (
     payments_spec,
 )
 from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.wild import SEVEN, axe_wild, special_board
 
 
@@ -49,10 +49,10 @@ class DeucesJacksAxe(WildStud):
         *MATCH_SPECS,
     )
 
-    def wild(self, s: GameHandState) -> WildPredicate:
+    def wild(self, s: HandState) -> WildPredicate:
         return axe_wild
 
-    def board(self, s: GameHandState, i: int) -> int:
+    def board(self, s: HandState, i: int) -> int:
         sevens = s.game_options.flag("natural_sevens")
         return special_board(s.up_cards(i) + s.community, axe_wild, sevens=sevens)
 

@@ -23,7 +23,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import opener_spec
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 
 
 class Draw(Game):
@@ -60,11 +60,11 @@ class Draw(Game):
         else:
             finish(rec, self)
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         if s.game_options.text("opener") == "dealer_left":
             return left_opener(s)
         return rotate_opener(s)
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def high(self, s: HandState, i: int) -> tuple[int, str]:
         value = high_value(s.cards[i])
         return value, describe_high(value)

@@ -31,7 +31,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.games.common import DECLARE_SPECS, opener_spec
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.totals import show, totals
 
 ROW = 5
@@ -126,26 +126,26 @@ class Elimination(Game):
 
             settle(rec, self, resolver)
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         if s.game_options.text("opener") == "rotate":
             return rotate_opener(s)
         return left_opener(s)
 
-    def declares(self, s: GameHandState) -> bool:
+    def declares(self, s: HandState) -> bool:
         return s.game_options.text("showdown") == "declare"
 
     @staticmethod
-    def _high(s: GameHandState, i: int) -> int:
+    def _high(s: HandState, i: int) -> int:
         return max(totals(s.cards[i]))
 
     @staticmethod
-    def _low(s: GameHandState, i: int) -> int:
+    def _low(s: HandState, i: int) -> int:
         return min(totals(s.cards[i]))
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def high(self, s: HandState, i: int) -> tuple[int, str]:
         value = self._high(s, i)
         return value, f"high total {show(value)}"
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def low(self, s: HandState, i: int) -> tuple[int, str]:
         value = self._low(s, i)
         return value, f"low total {show(value)}"

@@ -17,7 +17,7 @@ from riverboat.engine.games.common import (
     payments_spec,
 )
 from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.wild import QUEEN, queens_and
 
 
@@ -53,7 +53,7 @@ class FollowTheQueen(WildStud):
         *MATCH_SPECS,
     )
 
-    def wild(self, s: GameHandState) -> WildPredicate:
+    def wild(self, s: HandState) -> WildPredicate:
         if s.game_options.flag("queens_wild"):
             return queens_and(s.wild_rank)
         rank = s.wild_rank
@@ -106,5 +106,5 @@ class FollowTheQueen(WildStud):
                     self.charge(rec, j, other, unit)
 
     @staticmethod
-    def _charged(s: GameHandState, card: int) -> bool:
+    def _charged(s: HandState, card: int) -> bool:
         return any(c == card for _, c, _ in s.payments)

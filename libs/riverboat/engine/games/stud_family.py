@@ -29,7 +29,7 @@ from riverboat.engine.flow import (
     stub_left,
 )
 from riverboat.engine.game_options import OptionSpec
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.wild import describe, special_board, special_high
 
 STREETS = 5
@@ -53,7 +53,7 @@ class StudFamily(Game):
     #: A natural pair of sevens is the best hand (Deuces & Jacks).
     sevens: ClassVar[bool] = False
 
-    def wild(self, s: GameHandState) -> WildPredicate | None:
+    def wild(self, s: HandState) -> WildPredicate | None:
         """The wild cards now."""
         return None
 
@@ -84,11 +84,11 @@ class StudFamily(Game):
         for i in live:
             deal(rec, self, i, face_up=not last)
 
-    def board(self, s: GameHandState, i: int) -> int:
+    def board(self, s: HandState, i: int) -> int:
         """Player ``i``'s board (face-up cards and the community card), higher is better."""
         return special_board(s.up_cards(i) + s.community, self.wild(s), sevens=self.sevens)
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         by_suit = s.game_options.get("board_tie_break") == "suit"
         return best_showing(s, lambda i: self.board(s, i), by_suit=by_suit)
 
@@ -113,7 +113,7 @@ class StudFamily(Game):
             rec.emit(CardPaymentPosted(s.seats[i], card, paid))
 
 
-def streets_dealt(s: GameHandState) -> int:
+def streets_dealt(s: HandState) -> int:
     """Stud streets dealt so far: 1 after the first three cards, 5 after the seventh."""
     live = s.in_hand()
     return len(s.cards[live[0]]) + len(s.community) - 2
@@ -126,16 +126,16 @@ class WildStud(StudFamily):
 
     ways = ("low", "high")
 
-    def declares(self, s: GameHandState) -> bool:
+    def declares(self, s: HandState) -> bool:
         return s.game_options.text("split") == "declare"
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def low(self, s: HandState, i: int) -> tuple[int, str] | None:
         if not self.declares(s):
             return None
         value = low_value(s.cards[i] + s.community, None, self.wild(s))
         return None if value is None else (value, describe_low(value))
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str]:
+    def high(self, s: HandState, i: int) -> tuple[int, str]:
         nbw = s.game_options.flag("natural_beats_wild")
         sevens = self.sevens and s.game_options.flag("natural_sevens")
         key = special_high(

@@ -27,7 +27,7 @@ from riverboat.engine.flow import (
 )
 from riverboat.engine.game_options import OptionSpec, rule_book
 from riverboat.engine.games.common import DECLARE_SPECS
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.totals import NEAREST_RULES, PICTURES, is_natural, nearest, show, totals
 
 
@@ -122,7 +122,7 @@ class TotalsGame(Game):
         else:
             finish(rec, self)
 
-    def opener(self, s: GameHandState) -> int:
+    def opener(self, s: HandState) -> int:
         how = s.game_options.text("opener")
         if how == "highest_card":
             if rule_book(s.game_options) < 2:
@@ -132,41 +132,41 @@ class TotalsGame(Game):
             return left_opener(s)
         return rotate_opener(s)
 
-    def offer_face_up(self, s: GameHandState) -> bool:
+    def offer_face_up(self, s: HandState) -> bool:
         return s.game_options.flag("offer_face_up")
 
-    def _totals(self, s: GameHandState, i: int) -> frozenset[int]:
+    def _totals(self, s: HandState, i: int) -> frozenset[int]:
         return totals(s.cards[i], s.game_options.text("pictures"))
 
-    def high(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def high(self, s: HandState, i: int) -> tuple[int, str] | None:
         target = self.targets[1]
         best = nearest(self._totals(s, i), target, s.game_options.text("nearest_rule"))
         if best is None:
             return None
         return -best[0], f"{show(best[1])} for {show(target)}"
 
-    def low(self, s: GameHandState, i: int) -> tuple[int, str] | None:
+    def low(self, s: HandState, i: int) -> tuple[int, str] | None:
         target = self.targets[0]
         best = nearest(self._totals(s, i), target, s.game_options.text("nearest_rule"))
         if best is None:
             return None
         return best[0], f"{show(best[1])} for {show(target)}"
 
-    def sweepers(self, s: GameHandState, live: Sequence[int]) -> list[int]:
+    def sweepers(self, s: HandState, live: Sequence[int]) -> list[int]:
         if not s.game_options.flag("natural_sweeps"):
             return []
         low, high = self.targets
         return [i for i in live if is_natural(self._totals(s, i), low, high)]
 
 
-def _highest_exposed(s: GameHandState, i: int) -> int:
+def _highest_exposed(s: HandState, i: int) -> int:
     """The rank of the highest exposed card, ace high (A > K > Q > J > 10 ...); equal highest
     cards tie (the first clockwise opens), however many cards each player shows."""
     ups = [rank_of(c) for c in s.up_cards(i)]
     return max(ups) if ups else -1
 
 
-def _exposed_edition_1(s: GameHandState, i: int) -> int:
+def _exposed_edition_1(s: HandState, i: int) -> int:
     """Edition 1's key (tables created before 2026-12-01 replay with it): every exposed card
     highest first as digits, so more cards outranked a higher card (an ace lost to 4-3)."""
     key = 0

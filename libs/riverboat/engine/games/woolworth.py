@@ -15,7 +15,7 @@ from riverboat.engine.games.common import (
     payments_spec,
 )
 from riverboat.engine.games.stud_family import SPLIT_SPEC, WildStud
-from riverboat.engine.state import GameHandState
+from riverboat.engine.state import HandState
 from riverboat.engine.wild import woolworth_wild
 
 
@@ -34,7 +34,7 @@ class Woolworth(WildStud):
         *MATCH_SPECS,
     )
 
-    def wild(self, s: GameHandState) -> WildPredicate:
+    def wild(self, s: HandState) -> WildPredicate:
         return woolworth_wild
 
     def pay_for(self, rec: Recorder, i: int, card: int) -> None:

@@ -35,7 +35,7 @@ from riverboat.engine.events import (
     ReshuffleRequested,
 )
 from riverboat.engine.games import waiting_for
-from riverboat.engine.gamestate import RESHUFFLE, GameHandState
+from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.idempotency import RequestKey, RequestMemory
@@ -608,7 +608,7 @@ class TableRunner:
             hand = self.state.hand
             if self.version != version or not _awaits_reshuffle(hand):
                 return
-            assert isinstance(hand, GameHandState) and self.deck is not None
+            assert isinstance(hand, HandState) and self.deck is not None
             round_ = len(self.reshuffles)
             cards = await self.dealer.reshuffle(
                 self.table_id, hand_id, round_, hand.reshuffle_cards
@@ -862,4 +862,4 @@ class TableRunner:
 
 def _awaits_reshuffle(hand: object) -> bool:
     """The hand waits for the dealer to reshuffle discards (draw)."""
-    return isinstance(hand, GameHandState) and not hand.finished and hand.phase == RESHUFFLE
+    return isinstance(hand, HandState) and not hand.finished and hand.phase == RESHUFFLE
