@@ -103,6 +103,11 @@ def _cases(table_id: str) -> list[Bad]:
         bad(TABLE + "Watch", table_pb2.WatchRequest(), "player", "table_id"),
         bad(TABLE + "GetTableView", table_pb2.GetTableViewRequest(table_id="x" * 65), "player",
             "table_id"),
+        bad(TABLE + "ListHands",
+            table_pb2.ListHandsRequest(table_id="no spaces", page_token="t" * 513), "player",
+            "table_id", "page_token"),
+        bad(TABLE + "GetHandHistory", table_pb2.GetHandHistoryRequest(table_id=table_id),
+            "operator", "hand_id"),
         # Dealer (services only): ids 1-128, log sequences from 1, rounds from 1.
         bad(DEALER + "CommitHand", dealer_pb2.CommitHandRequest(table_id=table_id), "service",
             "hand_id"),
