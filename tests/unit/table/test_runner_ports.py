@@ -257,3 +257,59 @@ async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike
     assert again.deck == deck_now and dealer.calls["reshuffle"] == calls + 1
     assert dealer.commits == [hand.hand_id]
     await again.close()
+
+
+async def test_the_time_bank_runs_its_seconds_after_the_action_clock_and_is_drawn_as_used() -> None:
+    from riverboat.table.events import (
+        PlayerTimedOut,
+        TimeBankPolicy,
+        TimeBankStarted,
+        TimeBankUsed,
+    )
+
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    policy = TimeBankPolicy(seconds=20, topup_seconds=0, topup_hands=0, protect_hands=0)
+    await runner.submit(
+        lambda s: table.create_table(
+            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
+            action_seconds=ACTION, time_bank=policy,
+        ),
+        request_id="open",
+        actor="op",
+    )  # fmt: skip
+    for seat in (1, 2):
+        await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
+    await clock.advance(PAUSE)
+    assert _in_hand(runner)
+    hand = runner.state.hand
+    assert hand is not None
+    seat = waiting_for(hand)[0]
+    await clock.advance(ACTION)  # the action clock runs out: the bank starts, nothing is played
+    assert (await _events(store))[-1] == TimeBankStarted(seat, f"p{seat}", 20)
+    assert runner.state.hand is hand
+    await clock.advance(6.5)  # 6.5 s into the bank the player acts: 7 whole seconds are drawn
+    move = moves(hand, seat)[0]
+    command = Act(seat, move.action, move.to[0])
+    await runner.act(
+        # As the service's Act does: the seconds the runner measured go into the decision.
+        lambda s: table.act(s, command, runner.deck or (), bank_used=runner.bank_used(seat)),
+        request_id="m1",
+        actor=f"p{seat}",
+    )
+    batch = [e for e, _ in decode_batch((await store.read("t1"))[-1].payload)]
+    assert batch[0] == TimeBankUsed(seat, f"p{seat}", 7)
+    assert runner.state.seat_at(seat).time_bank == 13  # type: ignore[union-attr]
+    if _in_hand(runner):
+        nxt = waiting_for(runner.state.hand)[0]
+        await clock.advance(ACTION)
+        assert (await _events(store))[-1] == TimeBankStarted(nxt, f"p{nxt}", 20)
+        await clock.advance(3.2)
+        assert runner.bank_used(nxt) == 4
+        await clock.advance(20 - 3.2 - 0.5)
+        assert not any(isinstance(e, PlayerTimedOut) for e in await _events(store))
+        await clock.advance(0.5)  # the bank's 20 s are over: drawn in full, then the clock acts
+        events = await _events(store)
+        assert TimeBankUsed(nxt, f"p{nxt}", 20) in events
+        assert PlayerTimedOut(nxt, f"p{nxt}") in events
+    await runner.close()

@@ -702,13 +702,17 @@ class TableRunner:
             # What the clock's timer measured and who is connected are inputs, recorded in
             # the events (riverboat.table.clock), so the decision replays.
             due, gone = self._banks_due(), self._disconnected()
-            await self.act(
+            done = await self.act(
                 lambda s: clock_expiry(
                     s, seats, self.deck or (), hand_id, due=due, disconnected=gone
                 ),
                 request_id=f"clock-{hand_id}-{version}",
                 actor="clock",
             )
+            if done.version == version:
+                # Nothing was due after all (a bank with time left): arm the clock again.
+                self.after_change()
+                return
             self.log.info("clock_expired", hand_id=hand_id, seats=list(seats))
         except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
