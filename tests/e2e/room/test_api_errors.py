@@ -2,8 +2,9 @@
 
 The caller knows only the protos (``riverboat.v1`` messages, raw calls by path). For each RPC it
 sends requests that break the limits written in the ``.proto`` files (fields missing, numbers
-out of range, strings over their length or pattern, cards of the wrong shape) and checks, with
-its own decoder of ``google.rpc.Status`` (tests/statuskit.py):
+out of range, strings over their length or pattern, cards of the wrong shape, enum values the
+proto does not define) and checks, with its own decoder of ``google.rpc.Status``
+(tests/statuskit.py):
 
 - the status is ``INVALID_ARGUMENT`` with a short plain message;
 - the details hold one ``ErrorInfo`` (domain ``riverboat``, reason ``INVALID_REQUEST``) and a
@@ -13,6 +14,8 @@ its own decoder of ``google.rpc.Status`` (tests/statuskit.py):
   and no service logged an error.
 
 Requests are refused before any handler runs, so all of them go to one room, one after another.
+The RPCs whose requests have no rules (``ListTables``, ``ListPlayers``: a page size over the
+maximum is reduced, not refused) are not in the table; every RPC with rules must be.
 """
 
 from __future__ import annotations
@@ -84,7 +87,20 @@ def _cases(table_id: str) -> list[Bad]:
         bad(LOBBY + "ResetPassword",
             lobby_pb2.ResetPasswordRequest(username="ann", new_password="short"), "operator",
             "new_password"),
+        bad(LOBBY + "JoinWaitingList", lobby_pb2.JoinWaitingListRequest(table_id="bad id"),
+            "player", "table_id"),
+        bad(LOBBY + "LeaveWaitingList", lobby_pb2.LeaveWaitingListRequest(), "player",
+            "table_id"),
+        bad(LOBBY + "GetWaitingList", lobby_pb2.GetWaitingListRequest(table_id="x" * 65),
+            "player", "table_id"),
         # Table: ids 1-64, seats 1-8, clocks 0-3600 s, amounts 0..10^12, cards two characters.
+        bad(TABLE + "SitOut", table_pb2.SitOutRequest(table_id=table_id), "player",
+            "request_id"),
+        bad(TABLE + "SitIn", table_pb2.SitInRequest(request_id="i1"), "player", "table_id"),
+        bad(TABLE + "ListHands", table_pb2.ListHandsRequest(table_id=table_id, player="p" * 65),
+            "operator", "player"),
+        bad(TABLE + "GetHandHistory", table_pb2.GetHandHistoryRequest(table_id=table_id),
+            "operator", "hand_id"),
         bad(TABLE + "OpenTable",
             table_pb2.OpenTableRequest(table_id="t" * 65, request_id="o1", action_seconds=3601),
             "operator", "table_id", "action_seconds"),
@@ -120,6 +136,13 @@ def _cases(table_id: str) -> list[Bad]:
             dealer_pb2.ReshuffleRequest(table_id=table_id, hand_id="h-1", cards=["Ah", "X"]),
             "service", "round", "cards[1]"),
         # Settlement: players 1-64, amounts 1..10^12, references 1-128 printable ASCII.
+        bad(SETTLEMENT + "SetLimit",
+            settlement_pb2.SetLimitRequest(player="ann", kind=99, amount=-1),  # type: ignore[arg-type]
+            "operator", "kind", "amount"),
+        bad(SETTLEMENT + "SelfExclude", settlement_pb2.SelfExcludeRequest(player="ann"),
+            "operator", "days"),
+        bad(SETTLEMENT + "GetLimits", settlement_pb2.GetLimitsRequest(player="p" * 65),
+            "operator", "player"),
         bad(SETTLEMENT + "Deposit", settlement_pb2.DepositRequest(player="ann"), "operator",
             "amount", "external_ref"),
         bad(SETTLEMENT + "Withdraw",
