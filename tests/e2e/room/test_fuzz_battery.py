@@ -6,7 +6,7 @@ tokens. Every answer must be a typed status with a clear message and no internal
 may log a traceback or an error-level line; and a batch in which nothing that writes succeeded
 must leave every JetStream stream sequence and every player's balance as it was.
 
-Size: ``size(10_000, 1_000_000)`` requests (``make test`` / ``make soak``). The second test
+Size: ``size(4_000, 1_000_000)`` requests (``make test`` / ``make soak``). The second test
 proves the oracle can fail: planted bugs (a plain exception, a message quoting internals, a
 refusal that wrote, a server without the error interceptor) are each caught.
 """
@@ -193,7 +193,7 @@ def _run_battery(runner: asyncio.Runner, driver: Driver, strategy: Any, total: i
 @pytest.mark.battery
 @pytest.mark.timeout(1800)
 def test_fuzzing_every_rpc_of_every_service(room: Room) -> None:
-    total = size(10_000, 1_000_000)
+    total = size(4_000, 1_000_000)
     with asyncio.Runner() as runner:
         stack = AsyncExitStack()
         wr: WholeRoom = runner.run(stack.enter_async_context(whole_room(room)))

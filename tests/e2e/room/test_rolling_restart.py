@@ -117,6 +117,7 @@ async def _restart(process: ServiceProcess) -> None:
     await asyncio.to_thread(wait_serving, process.address, 30)
 
 
+@pytest.mark.slow
 async def test_a_rolling_restart_of_the_services_and_nodes_loses_no_hand(
     rolling: tuple[Pair, list[ServiceProcess]],
     rolling_driver: Driver,
