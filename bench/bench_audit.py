@@ -9,7 +9,7 @@ against every dealt card, the engine replay of every command, and the independen
 pot, split and rake arithmetic.
 
 Reported: hands/s for reading + verifying the file, with one worker and with one worker per
-CPU (tables are audited in parallel), and the CPU time per hand. Target: >= 1,000 hands/s on a
+CPU (tables are audited in parallel), and the CPU time per hand. Target: >= 2,000 hands/s on a
 2-core machine.
 """
 
@@ -30,7 +30,7 @@ TABLES = 8
 HANDS_PER_TABLE = 250
 PLAYERS = 6
 SEED = 20261130
-TARGET = 1_000.0
+TARGET = 2_000.0  # issue #15 (was 1,000)
 #: Best of this many runs of each case (the machine may be shared).
 REPEATS = 3
 
@@ -102,16 +102,20 @@ def run() -> None:
             rate = n / wall
             verdict = ""
             if jobs == cpus:
-                verdict = f"  (target >= {TARGET:,.0f}: {'met' if rate >= TARGET else 'MISSED'})"
+                verdict = (
+                    f"  (target >= {TARGET:,.0f}: {rate / TARGET:.2f}x, "
+                    f"{'met' if rate >= TARGET else 'MISSED'})"
+                )
             print(
                 f"  {label:<38}{rate:>8,.0f} hands/s  {cpu / n * 1e3:5.2f} ms CPU/hand  "
                 f"{'all verified' if ok else 'FAILED'}{verdict}",
                 flush=True,
             )
         # What the CPU time per hand allows when the cores are not shared with anything else.
+        capacity = cpus / (best_cpu / best_n)
         print(
-            f"  CPU-bound capacity of {cpus} core(s): {cpus / (best_cpu / best_n):,.0f} hands/s "
-            "(file, read + verify)",
+            f"  CPU-bound capacity of {cpus} core(s): {capacity:,.0f} hands/s "
+            f"(file, read + verify) = {capacity / TARGET:.2f}x the target",
             flush=True,
         )
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
