@@ -21,7 +21,7 @@ import random
 import secrets
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -29,8 +29,9 @@ from typing import Any, TextIO
 import grpc
 
 from riverboat.auth import load_token_key
+from riverboat.bots.demo import DemoBot
 from riverboat.cli.clientkit import DEFAULT_LOBBY, DEFAULT_SETTLEMENT, DEFAULT_TABLE
-from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
+from riverboat.client import LobbyClient, TableClient, random_chooser
 from riverboat.natsauth import room_passwords, room_users
 from riverboat.natsserver import (
     DEFAULT_HOST,
@@ -46,6 +47,10 @@ from riverboat.services.launcher import ServiceProcess, free_port
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
 OPERATOR = "operator"
+#: A demo bot buys in for this many minimum buy-ins, and its first deposit pays this many such
+#: buy-ins: it can bust and buy back in four times before its wallet is empty.
+DEMO_BUY_INS = 4
+DEMO_BANKROLL = 5
 DEMO_TABLES = (
     ("pacific", "Pacific $1/$2 stud hi/lo", "demo-pacific"),
     ("dealers_choice", "Dealer's choice", "demo-choice"),
@@ -406,17 +411,35 @@ gRPC clients: reflection is on, e.g.
                 name = f"bot{k}-{table.table_id.split('-')[-1]}"
                 token = await _ready_bot(operator, settlement, lobby_channel, table, name)
                 narrate = (t, k) == (0, 1) and not args.quiet
-                bots.append(
-                    play_bot(
-                        TableClient(table_channel, token, name),
-                        table.table_id,
-                        random_chooser(random.Random()),
-                        stop=stop,
-                        on_update=narrator(say) if narrate else None,
-                        think=0.3,
-                    )
+                # The demo stays alive: a bot that busts buys back in from its wallet, and
+                # leaves only when the wallet cannot pay the minimum (riverboat.bots.demo).
+                bot = DemoBot(
+                    name=name,
+                    lobby=LobbyClient(lobby_channel, token),
+                    table=TableClient(table_channel, token, name),
+                    listed=table,
+                    wallet=_wallet_of(settlement, name, token),
+                    buy_in=DEMO_BUY_INS * table.min_buy_in,
+                    choose=random_chooser(random.Random()),
+                    on_update=narrator(say) if narrate else None,
+                    say=say if not args.quiet else None,
+                    think=0.3,
                 )
+                bots.append(bot.run(stop))
         await asyncio.gather(*bots)
+
+
+def _wallet_of(settlement: Any, name: str, token: str) -> Callable[[], Awaitable[int]]:
+    """The bot's wallet balance, asked of settlement as the bot itself."""
+
+    async def balance() -> int:
+        reply = await settlement.GetBalance(
+            settlement_pb2.GetBalanceRequest(player=name),
+            metadata=(("authorization", f"Bearer {token}"),),
+        )
+        return int(reply.balance)
+
+    return balance
 
 
 async def _ready_bot(
@@ -435,9 +458,11 @@ async def _ready_bot(
         if exc.code() != grpc.StatusCode.ALREADY_EXISTS:
             raise
     await bot.login(name, password)
-    buy_in = 4 * table.min_buy_in
+    buy_in = DEMO_BUY_INS * table.min_buy_in
     await settlement.Deposit(
-        settlement_pb2.DepositRequest(player=name, amount=5 * buy_in, external_ref=f"demo-{name}"),
+        settlement_pb2.DepositRequest(
+            player=name, amount=DEMO_BANKROLL * buy_in, external_ref=f"demo-{name}"
+        ),
         metadata=operator.metadata,
     )
     try:
