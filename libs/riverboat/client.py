@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import grpc
 from google.protobuf.message import Message
 
 from riverboat.engine.betting import LegalAction
+from riverboat.proofcheck import CardChecker, Verdict
 from riverboat.redirect import no_owner_delay
 from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
@@ -199,9 +201,11 @@ class TableClient:
         choice: str = "",
         options: dict[str, Any] | None = None,
         timeout: float | None = None,
+        client_seed: bytes = b"",
     ) -> table_pb2.ActResponse:
-        """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration);
-        ``timeout``: seconds before the call fails with DEADLINE_EXCEEDED."""
+        """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration;
+        ``client_seed`` for action ``seed``); ``timeout``: seconds before the call fails with
+        DEADLINE_EXCEEDED."""
         request = table_pb2.ActRequest(
             table_id=table_id,
             hand_id=hand_id,
@@ -211,6 +215,7 @@ class TableClient:
             request_id=request_id,
             cards=list(cards),
             choice=choice,
+            client_seed=client_seed,
         )
         if options:
             request.options.update(options)
@@ -311,6 +316,40 @@ class BotStats:
     hands_seen: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    #: CRV1: client seeds sent and refused (late: the seeds were locked), cards verified,
+    #: and every failed card proof (which must never happen).
+    seeds_sent: int = 0
+    seeds_refused: int = 0
+    cards_verified: int = 0
+    proof_failures: list[str] = field(default_factory=list)
+
+
+async def send_seed(client: TableClient, table_id: str, hand_id: str, seat: int) -> bool:
+    """CRV1: send a fresh client seed for the committed hand; False if it was refused (the
+    seeds were already locked: the table then drew one for this seat)."""
+    try:
+        await client.act(
+            table_id,
+            hand_id,
+            seat,
+            "seed",
+            request_id=f"seed-{hand_id}"[:64],
+            client_seed=secrets.token_bytes(32),
+            timeout=ACT_TIMEOUT,
+        )
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() is grpc.StatusCode.FAILED_PRECONDITION:
+            return False
+        raise
+    return True
+
+
+def committed_hand(update: table_pb2.WatchResponse) -> str:
+    """The CRV1 hand an update commits, or ``""``."""
+    for env in update.events:
+        if env.WhichOneof("payload") == "hand_committed" and env.hand_committed.scheme == "CRV1":
+            return env.hand_committed.hand_id
+    return ""
 
 
 async def play_bot(
@@ -328,6 +367,7 @@ async def play_bot(
     is set. ``pick`` makes the non-betting moves (default: :func:`random_picker`)."""
     stats = stats or BotStats()
     pick = pick or random_picker(random.Random())
+    checker = CardChecker()
     acted: set[tuple[str, int]] = set()
     # Views older than our last accepted action may still list the move we just made.
     acted_version = 0
@@ -343,6 +383,17 @@ async def play_bot(
                 if not update.HasField("view"):
                     continue
                 view = update.view
+                committed = committed_hand(update)
+                if committed and view.viewer_seat:
+                    if await send_seed(client, table_id, committed, view.viewer_seat):
+                        stats.seeds_sent += 1
+                    else:
+                        stats.seeds_refused += 1
+                for check in checker.view(view):
+                    if check.verdict is Verdict.VERIFIED:
+                        stats.cards_verified += 1
+                    else:
+                        stats.proof_failures.append(check.line())
                 if view.hand_id:
                     stats.hands_seen.add(view.hand_id)
                 if _sat_out(view):

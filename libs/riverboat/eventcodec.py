@@ -236,6 +236,21 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
                     commitment=event.commitment,
                     deck_size=event.deck_size,
                     button=event.button,
+                    merkle_root=event.root,
+                )
+            )
+        case tev.ClientSeedSent():
+            env.client_seed_sent.CopyFrom(
+                pb.ClientSeedSent(seat=event.seat, player=event.player, seed=event.seed)
+            )
+        case tev.SeedsLocked():
+            env.seeds_locked.CopyFrom(
+                pb.SeedsLocked(
+                    hand_id=event.hand_id,
+                    seeds=[
+                        pb.LockedSeed(seat=seat, player=player, seed=seed, origin=origin)
+                        for seat, player, seed, origin in event.seeds
+                    ],
                 )
             )
         case tev.HandVoided():
@@ -556,7 +571,15 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
         case "time_bank_used":
             event = tev.TimeBankUsed(m.seat, m.player, m.seconds)
         case "hand_committed":
-            event = tev.HandCommitted(m.hand_id, m.scheme, m.commitment, m.deck_size, m.button)
+            event = tev.HandCommitted(
+                m.hand_id, m.scheme, m.commitment, m.deck_size, m.button, m.merkle_root
+            )
+        case "client_seed_sent":
+            event = tev.ClientSeedSent(m.seat, m.player, m.seed)
+        case "seeds_locked":
+            event = tev.SeedsLocked(
+                m.hand_id, tuple((s.seat, s.player, s.seed, s.origin) for s in m.seeds)
+            )
         case "hand_voided":
             event = tev.HandVoided(m.hand_id, m.reason, _pairs(m.refunds))
         case "hand_started":

@@ -37,7 +37,7 @@ from google.protobuf.message import Message
 from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str
 from riverboat.eventcodec import EventMeta, event_to_pb
-from riverboat.table.events import AnyEvent, HandVoided
+from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, SeedsLocked
 from riverboat.v1 import table_pb2
 
 #: A card written as text, not inside a longer word (ids and hashes hold letters and digits).
@@ -86,6 +86,11 @@ class Truth:
     def __init__(self, batches: Sequence[Sequence[AnyEvent]] = ()) -> None:
         self.batches: list[tuple[AnyEvent, ...]] = []
         self.facts: list[Facts] = [Facts()]
+        #: CRV1: (version, event index) -> the public dealing index a CardDealt must carry,
+        #: counted forward here (every card taken is the next one of the hand).
+        self.deal_index: dict[tuple[int, int], int] = {}
+        self._cursor = 0
+        self._crv1 = False
         #: Hand id -> the facts once it was over (for the exports).
         self.at_end: dict[str, Facts] = {}
         for batch in batches:
@@ -94,12 +99,30 @@ class Truth:
     def add(self, batch: Sequence[AnyEvent]) -> None:
         """The next version's events."""
         facts = self.facts[-1]
-        for event in batch:
+        version = len(self.batches) + 1
+        for k, event in enumerate(batch):
             facts = _apply(facts, event)
+            self._count(version, k, event)
         self.batches.append(tuple(batch))
         self.facts.append(facts)
         if facts.hand_id:
             self.at_end[facts.hand_id] = facts
+
+    def _count(self, version: int, k: int, event: AnyEvent) -> None:
+        if isinstance(event, HandCommitted):
+            self._crv1 = False
+        elif isinstance(event, SeedsLocked):
+            self._crv1 = True
+        elif isinstance(event, ev.HandStarted):
+            self._cursor = 0
+        elif isinstance(event, ev.CardDealt | ev.CommunityCardDealt):
+            if isinstance(event, ev.CardDealt) and self._crv1:
+                self.deal_index[(version, k)] = self._cursor + 1
+            self._cursor += 1
+        elif isinstance(event, ev.TableRowDealt):
+            self._cursor += event.count
+        elif isinstance(event, ev.TableCardTurned) and event.from_stock:
+            self._cursor += 1
 
     def at(self, version: int) -> Facts:
         """The facts after ``version`` (0: before anything)."""
@@ -278,14 +301,33 @@ class Checker:
             plain = self._expected.get((version, -1))
             if plain is None:
                 plain = self._expected[(version, -1)] = [
-                    _payload(event_to_pb(e, _META)) for e in batch
+                    self._pb(e, version, k) for k, e in enumerate(batch)
                 ]
             got = []
-            for e, whole in zip(batch, plain, strict=True):
+            for k, (e, whole) in enumerate(zip(batch, plain, strict=True)):
                 shown = expected_event(e, viewer)
-                got.append(whole if shown is e else _payload(event_to_pb(shown, _META)))
+                got.append(whole if shown is e else self._pb(shown, version, k))
             self._expected[key] = got
         return got
+
+    def _pb(self, event: AnyEvent, version: int, k: int) -> tuple[str, bytes]:
+        env = event_to_pb(event, _META)
+        index = self.truth.deal_index.get((version, k))
+        if index is not None:
+            env.card_dealt.deal_index = index
+        return _payload(env)
+
+    def _indexed(self, env: Message, version: int, k: int) -> tuple[str, bytes]:
+        """A received event's payload; a CardDealt without its (public) dealing index, as
+        replays of hands before the table's current one come, is given the true one."""
+        index = self.truth.deal_index.get((version, k))
+        dealt = index is not None and env.WhichOneof("payload") == "card_dealt"
+        if dealt and not env.card_dealt.deal_index:  # type: ignore[attr-defined]
+            copy = type(env)()
+            copy.CopyFrom(env)
+            copy.card_dealt.deal_index = index  # type: ignore[attr-defined]
+            return _payload(copy)
+        return _payload(env)
 
     def update(self, viewer: int, update: table_pb2.WatchResponse, where: str) -> None:
         """One Watch message: its events as the rules redact them, and its view."""
@@ -295,7 +337,7 @@ class Checker:
                 self.report.leak(f"{where}: events of v{version}, not in the log")
             else:
                 expected = self._expected_payloads(version, viewer)
-                got = [_payload(env) for env in update.events]
+                got = [self._indexed(env, version, k) for k, env in enumerate(update.events)]
                 self.report.events += len(got)
                 if got != expected:
                     for k, (a, b) in enumerate(zip(got, expected, strict=False)):
@@ -334,6 +376,18 @@ class Checker:
                 self.report.cards += 1
                 if text not in knows:
                     self.report.leak(f"{where}: seat {viewer} saw {text} at v{version}")
+        # CRV1: a proof opens its own card only, one the viewer may know.
+        if view.proofs:
+            knows = {card_str(c) for c in facts.knows(viewer)}
+            for proof in view.proofs:
+                self.report.cards += 1
+                opened = proof.opening[1] if len(proof.opening) > 1 else -1
+                if proof.card not in knows or not 0 <= opened < 52:
+                    self.report.leak(f"{where}: seat {viewer} got a proof of {proof.card}")
+                elif card_str(opened) != proof.card:
+                    self.report.leak(
+                        f"{where}: seat {viewer}'s proof of {proof.card} opens {card_str(opened)}"
+                    )
         if view.hand_id != facts.hand_id and facts.hand_id:
             self.report.leak(f"{where}: v{version} names hand {view.hand_id}, not {facts.hand_id}")
         if view.hand_in_progress != facts.live:

@@ -54,6 +54,7 @@ from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
     SEAT_EVENTS,
     AnyEvent,
+    ClientSeedSent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -61,6 +62,7 @@ from riverboat.table.events import (
     PlayerSatIn,
     PlayerSatOut,
     PlayerSeated,
+    SeedsLocked,
     TableCreated,
     TimeBankStarted,
     TimeBankUsed,
@@ -79,6 +81,8 @@ _TABLE_COMMANDS = (
     HandCommitted,
     ev.DealerUp,
     ev.GameChosen,
+    ClientSeedSent,
+    SeedsLocked,
 )
 CLOCK = "clock"
 
@@ -314,9 +318,34 @@ class Replayer:
                     scheme=first.scheme,
                     commitment=first.commitment,
                     deck_size=first.deck_size,
+                    root=first.root,
                 )
                 self.hand_id = first.hand_id
                 self.hand = None
+            case ClientSeedSent():
+                pending = table.pending
+                expected = aggregate.send_seed(
+                    table,
+                    seat=first.seat,
+                    player=first.player,
+                    hand_id=pending.hand_id if pending is not None else "",
+                    seed=first.seed,
+                )
+            case SeedsLocked():
+                # The drawn seeds are the table's to draw; which seats drew, and every seed a
+                # client sent, the rules decide (a sent seed relabelled as drawn fails here).
+                drawn = {seat: seed for seat, _, seed, origin in first.seeds if origin == 1}
+                try:
+                    expected = aggregate.lock_seeds(table, drawn)
+                except KeyError as exc:
+                    self._fail(
+                        Check.REPLAY_MISMATCH,
+                        f"seat {exc.args[0]} sent no seed, but the lock does not mark its seed "
+                        "drawn",
+                        m.events[0].ref,
+                    )
+                    self._skip(m)
+                    return
             case _:
                 raise AssertionError(f"not a table command: {first!r}")
         self._compare(m.events, expected)

@@ -56,6 +56,8 @@ class Check(enum.StrEnum):
     """The rake is not what the table's published rule gives."""
     LEDGER = "ledger"
     """The settlement ledger differs from the one rebuilt from the events."""
+    PUBLISHED_HEAD = "published_head"
+    """A published chain head is not in the log as published, or is not properly signed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,8 @@ class AuditReport:
     violations: list[Violation] = field(default_factory=list)
     seconds: float = 0.0
     ledger_checked: bool = False
+    #: Published chain-head lines checked (-1: no --heads given).
+    heads_checked: int = -1
 
     @property
     def all_violations(self) -> list[Violation]:
@@ -257,6 +261,7 @@ class AuditReport:
             "tables": [t.to_json() for t in self.tables],
             "hands": [h.to_json() for h in self.hands],
             "violations": [v.to_json() for v in violations],
+            **({"heads_checked": self.heads_checked} if self.heads_checked >= 0 else {}),
         }
 
     def summary_lines(self, *, limit: int = 50) -> list[str]:
@@ -274,6 +279,8 @@ class AuditReport:
             f"  ledger      {'compared' if self.ledger_checked else 'not compared'}",
             f"  speed       {self.hands_per_second:,.0f} hands/s ({self.seconds:.2f} s)",
         ]
+        if self.heads_checked >= 0:
+            lines.insert(-1, f"  heads       {self.heads_checked:,} signed publications checked")
         for table in self.tables:
             lines.append(
                 f"  table {table.table_id}: {len(table.hands):,} hands, "

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from riverboat.audit import rbs1
+from riverboat.audit import crv1, rbs1
 from riverboat.audit.archive import StoredMessage
 from riverboat.audit.chain import check_chain
 from riverboat.audit.deck import DECK_EVENTS, DeckLog, HandDeck, replay_deck
@@ -33,7 +33,7 @@ from riverboat.engine.events import (
     UncalledBetReturned,
 )
 from riverboat.engine.events import Event as HandEvent
-from riverboat.table.events import HandCommitted, HandVoided, TableEvent
+from riverboat.table.events import HandCommitted, HandVoided, SeedsLocked, TableEvent
 
 __all__ = ["HandRecord", "audit_table", "scan_hands"]
 
@@ -52,6 +52,10 @@ class HandRecord:
     deck: DeckLog = field(default_factory=DeckLog)
     events: list[LoggedEvent] = field(default_factory=list)
     end: HandEnded | HandVoided | None = None
+    #: CRV1: the locked seeds, where the lock is, and whether a card came before it.
+    locked: SeedsLocked | None = None
+    locked_at: LoggedEvent | None = None
+    dealt_before_lock: bool = False
     end_time: str = ""
     start_version: int = 0
     first_version: int = 0
@@ -77,7 +81,12 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
             if event is None:
                 continue
             kind = type(event)
-            if kind in boundaries:
+            if kind is SeedsLocked:
+                assert isinstance(event, SeedsLocked)
+                if current is not None and current.hand_id == event.hand_id and not current.end:
+                    current.locked, current.locked_at = event, logged
+                    current.dealt_before_lock = bool(current.deck.positions)
+            elif kind in boundaries:
                 if isinstance(event, HandCommitted):
                     current = begin(event.hand_id, m.version)
                     current.commit, current.commit_at = event, logged
@@ -126,13 +135,17 @@ def _check_deck(
         return
     if commit is None:
         return  # reported by the replay: dealt without a commitment
-    if reveal.scheme != commit.scheme or commit.scheme != rbs1.SCHEME:
+    known = (rbs1.SCHEME, crv1.SCHEME)
+    if reveal.scheme != commit.scheme or commit.scheme not in known:
         fail(
             Check.SEED_RECORD,
             f"scheme {commit.scheme!r} committed, {reveal.scheme!r} revealed; the audit "
-            f"knows {rbs1.SCHEME}",
+            f"knows {', '.join(known)}",
             hand.commit_at,
         )
+        return
+    if commit.scheme == crv1.SCHEME:
+        _check_crv1(table_id, hand, reveal, out)
         return
     try:
         recomputed = rbs1.commitment(hand.hand_id, reveal.seed)
@@ -183,6 +196,72 @@ def _check_deck(
             f"the seed was revealed at {reveal.stored_at}, before the hand ended ({hand.end_time})",
             hand.commit_at,
         )
+
+
+def _check_crv1(table_id: str, hand: HandRecord, reveal: Reveal, out: list[Violation]) -> None:
+    """A CRV1 hand (docs/shuffle.md II.8): C, R, the lock's place, the dealing order and
+    every card dealt. The openings a table hands out are functions of the seed and the deck
+    position, so a dealt card equal to D[order[i]] is one whose opening the audit derives."""
+
+    def fail(check: Check, message: str, at: LoggedEvent | None) -> None:
+        out.append(Violation(check, message, table_id, hand.hand_id, at.ref if at else None))
+
+    commit = hand.commit
+    assert commit is not None
+    if hand.dealt_before_lock:
+        fail(
+            Check.COMMITMENT_ORDER, "a card was dealt before the seeds were locked", hand.locked_at
+        )
+    locked = hand.locked
+    if locked is None and hand.deck.positions:
+        first = min(hand.deck.positions)
+        fail(
+            Check.COMMITMENT_ORDER,
+            "cards were dealt but the client seeds were never locked",
+            hand.deck.positions[first][1],
+        )
+        return
+    try:
+        derived = crv1.derive(
+            hand.hand_id,
+            reveal.seed,
+            locked.seeds if locked is not None else (),
+            hand.deck.requests,
+        )
+    except (ValueError, KeyError) as exc:
+        fail(Check.SEED_MISMATCH, f"the hand cannot be derived: {exc}", hand.commit_at)
+        return
+    if derived.commitment != commit.commitment:
+        fail(
+            Check.SEED_MISMATCH,
+            f"the revealed seed (audit stream seq {reveal.stream_sequence}) hashes to "
+            f"{derived.commitment.hex()}, but the log committed {commit.commitment.hex()}",
+            hand.commit_at,
+        )
+        return
+    if derived.root != commit.root:
+        fail(
+            Check.SEED_MISMATCH,
+            f"the revealed seed's deck has Merkle root {derived.root.hex()}, but the log "
+            f"committed {commit.root.hex()}",
+            hand.commit_at,
+        )
+        return
+    if locked is None:
+        return  # voided before the lock: nothing was dealt
+    committed = [derived.deck[j] for j in derived.order]
+    for index, (card, logged) in sorted(hand.deck.positions.items()):
+        want = committed[index] if index < len(committed) else None
+        if card != want:
+            expected = "no card there" if want is None else card_str(want)
+            where = f"deck position {derived.order[index]}" if want is not None else "no position"
+            fail(
+                Check.CARD_MISMATCH,
+                f"{where} (card {index + 1} dealt in the locked seeds' order): dealt "
+                f"{card_str(card) if 0 <= card < 52 else card}, the committed deck has {expected}",
+                logged,
+            )
+            break
 
 
 def _hand_at(hands: list[HandRecord], version: int) -> str | None:

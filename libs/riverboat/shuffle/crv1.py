@@ -171,6 +171,17 @@ def audit_path(leaves: Sequence[bytes], index: int) -> tuple[bytes, ...]:
     return (*audit_path(leaves[k:], index - k), merkle_root(leaves[:k]))
 
 
+def _tree(leaves: Sequence[bytes]) -> tuple[bytes, list[tuple[bytes, ...]]]:
+    """The root and every leaf's audit path at once (each node hashed once)."""
+    if len(leaves) == 1:
+        return leaves[0], [()]
+    k = _split(len(leaves))
+    left, left_paths = _tree(leaves[:k])
+    right, right_paths = _tree(leaves[k:])
+    paths = [(*p, right) for p in left_paths] + [(*p, left) for p in right_paths]
+    return _node(left, right), paths
+
+
 def root_from_path(leaf: bytes, index: int, size: int, path: Sequence[bytes]) -> bytes | None:
     """Climb ``path`` from ``leaf`` at ``index`` of a ``size``-leaf tree (RFC 9162 2.1.3.2).
 
@@ -240,13 +251,13 @@ class Commitment:
     deck: tuple[int, ...]
     salts: tuple[bytes, ...]
     leaves: tuple[bytes, ...]
+    paths: tuple[tuple[bytes, ...], ...]
+    """Every position's audit path (equal to :func:`audit_path` of the leaves)."""
 
     def opening(self, position: int) -> Opening:
         """The opening of deck position ``position``."""
         _position(position)
-        return Opening(
-            position, self.deck[position], self.salts[position], audit_path(self.leaves, position)
-        )
+        return Opening(position, self.deck[position], self.salts[position], self.paths[position])
 
 
 def commit_deck(hand_id: str, seed: bytes) -> Commitment:
@@ -258,7 +269,9 @@ def commit_deck(hand_id: str, seed: bytes) -> Commitment:
         hmac.digest(key, tag(TAG_SALT) + hid + bytes((j,)), "sha256") for j in range(DECK_SIZE)
     )
     leaves = tuple(_leaf(hid, j, deck[j], salts[j]) for j in range(DECK_SIZE))
-    return Commitment(hand_id, commitment(hand_id, key), merkle_root(leaves), deck, salts, leaves)
+    root, paths = _tree(leaves)
+    c = commitment(hand_id, key)
+    return Commitment(hand_id, c, root, deck, salts, leaves, tuple(paths))
 
 
 # -- client seeds and the dealing order -------------------------------------------------------

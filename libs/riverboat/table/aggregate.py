@@ -31,6 +31,7 @@ from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.events import (
     NO_TIME_BANK,
     AnyEvent,
+    ClientSeedSent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -39,6 +40,7 @@ from riverboat.table.events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerTimedOut,
+    SeedsLocked,
     TableCreated,
     TimeBankPolicy,
     TimeBankStarted,
@@ -47,6 +49,8 @@ from riverboat.table.events import (
 )
 
 MAX_PLAYER_ID = 64
+#: Bytes of a CRV1 client seed (docs/shuffle.md II.4).
+CLIENT_SEED_BYTES = 32
 #: The variant of a table whose dealer chooses each deal's game.
 DEALERS_CHOICE = "dealers_choice"
 #: Time-outs in a row that sit a player out.
@@ -123,6 +127,20 @@ class TableState:
             return False
         return hand_id in (hand.hand_id, str(self.hands_played))
 
+    #: CRV1: the client seeds sent for the committed hand (seat -> seed), until the lock;
+    #: then the lock itself, kept until the next commitment.
+    client_seeds: Mapping[int, bytes] = field(default_factory=dict)
+    locked: SeedsLocked | None = None
+
+    @property
+    def needs_seeds(self) -> bool:
+        """A CRV1 hand is committed and its seeds are not locked yet."""
+        return (
+            self.pending is not None
+            and self.pending.scheme == "CRV1"
+            and (self.locked is None or self.locked.hand_id != self.pending.hand_id)
+        )
+
     @property
     def dealers_choice(self) -> bool:
         """The dealer chooses each deal's game."""
@@ -185,6 +203,8 @@ _TABLE_LEVEL: frozenset[type] = frozenset(
         TimeoutsCleared,
         TimeBankStarted,
         TimeBankUsed,
+        ClientSeedSent,
+        SeedsLocked,
     }
 )
 
@@ -254,7 +274,11 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 limits=(event.small_bet, event.big_bet),
             )
         case HandCommitted():
-            return replace(state, pending=event)
+            return replace(state, pending=event, client_seeds={}, locked=None)
+        case ClientSeedSent():
+            return replace(state, client_seeds={**state.client_seeds, event.seat: event.seed})
+        case SeedsLocked():
+            return replace(state, locked=event, client_seeds={})
         case PlayerSatOut():
             return _with_seat(state, event.seat, sitting_out=True, timeouts=0)
         case PlayerSatIn():
@@ -464,7 +488,13 @@ def unseat_player(state: TableState, *, seat: int, player: str = "") -> list[Any
 
 
 def commit_hand(
-    state: TableState, *, hand_id: str, scheme: str, commitment: bytes, deck_size: int
+    state: TableState,
+    *,
+    hand_id: str,
+    scheme: str,
+    commitment: bytes,
+    deck_size: int,
+    root: bytes = b"",
 ) -> list[AnyEvent]:
     """Record the dealer's commitment for the next hand."""
     _exists(state)
@@ -483,7 +513,59 @@ def commit_hand(
                 "the dealer has not chosen the game", kind="precondition", rule="not_chosen"
             )
         button = state.dealer
-    return [HandCommitted(hand_id, scheme, commitment, deck_size, button)]
+    return [HandCommitted(hand_id, scheme, commitment, deck_size, button, root)]
+
+
+def send_seed(
+    state: TableState, *, seat: int, player: str, hand_id: str, seed: bytes
+) -> list[AnyEvent]:
+    """CRV1: a player's client seed for the committed hand, before the lock."""
+    _exists(state)
+    pending = state.pending
+    if len(seed) != CLIENT_SEED_BYTES:
+        raise TableError(
+            f"a client seed is exactly {CLIENT_SEED_BYTES} bytes, got {len(seed)}",
+            kind="invalid",
+            rule="bad_seed",
+        )
+    if state.locked is not None and state.locked.hand_id == hand_id:
+        raise TableError(
+            f"the seeds of hand {hand_id} are locked: a seed counts only between the "
+            "commitment and the lock",
+            kind="precondition",
+            rule="seeds_locked",
+        )
+    if pending is None or pending.hand_id != hand_id or pending.scheme != "CRV1":
+        now = pending.hand_id if pending is not None else "none"
+        raise TableError(
+            f"hand {hand_id} does not take client seeds now (the committed hand is {now}); "
+            "send a seed after the commitment of a CRV1 hand",
+            kind="precondition",
+            rule="not_seeding",
+        )
+    who = state.seat_at(seat)
+    if who is None or who.player != player:
+        raise TableError(
+            f"{player} does not sit at seat {seat}", kind="precondition", rule="not_your_seat"
+        )
+    return [ClientSeedSent(seat, player, bytes(seed))]
+
+
+def lock_seeds(state: TableState, drawn: Mapping[int, bytes]) -> list[AnyEvent]:
+    """CRV1: lock the seeds of the committed hand: each ready seat's own seed if it sent
+    one, else the one in ``drawn`` (the caller drew it; the lock marks it drawn)."""
+    _exists(state)
+    pending = state.pending
+    if pending is None or not state.needs_seeds:
+        raise TableError("no hand awaits its seeds", kind="precondition", rule="not_seeding")
+    seeds = []
+    for s in state.ready_players():
+        sent = state.client_seeds.get(s.seat)
+        if sent is not None:
+            seeds.append((s.seat, s.player, sent, 0))
+        else:
+            seeds.append((s.seat, s.player, bytes(drawn[s.seat]), 1))
+    return [SeedsLocked(pending.hand_id, tuple(seeds))]
 
 
 def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
@@ -496,6 +578,10 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
     if len(deck) != pending.deck_size:
         raise TableError(
             "the deck does not match the commitment", kind="precondition", rule="bad_deck"
+        )
+    if state.needs_seeds:
+        raise TableError(
+            "the client seeds are not locked yet", kind="precondition", rule="seeds_not_locked"
         )
     ready = state.ready_players()
     if len(ready) < state.options.min_players:
@@ -690,5 +776,7 @@ def hand_events_only(events: Sequence[AnyEvent]) -> list[HandEvent]:
         TimeoutsCleared,
         TimeBankStarted,
         TimeBankUsed,
+        ClientSeedSent,
+        SeedsLocked,
     )
     return [e for e in events if not isinstance(e, table_types)]

@@ -81,6 +81,27 @@ class HandCommitted:
     commitment: bytes
     deck_size: int
     button: int
+    #: CRV1: the Merkle root over the deck's per-position commitments (b"" under RBS1).
+    root: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSeedSent:
+    """CRV1: a player's client seed for the committed hand, before the lock (seen by the
+    sender only until then; sending again replaces it)."""
+
+    seat: int
+    player: str
+    seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SeedsLocked:
+    """CRV1: the seeds fixing the hand's dealing order: (seat, player, seed, origin) by seat,
+    origin 0 sent by the client, 1 drawn for it. After the commitment, before the first card."""
+
+    hand_id: str
+    seeds: tuple[tuple[int, str, bytes, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,5 +196,7 @@ TableEvent = (
     | TimeoutsCleared
     | TimeBankStarted
     | TimeBankUsed
+    | ClientSeedSent
+    | SeedsLocked
 )
 AnyEvent = TableEvent | HandEvent

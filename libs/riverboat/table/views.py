@@ -20,7 +20,7 @@ from riverboat.engine.games import GAMES, moves, waiting_for
 from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.aggregate import Seat, TableState
 from riverboat.table.choice import CHOOSE_GAME, offered_games
-from riverboat.table.events import NO_TIME_BANK, AnyEvent, TimeBankPolicy
+from riverboat.table.events import NO_TIME_BANK, AnyEvent, ClientSeedSent, TimeBankPolicy
 
 #: Actions that name cards, and the phase field saying how many.
 _CARD_ACTIONS = frozenset({"draw", "discard", "pass", "expose", "order"})
@@ -305,7 +305,10 @@ def redact(event: AnyEvent, seat: int) -> AnyEvent:
     A face-down card dealt to someone else is hidden, and in the dealer's choice games also
     someone else's discards, cards put down to pass or stacked, passes between two others,
     sealed declarations and the discards sent for a reshuffle
-    (:func:`riverboat.engine.visibility.redact`). Table events are public.
+    (:func:`riverboat.engine.visibility.redact`). Table events are public, but for a CRV1
+    client seed before the lock: its sender alone sees it (others learn only that one came).
     """
+    if isinstance(event, ClientSeedSent):
+        return event if event.seat == seat else replace(event, seed=b"")
     redacted: AnyEvent = visibility.redact(event, seat)
     return redacted

@@ -13,6 +13,7 @@ from riverboat.cli import (
     room_cmd,
     settlement_cmd,
     up_cmd,
+    verify_cmd,
 )
 from riverboat.cli.play import session as play_session
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     play_session.register(groups)
     admin_cmd.register(groups)
     settlement_cmd.register(groups)
+    verify_cmd.register(groups)
     return parser
 
 

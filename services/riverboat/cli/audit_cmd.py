@@ -70,8 +70,9 @@ def register(groups: Any) -> None:
     audit.add_argument(
         "source",
         nargs="?",
-        metavar="FILE | export",
-        help="an archive made by 'riverboat audit export', or the word 'export' to make one",
+        metavar="FILE | export | heads",
+        help="an archive made by 'riverboat audit export', the word 'export' to make one, or "
+        "'heads' to publish signed chain heads",
     )
     add_source_arguments(audit)
     audit.add_argument("-o", "--output", type=Path, help="export: the archive file to write")
@@ -86,6 +87,33 @@ def register(groups: Any) -> None:
         help="worker processes (tables are audited in parallel; default: one per CPU)",
     )
     audit.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    heads = audit.add_argument_group("chain heads (docs/audit.md)")
+    heads.add_argument(
+        "--heads",
+        type=Path,
+        metavar="FILE",
+        help="check the log against the signed chain heads published in FILE; with 'heads': "
+        "append each publication to FILE",
+    )
+    heads.add_argument(
+        "--heads-key",
+        type=Path,
+        metavar="KEYFILE",
+        help="the publisher's Ed25519 key: its private key (hex, made if missing) to publish, "
+        "its public key (KEYFILE or KEYFILE.pub, hex) to check",
+    )
+    heads.add_argument(
+        "--publish-command",
+        metavar="CMD",
+        help="with 'heads': also pipe each publication line to this command (an external "
+        "timestamping service's client)",
+    )
+    heads.add_argument(
+        "--interval", type=float, default=60.0, help="with 'heads': seconds between publications"
+    )
+    heads.add_argument(
+        "--times", type=int, default=0, help="with 'heads': publish this many times (0: forever)"
+    )
     audit.set_defaults(handler=cmd_audit)
 
 
@@ -128,10 +156,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Verify (or, with ``export``, archive) the streams."""
     if args.source == "export":
         return cmd_export(args)
+    if args.source == "heads":
+        return cmd_heads(args)
+    if (args.heads is None) != (args.heads_key is None):
+        return _fail("--heads and --heads-key go together")
     if args.output is not None:
         return _fail("-o/--output is for 'riverboat audit export'")
     show = not args.no_progress
-    if args.source and not args.nats and not args.database:
+    if args.source and not args.nats and not args.database and args.heads is None:
         return _verify_file(args, show)
     archive = load(args, show_progress=show)
     if isinstance(archive, int):
@@ -146,7 +178,105 @@ def cmd_audit(args: argparse.Namespace) -> int:
         status = _compare_ledger(report, archive, args.database)
         if status is not None:
             return status
+    if args.heads is not None:
+        status = _check_heads(report, archive, args.heads, args.heads_key)
+        if status is not None:
+            return status
     return _print(report, as_json=args.json)
+
+
+def _public_key(path: Path) -> Any:
+    """The publisher's public key: KEYFILE.pub if it exists, else KEYFILE (hex either way)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    pub = path.with_name(path.name + ".pub")
+    text = (pub if pub.exists() else path).read_text(encoding="ascii").strip()
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
+
+
+def _check_heads(report: Any, archive: Any, heads: Path, key_file: Path) -> int | None:
+    """Add the published heads' violations to ``report``; an exit status if unreadable."""
+    from riverboat.audit.heads import HeadsError, check_heads, read_publications
+    from riverboat.audit.verify import split_tables
+
+    try:
+        key = _public_key(key_file)
+        publications = read_publications(heads)
+    except (HeadsError, OSError, ValueError) as exc:
+        return _fail(f"--heads: {exc}")
+    report.violations.extend(check_heads(split_tables(archive), publications, key))
+    report.heads_checked = len(publications)
+    return None
+
+
+def _private_key(path: Path) -> Any:
+    """The publisher's private key, made (0600, and KEYFILE.pub beside it) if missing."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    from riverboat.audit.heads import public_key_hex
+
+    if path.exists():
+        return Ed25519PrivateKey.from_private_bytes(
+            bytes.fromhex(path.read_text(encoding="ascii").strip())
+        )
+    key = Ed25519PrivateKey.generate()
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(raw.hex() + "\n")
+    path.with_name(path.name + ".pub").write_text(public_key_hex(key) + "\n", encoding="ascii")
+    return key
+
+
+def cmd_heads(args: argparse.Namespace) -> int:
+    """Publish each table's chain head, signed, every ``--interval`` seconds."""
+    import datetime
+    import subprocess
+    import time
+
+    from riverboat.audit.heads import heads_of, sign_publication
+    from riverboat.audit.verify import split_tables
+
+    if not args.nats or args.heads is None or args.heads_key is None:
+        return _fail(
+            "heads reads the streams from NATS: give --nats URL --heads FILE --heads-key KEYFILE"
+        )
+    try:
+        key = _private_key(args.heads_key)
+    except (OSError, ValueError) as exc:
+        return _fail(f"--heads-key: {exc}")
+    args.source = None
+    done = 0
+    while True:
+        archive = load(args, show_progress=False)
+        if isinstance(archive, int):
+            return archive
+        heads = heads_of(split_tables(archive))
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        line = sign_publication(key, now, heads)
+        with args.heads.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+        if args.publish_command:
+            sent = subprocess.run(
+                args.publish_command, shell=True, input=line + "\n", text=True, check=False
+            )
+            if sent.returncode:
+                print(
+                    f"riverboat audit heads: {args.publish_command!r} exited {sent.returncode}",
+                    file=sys.stderr,
+                )
+        print(
+            f"published the chain heads of {len(heads)} tables at {now} to {args.heads}", flush=True
+        )
+        done += 1
+        if args.times and done >= args.times:
+            return EXIT_OK
+        time.sleep(args.interval)
 
 
 def _compare_ledger(report: Any, archive: Any, url: str) -> int | None:

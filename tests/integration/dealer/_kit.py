@@ -44,6 +44,9 @@ def dealer_config(nats_url: str, **overrides: Any) -> DealerConfig:
         "audit_prefix": f"rbd{tag}.audit",
         "grace": 0.5,
         "connect_timeout": 5.0,
+        # The dealer tests check RBS1 decks (served in deck order, docs/shuffle.md part I);
+        # CRV1, the default, has its own tests (test_dealer_crv1.py).
+        "scheme": "RBS1",
     }
     values.update(overrides)
     return DealerConfig(**values)

@@ -55,6 +55,9 @@ class DealerProcess:
             # (or this flag) the dealer would not start at all.
             "--dev-key-file",
             "var/dealer.key",
+            # These tests check RBS1's deck (the deck in order); CRV1: test_dealer_crv1.py.
+            "--scheme",
+            config.scheme,
         ]
         for flag in ("tables", "seeds", "audit"):
             args += [f"--{flag}-stream", getattr(config, f"{flag}_stream")]

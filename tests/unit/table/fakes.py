@@ -8,7 +8,7 @@ import asyncio
 import heapq
 import itertools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from riverboat.services.table.dealer_client import Commitment, DealerUnavailable
@@ -99,8 +99,23 @@ class CountingDealer:
         self._call("get_deck")
         return derive_deck(hand_id, b"s" * 32)
 
+    async def get_dealt(
+        self,
+        table_id: str,
+        hand_id: str,
+        log_sequence: int,
+        seeds: Sequence[tuple[int, str, bytes, int]],
+    ) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        self._call("get_dealt")
+        return derive_deck(hand_id, b"s" * 32), ()
+
     async def reshuffle(
-        self, table_id: str, hand_id: str, round_: int, cards: tuple[int, ...]
+        self,
+        table_id: str,
+        hand_id: str,
+        round_: int,
+        cards: tuple[int, ...],
+        seeds: Sequence[tuple[int, str, bytes, int]] = (),
     ) -> tuple[int, ...]:
         self._call("reshuffle")
         return tuple(sorted(cards))

@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 from typing import Any, TextIO, TypeVar
 
 import grpc
+from google.protobuf import json_format
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -39,8 +40,9 @@ from riverboat.cli.play.render import (
     lobby_table,
     table_panel,
 )
-from riverboat.cli.play.text import my_seat, owes_move
-from riverboat.client import LobbyClient, TableClient
+from riverboat.cli.play.text import card_text, my_seat, owes_move
+from riverboat.client import LobbyClient, TableClient, committed_hand, send_seed
+from riverboat.proofcheck import CardChecker, Verdict
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
 
 T = TypeVar("T")
@@ -72,6 +74,11 @@ def register(groups: Any) -> None:
     )
     play.add_argument("--register", action="store_true", help="create the account first")
     play.add_argument("--token", help="a bearer token instead of logging in ($RIVERBOAT_TOKEN)")
+    play.add_argument(
+        "--save",
+        metavar="FILE",
+        help="append every table view received to FILE (JSON lines), for riverboat verify",
+    )
     play.set_defaults(handler=cmd_play)
 
 
@@ -112,6 +119,10 @@ class PlaySession:
         self.prompt_shown = False
         self.was_my_turn = False
         self.quit_warned = False
+        #: CRV1: this player's own check of every card it is shown (docs/shuffle.md II.5).
+        self.checker = CardChecker()
+        self.saved: TextIO | None = None
+        self.seeding: set[asyncio.Task[None]] = set()
 
     # --- output ----------------------------------------------------------------------------
 
@@ -193,6 +204,8 @@ class PlaySession:
     async def run(self) -> int:
         """Sign in, then read commands until ``q`` or the end of input."""
         self.reader.start()
+        if getattr(self.args, "save", None):
+            self.saved = open(self.args.save, "a", encoding="utf-8")  # noqa: SIM115 - closed below
         channels = [
             grpc.aio.insecure_channel(self.args.lobby),
             grpc.aio.insecure_channel(self.args.table),
@@ -227,6 +240,8 @@ class PlaySession:
                 await self.tables.close()  # the channels to owners it opened
             for channel in channels:
                 await channel.close(None)
+            if self.saved is not None:
+                self.saved.close()
 
     async def sign_in(self) -> bool:
         """A token: given, or from logging in (registering first when asked or agreed)."""
@@ -610,15 +625,52 @@ class PlaySession:
             # The stream ended (a restart, a network blip): resume after the last version seen.
             await asyncio.sleep(min(5.0, 0.25 * 2**failures))
 
+    def _proof_lines(self, update: table_pb2.WatchResponse) -> list[RenderableType]:
+        """Send a seed for a hand just committed (CRV1), and check every new card proof:
+        one quiet line for the cards verified, a loud one for each that is not."""
+        committed = committed_hand(update)
+        if committed and self.seated() and self.tables is not None and self.view is not None:
+            seat = my_seat(self.view)
+            if seat is not None:
+                task = asyncio.ensure_future(self._send_seed(committed, seat.seat))
+                self.seeding.add(task)
+                task.add_done_callback(self.seeding.discard)
+        if not update.HasField("view"):
+            return []
+        if self.saved is not None:
+            self.saved.write(json_format.MessageToJson(update.view, indent=None) + "\n")
+            self.saved.flush()
+        checks = self.checker.view(update.view)
+        good = [c.card for c in checks if c.verdict is Verdict.VERIFIED]
+        lines: list[RenderableType] = []
+        if good:
+            line = Text("Verified ", style="dim")
+            for card in good:
+                line.append_text(card_text(card))
+                line.append(" ")
+            line.append("against the deck committed before the deal.", style="dim")
+            lines.append(line)
+        for bad in (c for c in checks if c.verdict is Verdict.FAILED):
+            lines.append(Text(f"!!! {bad.line()} !!!", style="bold white on red"))
+        return lines
+
+    async def _send_seed(self, hand_id: str, seat: int) -> None:
+        """This client's own seed for the hand just committed (late or refused: the table
+        draws one, and the locked seeds say so)."""
+        assert self.tables is not None
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await send_seed(self.tables, self.table_id, hand_id, seat)
+
     def _on_update(self, update: table_pb2.WatchResponse) -> bool:
         """Print one update; False once the player has left the table."""
+        proofs = self._proof_lines(update)
         view = update.view if update.HasField("view") else self.view
         digest = self.narrator.feed(update.events, view)
         if digest.new_hand:
             self.recent.clear()
         self.recent.extend(digest.actions)
         self.view = view
-        items: list[RenderableType] = list(digest.lines)
+        items: list[RenderableType] = [*digest.lines, *proofs]
         if digest.left_with is not None:
             table_id = self.table_id
             self.detach()

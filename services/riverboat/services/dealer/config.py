@@ -41,6 +41,9 @@ DEFAULT_ADDRESS = "127.0.0.1:50053"
 ENV_ADDRESS = address_env("dealer")
 ENV_KEY = "RIVERBOAT_DEALER_KEY"
 ENV_KEY_FILE = "RIVERBOAT_DEALER_KEY_FILE"
+ENV_SCHEME = "RIVERBOAT_DEALER_SCHEME"
+#: The shuffle schemes a dealer commits new hands under (docs/shuffle.md parts I and II).
+SCHEMES = ("CRV1", "RBS1")
 
 _STREAM_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SUBJECT_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
@@ -59,6 +62,7 @@ class DealerConfig(ServiceConfig):
         tables_stream, tables_prefix: the table logs (read only): stream and subject prefix.
         seeds_stream, seeds_prefix: the dealer-only stream of sealed seeds.
         audit_stream, audit_prefix: the auditors' stream of revealed seeds.
+        scheme: the shuffle scheme of new hands: CRV1 (players verify every card) or RBS1.
     """
 
     address: str = DEFAULT_ADDRESS
@@ -71,9 +75,12 @@ class DealerConfig(ServiceConfig):
     seeds_prefix: str = "rb.dealer.seeds"
     audit_stream: str = "RB_AUDIT"
     audit_prefix: str = "rb.audit.seeds"
+    scheme: str = "CRV1"
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
+        if self.scheme not in SCHEMES:
+            raise ConfigError(f"--scheme: {self.scheme!r} is not one of {', '.join(SCHEMES)}")
         self.check_common()
         for flag, name in (
             ("--tables-stream", self.tables_stream),
@@ -117,7 +124,13 @@ class DealerConfig(ServiceConfig):
             seeds_prefix=args.seeds_prefix,
             audit_stream=args.audit_stream,
             audit_prefix=args.audit_prefix,
+            scheme=settings.get("scheme", ENV_SCHEME, defaults_scheme()),
         )
+
+
+def defaults_scheme() -> str:
+    """The default shuffle scheme of new hands."""
+    return str(DealerConfig.__dataclass_fields__["scheme"].default)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,6 +149,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the embedded room's development key (riverboat up passes it): created in FILE "
         "if missing, used only when no key is configured; never in production",
+    )
+    parser.add_argument(
+        "--scheme",
+        choices=SCHEMES,
+        help=f"shuffle scheme of new hands (env {ENV_SCHEME}; default {defaults.scheme}): "
+        "CRV1, every player verifies every card; RBS1, only auditors verify (docs/shuffle.md)",
     )
     streams = parser.add_argument_group("JetStream")
     streams.add_argument("--tables-stream", default=defaults.tables_stream)

@@ -20,7 +20,7 @@ import structlog
 from riverboat.services.common.errors import DataLoss, FailedPrecondition
 from riverboat.services.dealer.config import ENV_KEY, ENV_KEY_FILE, ConfigError, DealerConfig
 from riverboat.services.dealer.store import SealedSeedRecord
-from riverboat.shuffle import SCHEME, commitment
+from riverboat.shuffle import SCHEME, commitment_for
 from riverboat.shuffle.sealing import (
     SealedSeedError,
     SealingKeyError,
@@ -160,13 +160,15 @@ class SeedVault:
         """The id of the key this vault seals with."""
         return self._key_id
 
-    def seal(self, table_id: str, hand_id: str, seed: bytes) -> SealedSeedRecord:
-        """A record for a new hand: the sealed seed, its commitment, the key id."""
+    def seal(
+        self, table_id: str, hand_id: str, seed: bytes, scheme: str = SCHEME
+    ) -> SealedSeedRecord:
+        """A record for a new hand: the sealed seed, its commitment (of ``scheme``), the key id."""
         return SealedSeedRecord(
             table_id=table_id,
             hand_id=hand_id,
-            scheme=SCHEME,
-            commitment=commitment(hand_id, seed),
+            scheme=scheme,
+            commitment=commitment_for(scheme, hand_id, seed),
             sealed_seed=self._sealer.seal(hand_id, seed),
             key_id=self._key_id,
         )
@@ -195,7 +197,11 @@ class SeedVault:
                 "own key: the stored record was altered",
                 reason="SEALED_SEED_CORRUPT",
             ) from None
-        if not hmac.compare_digest(commitment(record.hand_id, seed), record.commitment):
+        try:
+            expected = commitment_for(record.scheme, record.hand_id, seed)
+        except ValueError:
+            expected = b""  # a scheme this dealer does not know: treated as corrupt
+        if not hmac.compare_digest(expected, record.commitment):
             raise DataLoss(
                 f"the seed of hand {record.hand_id!r} does not match its stored commitment",
                 reason="SEALED_SEED_CORRUPT",

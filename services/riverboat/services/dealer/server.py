@@ -57,7 +57,7 @@ class DealerServer:
         self.config = config
         self.key_id = key.key_id
         self.key_source = key.source
-        self._service = DealerService(SeedVault(key))
+        self._service = DealerService(SeedVault(key), config.scheme)
         # Only Riverboat's services deal; auditors may also ask for a finished hand's seed.
         rules = {
             "CommitHand": {"service"},

@@ -7,6 +7,7 @@ card; log lines carry ids, sequences and the (public) commitment.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import grpc.aio
@@ -24,9 +25,17 @@ from riverboat.services.dealer.tablelog import (
     check_commitment_message,
     find_hand_progress,
 )
-from riverboat.shuffle import SCHEME, ShuffleInputError, derive_deck, derive_reshuffle, new_seed
+from riverboat.shuffle import (
+    SCHEME,
+    SCHEMES,
+    ShuffleInputError,
+    crv1,
+    derive_deck,
+    derive_reshuffle,
+    new_seed,
+)
 from riverboat.shuffle.scheme import encode_hand_id
-from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
 
 __all__ = ["SERVICE_NAME", "DealerService", "validate_ids"]
 
@@ -70,15 +79,43 @@ def validate_ids(table_id: str, hand_id: str) -> tuple[str, str]:
     return table_id, hand_id
 
 
+def locked_seeds(
+    seeds: Sequence[events_pb2.LockedSeed],
+) -> list[crv1.ClientSeed]:
+    """A request's CRV1 locked seeds as the scheme takes them.
+
+    Raises:
+        InvalidArgument: none given (``MISSING_FIELD``) or one is malformed (``BAD_SEEDS``).
+    """
+    if not seeds:
+        raise InvalidArgument(
+            "seeds are required for a CRV1 hand: the table's locked seeds (SeedsLocked)",
+            reason="MISSING_FIELD",
+        )
+    try:
+        out = [crv1.ClientSeed(s.seat, s.player, s.seed, crv1.SeedOrigin(s.origin)) for s in seeds]
+        for seed in out:
+            seed.encode()
+        if len({s.seat for s in out}) != len(out):
+            raise ShuffleInputError("two seeds for one seat")
+    except (ShuffleInputError, ValueError) as exc:
+        raise InvalidArgument(f"bad locked seeds: {exc}", reason="BAD_SEEDS") from None
+    return out
+
+
 class DealerService(dealer_pb2_grpc.DealerServiceServicer):
     """The servicer. It answers ``UNAVAILABLE`` until :meth:`attach` gives it a store.
 
     Args:
         vault: seals new seeds and opens stored ones.
+        scheme: the shuffle scheme new hands are committed under (``CRV1`` or ``RBS1``).
     """
 
-    def __init__(self, vault: SeedVault) -> None:
+    def __init__(self, vault: SeedVault, scheme: str = crv1.SCHEME) -> None:
+        if scheme not in SCHEMES:
+            raise ValueError(f"unknown shuffle scheme {scheme!r}; use one of {SCHEMES}")
         self._vault = vault
+        self._scheme = scheme
         self._store: DealerStore | None = None
 
     def attach(self, store: DealerStore) -> None:
@@ -119,19 +156,22 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         created = False
         if record is None:
             # Durable before the commitment leaves this process (docs/shuffle.md §8 step 2).
-            fresh = self._vault.seal(table_id, hand_id, new_seed())
+            fresh = self._vault.seal(table_id, hand_id, new_seed(), self._scheme)
             record, created = await store.create_seed(fresh)
-        if not created:
-            # A repeat: make sure this dealer can still open it, so a wrong key shows up now
-            # rather than when the table asks for the deck.
-            self._vault.open(record)
+        # On a repeat this also makes sure this dealer can still open it, so a wrong key
+        # shows up now rather than when the table asks for the deck.
+        seed = self._vault.open(record)
+        root = crv1.commit_deck(hand_id, seed).root if record.scheme == crv1.SCHEME else b""
         _log.info(
             "hand committed" if created else "hand commitment returned again",
             commitment=record.commitment.hex(),
             seed_sequence=record.sequence,
         )
         return dealer_pb2.CommitHandResponse(
-            scheme=record.scheme, commitment=record.commitment, deck_size=DECK_SIZE
+            scheme=record.scheme,
+            commitment=record.commitment,
+            deck_size=DECK_SIZE,
+            merkle_root=root,
         )
 
     async def GetDeck(
@@ -166,6 +206,14 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
             scheme=record.scheme,
             commitment=record.commitment,
         )
+        if record.scheme == crv1.SCHEME:
+            seeds = locked_seeds(request.seeds)
+            hand = crv1.derive_hand(hand_id, self._vault.open(record), seeds)
+            _log.info("deck served", log_sequence=request.log_sequence, scheme=record.scheme)
+            return dealer_pb2.GetDeckResponse(
+                cards=[card_str(card) for card in hand.dealt()],
+                openings=[hand.commit.opening(j).to_bytes() for j in hand.order],
+            )
         deck = derive_deck(hand_id, self._vault.open(record))
         _log.info("deck served", log_sequence=request.log_sequence)
         return dealer_pb2.GetDeckResponse(cards=[card_str(card) for card in deck])
@@ -231,8 +279,19 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         except ValueError as exc:
             raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD", field="cards") from None
         record = await self._committed(self.store, table_id, hand_id)
+        seed = self._vault.open(record)
         try:
-            shuffled = derive_reshuffle(hand_id, self._vault.open(record), request.round, cards)
+            if record.scheme == crv1.SCHEME:
+                # CRV1 reshuffles deck positions (docs/shuffle.md II.7), bound to the seeds.
+                seeds = locked_seeds(request.seeds)
+                commit = crv1.commit_deck(hand_id, seed)
+                key = crv1.mix_key(hand_id, commit.commitment, commit.root, seeds)
+                where = {card: j for j, card in enumerate(commit.deck)}
+                positions = [where[c] for c in cards]
+                order = crv1.reshuffle_order(hand_id, seed, key, request.round, positions)
+                shuffled = tuple(commit.deck[j] for j in order)
+            else:
+                shuffled = derive_reshuffle(hand_id, seed, request.round, cards)
         except ShuffleInputError as exc:
             raise InvalidArgument(str(exc), reason="BAD_RESHUFFLE", field="cards") from None
         _log.info("discards reshuffled", round=request.round, count=len(cards))

@@ -35,6 +35,9 @@ class TableConfig(ServiceConfig):
     subject_prefix: str = "rb.tables"
     #: Pause between hands, seconds (players see the showdown before the next deal).
     hand_pause: float = 2.0
+    #: CRV1: seconds after a hand's commitment in which players' clients send their seeds
+    #: (cut short once all have); at most the pause, so none without one.
+    seed_window: float = 1.0
     #: Deal hands automatically when enough players sit (off: hands start on request only).
     auto_deal: bool = True
     #: A hand that cannot resume (dealer unreachable) within this many seconds is voided.
@@ -65,6 +68,8 @@ class TableConfig(ServiceConfig):
         self.check_common()
         if self.hand_pause < 0:
             raise ValueError("--hand-pause must be 0 or more seconds")
+        if self.seed_window < 0:
+            raise ValueError("--seed-window must be 0 or more seconds")
         if self.lease_ttl < 1:
             raise ValueError("--lease-ttl must be at least 1 second")
         if self.handover_seconds <= 0:
@@ -93,6 +98,9 @@ class TableConfig(ServiceConfig):
         hand_pause = settings.get("hand_pause", "RIVERBOAT_HAND_PAUSE", None, float)
         if hand_pause is not None:
             values["hand_pause"] = hand_pause
+        seed_window = settings.get("seed_window", "RIVERBOAT_SEED_WINDOW", None, float)
+        if seed_window is not None:
+            values["seed_window"] = seed_window
         for name in ("stream", "subject_prefix"):
             if getattr(args, name, None) is not None:
                 values[name] = getattr(args, name)

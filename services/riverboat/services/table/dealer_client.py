@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -10,7 +11,7 @@ import structlog
 
 from riverboat.engine.cards import card_str, parse_card
 from riverboat.services.common.tracing import client_interceptors
-from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
 
 log = structlog.get_logger("riverboat.table.dealer")
 
@@ -28,6 +29,15 @@ class Commitment:
     scheme: str
     commitment: bytes
     deck_size: int
+    #: CRV1: the Merkle root (b"" under RBS1).
+    root: bytes = b""
+
+
+def _locked(seeds: Sequence[tuple[int, str, bytes, int]]) -> list[events_pb2.LockedSeed]:
+    return [
+        events_pb2.LockedSeed(seat=seat, player=player, seed=seed, origin=origin)
+        for seat, player, seed, origin in seeds
+    ]
 
 
 class DealerUnavailable(RuntimeError):
@@ -82,7 +92,7 @@ class DealerClient:
             hand_id=hand_id,
         )
         assert isinstance(reply, dealer_pb2.CommitHandResponse)
-        return Commitment(reply.scheme, reply.commitment, reply.deck_size)
+        return Commitment(reply.scheme, reply.commitment, reply.deck_size, reply.merkle_root)
 
     async def get_deck(self, table_id: str, hand_id: str, log_sequence: int) -> tuple[int, ...]:
         """The committed deck, once the commitment is in the table's log."""
@@ -97,8 +107,35 @@ class DealerClient:
         assert isinstance(reply, dealer_pb2.GetDeckResponse)
         return tuple(parse_card(c) for c in reply.cards)
 
+    async def get_dealt(
+        self,
+        table_id: str,
+        hand_id: str,
+        log_sequence: int,
+        seeds: Sequence[tuple[int, str, bytes, int]],
+    ) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        """CRV1: the deck in the locked seeds' dealing order, with each card's opening."""
+        reply = await self._call(
+            "GetDeck",
+            dealer_pb2.GetDeckRequest(
+                table_id=table_id,
+                hand_id=hand_id,
+                log_sequence=log_sequence,
+                seeds=_locked(seeds),
+            ),
+            table_id=table_id,
+            hand_id=hand_id,
+        )
+        assert isinstance(reply, dealer_pb2.GetDeckResponse)
+        return tuple(parse_card(c) for c in reply.cards), tuple(reply.openings)
+
     async def reshuffle(
-        self, table_id: str, hand_id: str, round_: int, cards: tuple[int, ...]
+        self,
+        table_id: str,
+        hand_id: str,
+        round_: int,
+        cards: tuple[int, ...],
+        seeds: Sequence[tuple[int, str, bytes, int]] = (),
     ) -> tuple[int, ...]:
         """The dealer's reshuffle of a draw's discards (deterministic per hand and round)."""
         reply = await self._call(
@@ -108,6 +145,7 @@ class DealerClient:
                 hand_id=hand_id,
                 round=round_,
                 cards=[card_str(c) for c in cards],
+                seeds=_locked(seeds),
             ),
             table_id=table_id,
             hand_id=hand_id,

@@ -10,7 +10,7 @@ event loop's clock and the instance's lease on the table; unit tests wire fakes
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from riverboat.services.table.dealer_client import Commitment
@@ -29,10 +29,26 @@ class Dealer(Protocol):
         """The committed deck, once the commitment is in the table's log."""
         ...
 
+    async def get_dealt(
+        self,
+        table_id: str,
+        hand_id: str,
+        log_sequence: int,
+        seeds: Sequence[tuple[int, str, bytes, int]],
+    ) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        """CRV1: the deck in the dealing order the locked ``seeds`` give, and each card's
+        opening in the same order."""
+        ...
+
     async def reshuffle(
-        self, table_id: str, hand_id: str, round_: int, cards: tuple[int, ...]
+        self,
+        table_id: str,
+        hand_id: str,
+        round_: int,
+        cards: tuple[int, ...],
+        seeds: Sequence[tuple[int, str, bytes, int]] = (),
     ) -> tuple[int, ...]:
-        """The dealer's reshuffle of a draw's discards."""
+        """The dealer's reshuffle of a draw's discards (CRV1: bound to the locked seeds)."""
         ...
 
     async def reveal_seed(self, table_id: str, hand_id: str, log_sequence: int = 0) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import secrets
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -29,10 +30,14 @@ import structlog
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import (
+    CardDealt,
+    CommunityCardDealt,
     DiscardsReshuffled,
     HandEnded,
     HandStarted,
     ReshuffleRequested,
+    TableCardTurned,
+    TableRowDealt,
 )
 from riverboat.engine.games import waiting_for
 from riverboat.engine.state import RESHUFFLE, HandState
@@ -43,12 +48,14 @@ from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.mailbox import Mailbox, MailboxFull
 from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock, TableLease, Timer
+from riverboat.services.table.proofs import HandProofs
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
     AnyEvent,
+    ClientSeedSent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -154,6 +161,14 @@ class TableRunner:
         #: committed deck followed by the dealer's permutation of each.
         self.reshuffles: list[tuple[int, ...]] = []
         self.commit_sequence = 0
+        #: CRV1: the proofs of the hand in play (or last played), from the dealer's GetDeck.
+        self.proofs: HandProofs | None = None
+        #: The last committed hand's commitment and Merkle root, by hand id.
+        self._commits: dict[str, tuple[bytes, bytes]] = {}
+        #: CRV1: version -> {event index: dealing index} of the hand's CardDealt events.
+        self.deal_indices: dict[int, dict[int, int]] = {}
+        #: CRV1: set when every player to be dealt in has sent a client seed.
+        self._seeds_in: asyncio.Event | None = None
         #: Hash of the last event in the log: the next batch chains to it (docs/audit.md).
         self.chain_hash = GENESIS_HASH
         self._lock = asyncio.Lock()
@@ -239,13 +254,21 @@ class TableRunner:
         current = hand.hand_id if hand is not None else ""
         ended: list[tuple[str, int]] = []
         self.state = table.fold(events, self.state)
+        self._note_deal_indices(events, version)
         self.version = version
         self._remember(request_id, version, events)
         for event in events:
             if isinstance(event, HandCommitted):
+                self.deal_indices = {}
+                self._commits = {event.hand_id: (event.commitment, event.root)}
                 self.commit_sequence = sequence
                 self.deck = None
                 self.reshuffles = []
+                self.proofs = None
+            elif isinstance(event, ClientSeedSent):
+                ready = {s.seat for s in self.state.ready_players()}
+                if self._seeds_in is not None and ready <= set(self.state.client_seeds):
+                    self._seeds_in.set()
             elif isinstance(event, HandStarted):
                 current = event.hand_id
             elif isinstance(event, HandEnded):
@@ -265,6 +288,31 @@ class TableRunner:
         if not self.state.banking:
             self._bank_since.clear()  # a hand's end or void ends every turn on a bank
         return ended
+
+    def _note_deal_indices(self, events: Sequence[AnyEvent], version: int) -> None:
+        """CRV1: each ``CardDealt``'s dealing index, public in the views (docs/shuffle.md
+        II.6). Counted back from the hand's deck position after the batch: every card
+        taken moves it by one (a table row by its size), a reshuffle does not."""
+        hand, locked = self.state.hand, self.state.locked
+        if hand is None or locked is None or locked.hand_id != hand.hand_id:
+            return
+        if not any(isinstance(e, CardDealt) for e in events):
+            return
+        cursor = hand.deck_pos
+        found: dict[int, int] = {}
+        for k in range(len(events) - 1, -1, -1):
+            event = events[k]
+            if isinstance(event, HandStarted):
+                break
+            if isinstance(event, CardDealt | CommunityCardDealt):
+                cursor -= 1
+                if isinstance(event, CardDealt):
+                    found[k] = cursor
+            elif isinstance(event, TableRowDealt):
+                cursor -= event.count
+            elif isinstance(event, TableCardTurned) and event.from_stock:
+                cursor -= 1
+        self.deal_indices[version] = found
 
     def _remember(self, stored: str, version: int, events: Sequence[AnyEvent]) -> None:
         """Remember the record's request key (``stored``: see :meth:`RequestKey.stored`) with
@@ -401,14 +449,29 @@ class TableRunner:
         hand = self.state.hand
         needs = self.state.pending is not None or (hand is not None and not hand.finished)
         if needs and self.deck is None and self.commit_sequence:
+            if self.state.needs_seeds:
+                return  # CRV1: the deal's order exists once the seeds are locked
             pending = self.state.pending
             hand_id = pending.hand_id if pending is not None else hand.hand_id  # type: ignore[union-attr]
-            deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
+            locked = self.state.locked
+            seeds = locked.seeds if locked is not None and locked.hand_id == hand_id else ()
+            if seeds:
+                deck, openings = await self.dealer.get_dealt(
+                    self.table_id, hand_id, self.commit_sequence, seeds
+                )
+                proofs = HandProofs.of(hand_id, self._commits[hand_id], deck, openings)
+            else:
+                deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
+                proofs = None
             # Reshuffles already made (one still awaited is made by _reshuffle).
             done = len(self.reshuffles) - (1 if _awaits_reshuffle(hand) else 0)
             for round_, cards in enumerate(self.reshuffles[:done], start=1):
-                deck += await self.dealer.reshuffle(self.table_id, hand_id, round_, cards)
+                stub = await self.dealer.reshuffle(self.table_id, hand_id, round_, cards, seeds)
+                deck += stub
+                if proofs is not None:
+                    proofs.extend(stub)
             self.deck = deck
+            self.proofs = proofs
 
     # --- the hand's life: dealing, the clock, the reveal ---------------------------------
 
@@ -497,6 +560,9 @@ class TableRunner:
         try:
             if delay:
                 await self.clock.sleep(delay)
+            # CRV1: after the commitment, a seed window (docs/shuffle.md II.4) in which the
+            # players' clients send their seeds; cut short once all have. None without a pause.
+            window = min(self.config.seed_window, delay)
             if self._handing_over or not self.lease.held or not self.state.can_start_hand():
                 return
             if self.state.needs_dealer():
@@ -517,12 +583,15 @@ class TableRunner:
                     scheme=commitment.scheme,
                     commitment=commitment.commitment,
                     deck_size=commitment.deck_size,
+                    root=commitment.root,
                 ),
                 request_id=f"commit-{hand_id}",
                 actor="service:table",
             )
             # One line per hand (not per action): which instance dealt it, for the record.
             self.log.info("hand_committed", hand_id=hand_id, version=self.version)
+            if window > 0 and self.state.needs_seeds:
+                await self._seed_window(window)
             await self._deal()
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.
@@ -560,10 +629,30 @@ class TableRunner:
         finally:
             self._dealing = False
 
+    async def _seed_window(self, seconds: float) -> None:
+        """Wait until every player to be dealt in sent a seed, or ``seconds`` passed."""
+        event = self._seeds_in = asyncio.Event()
+        if {s.seat for s in self.state.ready_players()} <= set(self.state.client_seeds):
+            return
+        timer = self.clock.call_later(seconds, event.set)
+        try:
+            await event.wait()
+        finally:
+            timer.cancel()
+            self._seeds_in = None
+
     async def _deal(self) -> None:
         pending = self.state.pending
         if pending is None:
             return
+        if self.state.needs_seeds:
+            # Lock the seeds: each player's own, else one drawn here (the lock says which).
+            drawn = {s.seat: secrets.token_bytes(32) for s in self.state.ready_players()}
+            await self.submit(
+                lambda s: table.lock_seeds(s, drawn),
+                request_id=f"lock-{pending.hand_id}",
+                actor="service:table",
+            )
         await self._ensure_deck()
         deck = self.deck
         assert deck is not None
@@ -610,9 +699,13 @@ class TableRunner:
                 return
             assert isinstance(hand, HandState) and self.deck is not None
             round_ = len(self.reshuffles)
+            locked = self.state.locked
+            seeds = locked.seeds if locked is not None and locked.hand_id == hand_id else ()
             cards = await self.dealer.reshuffle(
-                self.table_id, hand_id, round_, hand.reshuffle_cards
+                self.table_id, hand_id, round_, hand.reshuffle_cards, seeds
             )
+            if self.proofs is not None and self.proofs.hand_id == hand_id:
+                self.proofs.extend(cards)
             deck = self.deck
             await self.submit(
                 lambda s: table.act(s, Reshuffle(cards), deck, hand_id),

@@ -144,6 +144,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         views = self._views.get(runner.table_id)
         if views is None:
             views = self._views[runner.table_id] = TableViews(runner.table_id)
+        views.proofs = runner.proofs
+        views.deal_indices = runner.deal_indices
         return views
 
     def _view(self, runner: TableRunner, viewer: str | None) -> table_pb2.TableView:
@@ -371,6 +373,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             cards = tuple(parse_card(c) for c in request.cards)
         except ValueError as exc:
             raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD", field="cards") from None
+        if request.action == "seed":
+            # CRV1: the caller's client seed for the committed hand (docs/shuffle.md II.4).
+            seed = bytes(request.client_seed)
+            player = current_identity().subject
+            return lambda s: table.send_seed(
+                s, seat=request.seat, player=player, hand_id=request.hand_id, seed=seed
+            )
         if request.action == choice.CHOOSE_GAME:
             if not request.choice:
                 await _fail(

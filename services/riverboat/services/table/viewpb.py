@@ -19,6 +19,7 @@ from google.protobuf.struct_pb2 import Struct
 from riverboat.engine.cards import card_str
 from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb, time_bank_to_pb
 from riverboat.services.common.errors import InvalidArgument
+from riverboat.services.table.proofs import HandProofs
 from riverboat.services.table.runner import Update
 from riverboat.table.aggregate import TableState
 from riverboat.table.views import (
@@ -29,7 +30,7 @@ from riverboat.table.views import (
     public_table_view,
     redact,
 )
-from riverboat.v1 import table_pb2
+from riverboat.v1 import events_pb2, table_pb2
 
 #: Converted seats kept per table; a table has a handful of distinct ones per version.
 _SEAT_MEMORY = 512
@@ -167,6 +168,10 @@ class TableViews:
         self._public: tuple[TableView, table_pb2.TableView] | None = None
         self._seats: dict[SeatView, table_pb2.SeatView] = {}
         self._options: tuple[Any, Any] = (None, None)
+        #: CRV1: the proofs of the table's hand (the service sets them from its runner).
+        self.proofs: HandProofs | None = None
+        #: CRV1: version -> {event index: dealing index} (the runner's count).
+        self.deal_indices: dict[int, dict[int, int]] = {}
 
     def _at(self, version: int) -> None:
         if version != self._version:
@@ -185,7 +190,9 @@ class TableViews:
         if self._public is None:
             view = public_table_view(state, version)
             seats_pb = [self._seat(s) for s in view.seats]
-            self._public = (view, view_to_pb(view, self._options_pb(state), seats_pb))
+            public_msg = view_to_pb(view, self._options_pb(state), seats_pb)
+            self._public = (view, public_msg)
+            self._public_proofs(state, view, public_msg)
         if seat == 0:
             return self._public[1]
         msg = self._views.get(seat)
@@ -207,6 +214,7 @@ class TableViews:
                 msg.seats[i].CopyFrom(self._seat(mine))
         msg.viewer_seat = seat
         msg.legal_actions.extend(legal_to_pb(legal))
+        self._own_proofs(state, seats, seat, msg)
         self._views[seat] = msg
         return msg
 
@@ -216,20 +224,23 @@ class TableViews:
         """``update``'s events as ``seat`` sees them; when the update is the table's newest
         (``update.version == version``), with the view too."""
         if update.version != version:
-            return table_pb2.WatchResponse(
-                version=update.version, events=self._events(update, seat, plain=None)
-            )
+            older = self._events(update, seat, plain=None)
+            self._deal_indices(update, older)
+            return table_pb2.WatchResponse(version=update.version, events=older)
         self._at(version)
         response = self._updates.get(seat)
         if response is None:
             if self._plain is None:
                 self._plain = self._events(update, None, plain=None)
+                self._deal_indices(update, self._plain)
                 # What an observer sees whole, every seat does (redacting only hides), so
                 # an update with nothing hidden from observers is the same for all.
                 self._all_public = all(redact(e, 0) is e for e in update.events)
             events = (
                 self._plain if self._all_public else self._events(update, seat, plain=self._plain)
             )
+            if events is not self._plain:
+                self._deal_indices(update, events)
             response = table_pb2.WatchResponse(version=update.version, events=events)
             view = self._views.get(seat) if seat else None
             if view is not None:
@@ -259,6 +270,72 @@ class TableViews:
             )
             out.append(event_to_pb(shown, meta))
         return out
+
+    # --- CRV1 proofs (docs/shuffle.md II.6) ------------------------------------------------
+
+    def _hand_proofs(self, state: TableState, hand_id: str) -> HandProofs | None:
+        proofs = self.proofs
+        return proofs if proofs is not None and proofs.hand_id == hand_id else None
+
+    def _proof(self, proofs: HandProofs, card: int, consumed: int) -> table_pb2.CardProof:
+        index = proofs.index_of(card, consumed)
+        return table_pb2.CardProof(
+            card=card_str(card),
+            deal_index=0 if index is None else index + 1,
+            opening=proofs.openings.get(card, b""),
+        )
+
+    def _public_proofs(self, state: TableState, view: TableView, msg: table_pb2.TableView) -> None:
+        """The hand's scheme, root and lock, and the proofs of every card all may see."""
+        hand = state.hand
+        locked = state.locked
+        if locked is not None and hand is not None and locked.hand_id == hand.hand_id:
+            msg.locked_seeds.extend(
+                events_pb2.LockedSeed(seat=seat, player=player, seed=seed, origin=origin)
+                for seat, player, seed, origin in locked.seeds
+            )
+        proofs = self._hand_proofs(state, view.hand_id)
+        if proofs is None or hand is None:
+            return
+        msg.scheme = "CRV1"
+        msg.merkle_root = proofs.root
+        msg.commitment = proofs.commitment
+        consumed = hand.deck_pos
+        shown = [c for s in view.seats for c, _ in s.cards if c is not None]
+        shown += [*view.community, *view.table_cards]
+        msg.proofs.extend(self._proof(proofs, c, consumed) for c in dict.fromkeys(shown))
+
+    def _own_proofs(
+        self,
+        state: TableState,
+        seats: tuple[SeatView, ...],
+        me: int,
+        msg: table_pb2.TableView,
+    ) -> None:
+        """The viewer's own cards' proofs (and, before the lock, the seed it sent)."""
+        pending = state.pending
+        if pending is not None and state.needs_seeds and me in state.client_seeds:
+            msg.my_seed = state.client_seeds[me]
+        hand = state.hand
+        proofs = self._hand_proofs(state, msg.hand_id)
+        if proofs is None or hand is None:
+            return
+        have = {p.card for p in msg.proofs}
+        for s in seats:
+            if s.seat != me:
+                continue
+            for card, _ in s.cards:
+                if card is not None and card_str(card) not in have:
+                    msg.proofs.append(self._proof(proofs, card, hand.deck_pos))
+
+    def _deal_indices(self, update: Update, out: list[Any]) -> None:
+        """Each CardDealt's public dealing index (1-based), as the runner counted it."""
+        found = self.deal_indices.get(update.version)
+        if not found:
+            return
+        for k, index in found.items():
+            if k < len(out) and out[k].WhichOneof("payload") == "card_dealt":
+                out[k].card_dealt.deal_index = index + 1
 
     def _seat(self, seat: SeatView) -> table_pb2.SeatView:
         msg = self._seats.get(seat)
