@@ -79,12 +79,13 @@ def judge(s: HandState, rules: BettingRules, *, reasons: bool = True) -> Judgeme
     else:
         legal.append(LegalAction("call", (min(s.level, most),)))
     no_wager = _wager_refused(s, i, stack, to_call)
-    kind = rules.wager_kind(s)
     if no_wager is None:
+        kind = rules.wager_kind(s)
         targets = sorted({min(s.last_full_level + inc, most) for inc in rules.increments(s, i)})
         legal.append(LegalAction(kind, tuple(targets)))
     if not reasons:
         return Judgement(legal, {})
+    kind = rules.wager_kind(s)
     refused = {"bring_in": "action_not_allowed"}
     if to_call <= 0:
         refused["call"] = "nothing_to_call"

@@ -30,7 +30,9 @@ class Recorder:
         if isinstance(event, HandStarted):
             self.state = initial_state(event)
         else:
-            self.state = apply(self.s, event)
+            state = self.state
+            assert state is not None
+            self.state = apply(state, event)
 
 
 def seat_index(state: HandState, seat: int, deck: Sequence[int]) -> int:

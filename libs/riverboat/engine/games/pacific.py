@@ -27,7 +27,6 @@ from riverboat.engine.events import BettingRoundStarted, CommunityCardDealt
 from riverboat.engine.flow import (
     Game,
     Recorder,
-    best_showing,
     deal,
     deal_round,
     first_able,
@@ -117,14 +116,19 @@ class PacificStud(Game):
     def _best_board(s: HandState) -> int:
         """The best board showing (straights and flushes do not count); ties go to the first
         clockwise from the button."""
-        return best_showing(s, lambda i: board_value(s.up_cards(i) + s.community))
+        best_i, best_v = -1, -1
+        for i in s.in_hand():  # in dealing order, so the first of equals is first clockwise
+            value = board_value(s.up_cards(i) + s.community)
+            if value > best_v:
+                best_i, best_v = i, value
+        return best_i
 
     # --- betting ----------------------------------------------------------------------------
 
     def wager_kind(self, s: HandState) -> str:
         if s.street == 3 and s.bets_made == 0 and not s.options.no_bring_in:
             return "complete"
-        return super().wager_kind(s)
+        return "bet" if s.level == 0 else "raise"
 
     def increments(self, s: HandState, i: int) -> tuple[int, ...] | range:
         opts = s.options
