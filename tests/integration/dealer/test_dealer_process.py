@@ -134,4 +134,6 @@ async def test_kill_9_and_restart_serve_the_same_deck(
         assert not CARD_TOKEN.search(text)
         rpc_lines = [line for line in lines if "rpc" in line]
         assert rpc_lines and all(line["table_id"] == table for line in rpc_lines)
-    assert any(line["event"] == "dealer stopped" for line in second.lines())
+    assert any(
+        line["event"] == "stopped" and line.get("service") == "dealer" for line in second.lines()
+    )
