@@ -51,23 +51,29 @@ async def connect_nats(
     follows the connection); raise :class:`StartupError` if the first connection takes longer
     than ``config.connect_timeout``. ``options`` go to ``nats.connect`` (e.g. ``no_echo``)."""
     nc = NATS()
-    try:
-        await asyncio.wait_for(
-            nc.connect(
-                name=name,
-                connect_timeout=2,
-                allow_reconnect=True,
-                max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
-                reconnect_time_wait=1,
-                **options,
-                **config.nats.connect_options(),
-                **health.callbacks(),
-            ),
-            timeout=config.connect_timeout,
+    connecting = asyncio.ensure_future(
+        nc.connect(
+            name=name,
+            connect_timeout=2,
+            allow_reconnect=True,
+            max_reconnect_attempts=-1,  # keep trying; health says NOT_SERVING meanwhile
+            reconnect_time_wait=1,
+            **options,
+            **config.nats.connect_options(),
+            **health.callbacks(),
         )
-    except (TimeoutError, OSError, nats.errors.Error) as exc:
+    )
+    try:
+        await asyncio.wait({connecting}, timeout=config.connect_timeout)
+    finally:  # the deadline passed, or we are cancelled ourselves (a signal)
+        await _cancel_for_good(connecting)
+    ended = connecting.done() and not connecting.cancelled()
+    failure = connecting.exception() if ended else None
+    if not ended or failure is not None:
+        if failure is not None and not isinstance(failure, OSError | nats.errors.Error):
+            raise failure
         await nc.close()
-        detail = f": {exc}" if str(exc) else ""
+        detail = f": {failure}" if failure is not None and str(failure) else ""
         raise StartupError(
             f"cannot connect to NATS at {config.nats_url} within "
             f"{config.connect_timeout:g}s{detail}"
@@ -87,8 +93,7 @@ async def serve(server: Service, name: str) -> int:
         stopping = asyncio.ensure_future(signals.wait())
         done, _ = await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if starting not in done:
-            starting.cancel()
-            await asyncio.gather(starting, return_exceptions=True)
+            await _cancel_for_good(starting)
             await _stop_quietly(server)
             _log.info("stopped_before_ready", service=name)
             return 0
@@ -105,6 +110,21 @@ async def serve(server: Service, name: str) -> int:
         await server.stop()  # still inside: a second signal does not cut the hand-over short
     _log.info("stopped", service=name)
     return 0
+
+
+async def _cancel_for_good(task: asyncio.Future[Any], attempts: int = 20) -> None:
+    """Cancel ``task`` and wait until it has ended, cancelling again if it swallowed one.
+
+    nats-py's first-connection loop catches ``CancelledError`` while it closes a failed
+    attempt and then tries the next server: one cancel landing there is lost (a SIGTERM
+    right after start-up left the service connecting for ever), so a cancel alone, or
+    ``asyncio.wait_for``'s, cannot be trusted to end it.
+    """
+    for _ in range(attempts):
+        if task.done():
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
 
 
 async def _stop_quietly(server: Service) -> None:
