@@ -95,7 +95,10 @@ class CrashRoom:
         if key is not None:
             shutil.copy(key, var / "dealer.key")
         self.issuer = TokenIssuer(TEST_TOKEN_KEY)
-        self.dealer = _dealer(nats_url, var, tag)
+        # RBS1: the battery's oracle is "the same hand as the uninterrupted run", and under
+        # CRV1 the table draws a fresh seed for every client that sends none, so two runs of
+        # one script deal differently by design. CRV1's resume: test_room_crash.py.
+        self.dealer = _dealer(nats_url, var, tag, "--scheme", "RBS1")
         self.table = _table(nats_url, var, self.dealer.address, tag)
         i = self.table.args.index("--hand-pause")
         self.table.args[i + 1] = HAND_PAUSE

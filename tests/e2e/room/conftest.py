@@ -53,7 +53,7 @@ class Room:
 KEY_ENV = {"RIVERBOAT_TOKEN_KEY": TEST_TOKEN_KEY.hex()}
 
 
-def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
+def _dealer(nats_url: str, var: Path, streams: str, *extra: str) -> ServiceProcess:
     address = f"127.0.0.1:{free_port()}"
     return ServiceProcess(
         "dealer",
@@ -68,6 +68,7 @@ def _dealer(nats_url: str, var: Path, streams: str) -> ServiceProcess:
             "--log-format",
             "json",
             *_stream_flags(streams),
+            *extra,
         ],
         log_path=var / "dealer.log",
         env=KEY_ENV,

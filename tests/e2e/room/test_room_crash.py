@@ -10,6 +10,7 @@ import grpc
 import nats
 import pytest
 
+from riverboat.audit.crv1 import derive as derive_crv1
 from riverboat.client import TableClient
 from riverboat.engine.cards import card_str
 from riverboat.engine.events import (
@@ -24,9 +25,8 @@ from riverboat.eventstore import ConcurrencyError, JetStreamEventStore, StreamSe
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.runner import TableRunner
-from riverboat.shuffle import derive_deck
 from riverboat.table import aggregate as table
-from riverboat.table.events import AnyEvent
+from riverboat.table.events import AnyEvent, SeedsLocked
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc
 from tests.e2e.room._play import read_log, setup_table
 from tests.e2e.room.conftest import Room
@@ -115,11 +115,18 @@ async def test_hand_resumes_after_kill_9_with_the_same_deck_and_chips(
     table_id = f"t-crash-{crash}"
     await setup_table(operator, table_id, 3)
     hand_id = await _play_with_crashes(room, table_id, {0, 3, 7}, crash)
-    events = _hand(await read_log(room.nats_url, *_streams(room), table_id), hand_id)
+    batches = await read_log(room.nats_url, *_streams(room), table_id)
+    events = _hand(batches, hand_id)
     seed = await _seed(room, table_id, hand_id)
-    deck = derive_deck(hand_id, seed)
+    # CRV1 (the room's scheme): the deck from the revealed seed, dealt in the order the seeds
+    # locked before the first card fix, derived by the auditor's own implementation.
+    (locked,) = [
+        e for b in batches for e in b if isinstance(e, SeedsLocked) and e.hand_id == hand_id
+    ]
+    derived = derive_crv1(hand_id, seed, locked.seeds)
+    deck = [derived.deck[j] for j in derived.order]
     dealt = [e.card for e in events if isinstance(e, CardDealt | CommunityCardDealt)]
-    assert dealt == list(deck[: len(dealt)]), "every card dealt is the committed deck's, in order"
+    assert dealt == deck[: len(dealt)], "every card dealt is the committed deck's, in order"
     # An uninterrupted run: the engine plays the same deck and the same actions in one go.
     start = next(e for e in events if isinstance(e, HandStarted))
     actions = [e for e in events if isinstance(e, ActionTaken)]
