@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from riverboat.services.table.runner import LeaseNotHeld, TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent, HandVoided
+from riverboat.table.events import AnyEvent, HandVoided, TimeBankPolicy
 from tests.unit.table.fakes import CountingDealer, ManualClock, SwitchLease, settle
 
 pytestmark = pytest.mark.timeout(60)
@@ -312,4 +313,57 @@ async def test_the_time_bank_runs_its_seconds_after_the_action_clock_and_is_draw
         events = await _events(store)
         assert TimeBankUsed(nxt, f"p{nxt}", 20) in events
         assert PlayerTimedOut(nxt, f"p{nxt}") in events
+    await runner.close()
+
+
+class GatedStore(InMemoryEventStore):
+    """An event store whose appends wait while ``gate`` is closed (a slow JetStream ack)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def append(self, *args: Any, **kwargs: Any) -> Any:
+        await self.gate.wait()
+        return await super().append(*args, **kwargs)
+
+
+async def test_a_clock_that_fires_while_the_player_s_move_is_being_written_does_nothing() -> None:
+    # The player acts just before the action clock runs out; the timer fires while that move's
+    # append is in flight. The clock, armed for the player's turn, must not then decide on the
+    # state after the move: it would start the bank of a turn already taken (a bank's start
+    # needs no engine move, so nothing else refuses it; the rolling restart's audit found one).
+    store, dealer, clock = GatedStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    policy = TimeBankPolicy(seconds=20, topup_seconds=0, topup_hands=0, protect_hands=0)
+    await runner.submit(
+        lambda s: table.create_table(
+            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
+            action_seconds=ACTION, time_bank=policy,
+        ),
+        request_id="open",
+        actor="op",
+    )  # fmt: skip
+    for n in (1, 2):
+        await runner.submit(_seat(n), request_id=f"seat-{n}", actor="op")
+    await clock.advance(PAUSE)
+    hand = runner.state.hand
+    assert hand is not None and _in_hand(runner)
+    seat = waiting_for(hand)[0]
+    move = moves(hand, seat)[0]
+    before = len(await store.read("t1"))
+    await clock.advance(ACTION - 0.5)
+    store.gate.clear()
+    acting = asyncio.ensure_future(
+        runner.act(_acting(runner, Act(seat, move.action, move.to[0])), request_id="m1", actor="p")
+    )
+    await settle()  # the move holds the table's lock, its append waiting for the ack
+    await clock.advance(0.5)  # the clock's timer fires meanwhile
+    store.gate.set()
+    await acting
+    await settle()
+    records = (await store.read("t1"))[before:]
+    assert records and "/m1" in records[0].request_id  # the move, written first
+    assert not any("clock" in r.request_id for r in records), [r.request_id for r in records]
     await runner.close()

@@ -784,10 +784,24 @@ class TableRunner:
     async def _clock_expiry(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
         """Nobody acted in time: the clock acts for every seat still waited for (a dealer's
         choice takes the table's default game)."""
+        stale: list[bool] = []
+
+        def unchanged(decide: Decider) -> Decider:
+            # Decided under the table's lock: if anyone acted since the timer fired (the
+            # deck fetch and the lock are waits), this clock is stale and does nothing;
+            # acting on the seats it was armed for would time out a turn already taken.
+            def decided(state: TableState) -> list[AnyEvent]:
+                if self.version != version:
+                    stale.append(True)
+                    return []
+                return decide(state)
+
+            return decided
+
         try:
             if not hand_id:
                 await self.submit(
-                    lambda s: choice.time_out_choice(s, seat=seats[0]),
+                    unchanged(lambda s: choice.time_out_choice(s, seat=seats[0])),
                     request_id=f"clock-choice-{self.table_id}-{version}",
                     actor="clock",
                 )
@@ -796,12 +810,16 @@ class TableRunner:
             # the events (riverboat.table.clock), so the decision replays.
             due, gone = self._banks_due(), self._disconnected()
             done = await self.act(
-                lambda s: clock_expiry(
-                    s, seats, self.deck or (), hand_id, due=due, disconnected=gone
+                unchanged(
+                    lambda s: clock_expiry(
+                        s, seats, self.deck or (), hand_id, due=due, disconnected=gone
+                    )
                 ),
                 request_id=f"clock-{hand_id}-{version}",
                 actor="clock",
             )
+            if stale:
+                return  # whoever acted meanwhile armed the clock for what is due now
             if done.version == version:
                 # Nothing was due after all (a bank with time left): arm the clock again.
                 self.after_change()
