@@ -26,6 +26,7 @@ import base64
 import binascii
 import contextlib
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -58,6 +59,7 @@ __all__ = [
     "DealerStore",
     "SealedSeedRecord",
     "SeedRevealedRecord",
+    "SeedStore",
     "StoreConfigError",
 ]
 
@@ -200,7 +202,34 @@ class SeedRevealedRecord:
         return record
 
 
-class DealerStore:
+class SeedStore(ABC):
+    """The dealer's write-once records: a hand's sealed seed, then its reveal (the port).
+
+    Write-once is the whole contract: the first record stored for a hand stays, a later or
+    racing one gets the stored record back (``created`` False), never replaces it. The
+    JetStream backend is :class:`DealerStore`; the in-memory one
+    :class:`~riverboat.services.dealer.seedstore_memory.MemorySeedStore`; both pass
+    ``tests/contract/seedstore.py``.
+    """
+
+    @abstractmethod
+    async def load_seed(self, table_id: str, hand_id: str) -> SealedSeedRecord | None:
+        """The hand's stored record, or ``None`` if the hand was never committed."""
+
+    @abstractmethod
+    async def create_seed(self, record: SealedSeedRecord) -> tuple[SealedSeedRecord, bool]:
+        """Store ``record`` unless the hand has one; the stored record and ``created``."""
+
+    @abstractmethod
+    async def load_reveal(self, table_id: str, hand_id: str) -> SeedRevealedRecord | None:
+        """The hand's published reveal, or ``None``."""
+
+    @abstractmethod
+    async def publish_reveal(self, record: SeedRevealedRecord) -> tuple[SeedRevealedRecord, bool]:
+        """Publish ``record`` unless the hand was revealed; the stored one and ``created``."""
+
+
+class DealerStore(SeedStore):
     """The dealer's streams on one NATS connection (see the module docstring).
 
     Args:
