@@ -23,7 +23,14 @@ from riverboat.services.table.runner import LeaseNotHeld, TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent, HandVoided, TimeBankPolicy
+from riverboat.table.events import (
+    AnyEvent,
+    HandVoided,
+    PlayerTimedOut,
+    TimeBankPolicy,
+    TimeBankStarted,
+    TimeBankUsed,
+)
 from tests.unit.table.fakes import CountingDealer, ManualClock, SwitchLease, settle
 
 pytestmark = pytest.mark.timeout(60)
@@ -48,11 +55,13 @@ async def _runner(
     )
 
 
-async def _open(runner: TableRunner, players: int = 2) -> None:
+async def _open(
+    runner: TableRunner, players: int = 2, time_bank: TimeBankPolicy | None = None
+) -> None:
     await runner.submit(
         lambda s: table.create_table(
             s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
-            action_seconds=ACTION,
+            action_seconds=ACTION, time_bank=time_bank,
         ),
         request_id="open",
         actor="op",
@@ -261,26 +270,10 @@ async def test_a_draw_out_of_cards_is_reshuffled_by_the_dealer_and_rebuilt_alike
 
 
 async def test_the_time_bank_runs_its_seconds_after_the_action_clock_and_is_drawn_as_used() -> None:
-    from riverboat.table.events import (
-        PlayerTimedOut,
-        TimeBankPolicy,
-        TimeBankStarted,
-        TimeBankUsed,
-    )
-
     store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
     runner = await _runner(store, dealer, clock)
     policy = TimeBankPolicy(seconds=20, topup_seconds=0, topup_hands=0, protect_hands=0)
-    await runner.submit(
-        lambda s: table.create_table(
-            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
-            action_seconds=ACTION, time_bank=policy,
-        ),
-        request_id="open",
-        actor="op",
-    )  # fmt: skip
-    for seat in (1, 2):
-        await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
+    await _open(runner, time_bank=policy)
     await clock.advance(PAUSE)
     assert _in_hand(runner)
     hand = runner.state.hand
@@ -337,16 +330,7 @@ async def test_a_clock_that_fires_while_the_player_s_move_is_being_written_does_
     store, dealer, clock = GatedStore(), CountingDealer(), ManualClock()
     runner = await _runner(store, dealer, clock)
     policy = TimeBankPolicy(seconds=20, topup_seconds=0, topup_hands=0, protect_hands=0)
-    await runner.submit(
-        lambda s: table.create_table(
-            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
-            action_seconds=ACTION, time_bank=policy,
-        ),
-        request_id="open",
-        actor="op",
-    )  # fmt: skip
-    for n in (1, 2):
-        await runner.submit(_seat(n), request_id=f"seat-{n}", actor="op")
+    await _open(runner, time_bank=policy)
     await clock.advance(PAUSE)
     hand = runner.state.hand
     assert hand is not None and _in_hand(runner)

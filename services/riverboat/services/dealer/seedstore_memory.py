@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from typing import TypeVar
 
 from riverboat.services.dealer.store import SealedSeedRecord, SeedRevealedRecord, SeedStore
 
 __all__ = ["MemorySeedStore"]
+
+R = TypeVar("R", SealedSeedRecord, SeedRevealedRecord)
 
 
 class MemorySeedStore(SeedStore):
@@ -24,24 +27,21 @@ class MemorySeedStore(SeedStore):
         return self._seeds.get((table_id, hand_id))
 
     async def create_seed(self, record: SealedSeedRecord) -> tuple[SealedSeedRecord, bool]:
-        async with self._lock:
-            key = (record.table_id, record.hand_id)
-            stored = self._seeds.get(key)
-            if stored is not None:
-                return stored, False
-            stored = dataclasses.replace(record, sequence=len(self._seeds) + 1)
-            self._seeds[key] = stored
-            return stored, True
+        return await self._write_once(self._seeds, record)
 
     async def load_reveal(self, table_id: str, hand_id: str) -> SeedRevealedRecord | None:
         return self._reveals.get((table_id, hand_id))
 
     async def publish_reveal(self, record: SeedRevealedRecord) -> tuple[SeedRevealedRecord, bool]:
+        return await self._write_once(self._reveals, record)
+
+    async def _write_once(self, records: dict[tuple[str, str], R], record: R) -> tuple[R, bool]:
+        """Keep ``record`` unless its hand has one; the kept record and whether it is new."""
         async with self._lock:
             key = (record.table_id, record.hand_id)
-            stored = self._reveals.get(key)
+            stored = records.get(key)
             if stored is not None:
                 return stored, False
-            stored = dataclasses.replace(record, sequence=len(self._reveals) + 1)
-            self._reveals[key] = stored
+            stored = dataclasses.replace(record, sequence=len(records) + 1)
+            records[key] = stored
             return stored, True

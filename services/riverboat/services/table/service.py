@@ -412,35 +412,35 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SitOutRequest, context: Ctx
     ) -> table_pb2.SitOutResponse:
         """The calling player sits out from the next hand."""
-        player = current_identity().subject
-        request_id = await self._request_id(context, request.request_id)
-        runner = await self._runner(context, request.table_id)
-        done = await self._run(
-            context,
-            runner,
-            lambda s: table.sit_out(s, player=player),
-            request_id=request_id,
-            actor=player,
-            kind="sit_out",
-            request=request,
-        )
-        return table_pb2.SitOutResponse(version=done.version, view=self._view(runner, player))
+        version, view = await self._own_seat(context, request, table.sit_out, "sit_out")
+        return table_pb2.SitOutResponse(version=version, view=view)
 
     async def SitIn(self, request: table_pb2.SitInRequest, context: Ctx) -> table_pb2.SitInResponse:
         """The calling player, sitting out, is dealt in from the next hand."""
+        version, view = await self._own_seat(context, request, table.sit_in, "sit_in")
+        return table_pb2.SitInResponse(version=version, view=view)
+
+    async def _own_seat(
+        self,
+        context: Ctx,
+        request: table_pb2.SitOutRequest | table_pb2.SitInRequest,
+        decide: Callable[..., list[AnyEvent]],
+        kind: str,
+    ) -> tuple[int, table_pb2.TableView]:
+        """Run ``decide`` on the caller's own seat; the new version and the caller's view."""
         player = current_identity().subject
         request_id = await self._request_id(context, request.request_id)
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
             runner,
-            lambda s: table.sit_in(s, player=player),
+            lambda s: decide(s, player=player),
             request_id=request_id,
             actor=player,
-            kind="sit_in",
+            kind=kind,
             request=request,
         )
-        return table_pb2.SitInResponse(version=done.version, view=self._view(runner, player))
+        return done.version, self._view(runner, player)
 
     async def GetTableView(
         self, request: table_pb2.GetTableViewRequest, context: Ctx
