@@ -28,6 +28,7 @@ from tests import statuskit
 from tests.conftest import TEST_TOKEN_KEY
 from tests.e2e.room._settled import settlement_process
 from tests.e2e.room.conftest import Room, _dealer, _lobby, _table
+from tests.natsfixtures import freeze
 
 TAG = "OUT"
 
@@ -59,7 +60,7 @@ class OutageRoom:
 
     def freeze_nats(self) -> None:
         assert self.nats.pid is not None
-        os.kill(self.nats.pid, signal.SIGSTOP)
+        freeze(self.nats.pid)
 
     def thaw_nats(self) -> None:
         if self.nats.pid is not None:

@@ -28,6 +28,7 @@ from riverboat.eventstore import (
 )
 from riverboat.natsserver import NatsServer
 from tests.integration.eventstore.conftest import unique_settings
+from tests.natsfixtures import freeze
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -111,7 +112,7 @@ async def test_an_unanswered_append_is_outcome_unknown_and_the_retry_finds_the_o
     )
     await store.append("t1", b"one", expected_version=0, request_id="r1")
     assert own_server.pid is not None
-    os.kill(own_server.pid, signal.SIGSTOP)  # it still accepts bytes, but answers nothing
+    freeze(own_server.pid)  # it still accepts bytes, but answers nothing
     try:
         with pytest.raises(AppendOutcomeUnknownError, match="retry with the same request id"):
             await store.append("t1", b"two", expected_version=1, request_id="r2")
