@@ -56,6 +56,8 @@ bench: setup
 # The request constraints are buf.validate rules: protos/buf/validate/validate.proto is vendored
 # (Apache-2.0, bufbuild/protovalidate) and generated into libs/buf/validate/ for the protobuf
 # runtime (the protovalidate package ships its own copy for another runtime, not this one).
+# protos/google/rpc/status.proto is vendored too (Apache-2.0, googleapis) for the imports only:
+# its Python module comes with googleapis-common-protos (grpcio-status), so none is generated.
 PROTOS := $(wildcard protos/riverboat/v1/*.proto)
 VALIDATE_PROTO := protos/buf/validate/validate.proto
 proto: setup

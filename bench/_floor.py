@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import nats
@@ -65,8 +66,7 @@ async def serve(port: int, nats_url: str, stream: str) -> None:
     record = b"r" * RECORD_BYTES
     reply = b"a" * REPLY_BYTES
 
-    async def act(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        table_id, seat = _parse(request)
+    async def append(table_id: str, seat: int) -> None:
         table = tables.setdefault(table_id, _Table())
         table.version += 1
         headers = {
@@ -78,7 +78,36 @@ async def serve(port: int, nats_url: str, stream: str) -> None:
         update = _update(table.version, seat % PLAYERS + 1)
         for queue in table.watchers.values():
             queue.put_nowait(update)
+
+    async def act(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        await append(*_parse(request))
         return reply
+
+    async def play(
+        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> AsyncIterator[bytes]:
+        # One stream per player: the first message names the seat, each later one is an
+        # action; the reply and every update go out on the same stream.
+        first = await anext(requests)
+        table_id, seat = _parse(first)
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        table = tables.setdefault(table_id, _Table())
+        table.watchers[seat] = queue
+
+        async def actions() -> None:
+            async for _ in requests:
+                await append(table_id, seat)
+                queue.put_nowait(reply)
+
+        reader = asyncio.ensure_future(actions())
+        if len(table.watchers) == PLAYERS:
+            for each in table.watchers.values():
+                each.put_nowait(_update(0, 1))
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            reader.cancel()
 
     async def watch(
         request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
@@ -99,6 +128,7 @@ async def serve(port: int, nats_url: str, stream: str) -> None:
         {
             "Act": grpc.unary_unary_rpc_method_handler(act, _identity, _identity),
             "Watch": grpc.unary_stream_rpc_method_handler(watch, _identity, _identity),
+            "Play": grpc.stream_stream_rpc_method_handler(play, _identity, _identity),
         },
     )
     server = grpc.aio.server()
@@ -138,14 +168,39 @@ async def drive_floor(
     warmup: float,
     window: float,
     on_window: Callable[[bool], Awaitable[None]],
+    stream: bool = False,
 ) -> FloorResult:
-    """Four watchers per table; the one each update names sends ``Act``; count a window."""
+    """Four watchers per table; the one each update names sends ``Act``; count a window.
+
+    With ``stream``, each player has one bidirectional ``Play`` stream instead: its actions go
+    in and its reply and updates come out on it.
+    """
     channels = [
         grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
         for _ in range(-(-tables // TABLES_PER_CHANNEL))
     ]
     latencies: list[float] = []
     counting = False
+
+    async def streamer(channel: grpc.aio.Channel, table_id: str, seat: int) -> None:
+        play = channel.stream_stream(
+            f"/{SERVICE}/Play", request_serializer=_identity, response_deserializer=_identity
+        )
+        call: Any = play()  # type: ignore[call-arg]  # the stubs want a request iterator
+        await call.write(f"{table_id}:{seat}".encode())
+        began = 0.0
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:  # type: ignore[attr-defined]  # missing from the stubs
+                return
+            if message[:1] == b"a":  # our action's reply
+                if counting:
+                    latencies.append(time.perf_counter() - began)
+                continue
+            _version, to_act, _ = message.split(b":", 2)
+            if int(to_act) == seat:
+                began = time.perf_counter()
+                await call.write(b"act")
 
     async def player(channel: grpc.aio.Channel, table_id: str, seat: int) -> None:
         watch = channel.unary_stream(
@@ -164,8 +219,9 @@ async def drive_floor(
             if counting:
                 latencies.append(time.perf_counter() - began)
 
+    each = streamer if stream else player
     tasks = [
-        asyncio.ensure_future(player(channels[k // TABLES_PER_CHANNEL], f"t{k}", seat))
+        asyncio.ensure_future(each(channels[k // TABLES_PER_CHANNEL], f"t{k}", seat))
         for k in range(tables)
         for seat in range(1, PLAYERS + 1)
     ]

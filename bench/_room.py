@@ -22,6 +22,7 @@ import nats
 from nats.js.api import StorageType, StreamConfig
 
 from riverboat.auth import TokenIssuer
+from riverboat.bots.streaming import play_bot_streaming
 from riverboat.client import (
     BotStats,
     TableClient,
@@ -324,6 +325,26 @@ async def drive_bots(
     )
 
 
+async def drive_play(
+    table_id: str, channel: grpc.aio.Channel, issuer: TokenIssuer, stop: asyncio.Event, tally: Tally
+) -> None:
+    """Four of the library's streaming bots (``play_bot_streaming``): one Play stream each,
+    their updates out and their actions in on it."""
+    rng = random.Random(table_id)
+    await asyncio.gather(
+        *(
+            play_bot_streaming(
+                TableClient(channel, issuer.issue(name, "player"), name),
+                table_id,
+                random_chooser(random.Random(rng.random())),
+                stop=stop,
+                stats=BotStats(latencies=tally.latencies, errors=tally.errors),
+            )
+            for name in player_names(table_id)
+        )
+    )
+
+
 async def drive_table(
     table_id: str, channel: grpc.aio.Channel, issuer: TokenIssuer, stop: asyncio.Event, tally: Tally
 ) -> None:
@@ -465,7 +486,7 @@ async def _first_of(*events: asyncio.Event) -> None:
             wait.cancel()
 
 
-DRIVERS = {"bots": drive_bots, "driver": drive_table, "paced": drive_paced}
+DRIVERS = {"bots": drive_bots, "play": drive_play, "driver": drive_table, "paced": drive_paced}
 
 
 @dataclass

@@ -313,6 +313,8 @@ class BotStats:
     """What a bot did."""
 
     actions: int = 0
+    #: Actions sent whose answer never came (a stream that ended first): in the log or not.
+    unanswered: int = 0
     hands_seen: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
@@ -396,7 +398,7 @@ async def play_bot(
                         stats.proof_failures.append(check.line())
                 if view.hand_id:
                     stats.hands_seen.add(view.hand_id)
-                if _sat_out(view):
+                if sat_out(view):
                     # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
                     try:
                         await client.sit_in(
@@ -447,7 +449,7 @@ async def play_bot(
     return stats
 
 
-def _sat_out(view: table_pb2.TableView) -> bool:
+def sat_out(view: table_pb2.TableView) -> bool:
     """The viewer's own seat sits out."""
     return any(s.seat == view.viewer_seat and s.sitting_out for s in view.seats if s.seat)
 

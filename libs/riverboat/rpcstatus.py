@@ -24,6 +24,7 @@ from google.rpc import error_details_pb2, status_pb2
 __all__ = [
     "DETAILS_KEY",
     "ERROR_DOMAIN",
+    "StatusError",
     "error_info",
     "field_violations",
     "reason_of",
@@ -36,6 +37,32 @@ ERROR_DOMAIN = "riverboat"
 
 DETAILS_KEY = "grpc-status-details-bin"
 """The trailer that carries the serialized ``google.rpc.Status`` (grpcio-status's key)."""
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class StatusError(grpc.RpcError):
+    """A refusal that came as a message rather than as a call's end (an action's outcome on a
+    ``Play`` stream): a ``google.rpc.Status`` with the ``code()``, ``details()`` and
+    ``trailing_metadata()`` of a ``grpc.aio.AioRpcError``, so the helpers below (and code that
+    handles gRPC errors) read it the same way."""
+
+    def __init__(self, status: status_pb2.Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+    def code(self) -> grpc.StatusCode:
+        """The status code (UNKNOWN for a number gRPC does not define)."""
+        return _CODES.get(self.status.code, grpc.StatusCode.UNKNOWN)
+
+    def details(self) -> str:
+        """The status message."""
+        return str(self.status.message)
+
+    def trailing_metadata(self) -> Any:  # the stubs' type is a private class; tuples in fact
+        """The status as gRPC trailers would carry it."""
+        return ((DETAILS_KEY, self.status.SerializeToString()),)
 
 
 def status_of(error: grpc.RpcError | Any) -> status_pb2.Status | None:

@@ -18,8 +18,8 @@ import pytest
 from riverboat.auth import TokenIssuer
 from riverboat.ratelimit import RateLimiter
 from riverboat.services.common.auth import AuthInterceptor
-from riverboat.services.common.errors import ErrorInterceptor
-from riverboat.services.common.limits import RateLimitInterceptor, RateLimits
+from riverboat.services.common.errors import ErrorInterceptor, ServiceError
+from riverboat.services.common.limits import RateLimitInterceptor, RateLimits, admit_message
 from riverboat.v1 import table_pb2, table_pb2_grpc
 from tests import statuskit
 
@@ -57,7 +57,29 @@ async def start(limits: RateLimits, clock: Clock) -> tuple[grpc.aio.Server, str,
         finally:
             room.open_watches -= 1
 
+    async def play(requests: Any, context: Any) -> AsyncIterator[Any]:
+        # As the table service's Play: each action passes the Act limits on its own, and a
+        # refusal is that action's outcome, not the stream's end.
+        room.open_watches += 1
+        try:
+            async for request in requests:
+                outcome = table_pb2.ActOutcome(request_id=request.act.request_id)
+                try:
+                    admit_message("Act")
+                    room.acts += 1
+                    outcome.version = room.acts
+                except ServiceError as exc:
+                    outcome.error.CopyFrom(exc.status())
+                yield table_pb2.PlayResponse(outcome=outcome)
+        finally:
+            room.open_watches -= 1
+
     handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            play,
+            table_pb2.PlayRequest.FromString,
+            table_pb2.PlayResponse.SerializeToString,
+        ),
         "Act": grpc.unary_unary_rpc_method_handler(
             act,
             table_pb2.ActRequest.FromString,
@@ -186,5 +208,41 @@ async def test_the_oracle_sees_a_bucket_that_never_empties(monkeypatch: pytest.M
             for _ in range(4):
                 await stub.Act(ACT, metadata=bearer("ann"))
         assert room.acts == 4
+    finally:
+        await server.stop(None)
+
+
+async def test_each_action_on_a_play_stream_counts_as_an_act_and_the_stream_goes_on() -> None:
+    clock = Clock()
+    limits = RateLimits.parse(["Act.account=3/min"], max_streams=1)
+    server, address, room = await start(limits, clock)
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+            stream = stub.Play(metadata=bearer("ann"))
+            outcomes = []
+            for _ in range(4):
+                await stream.write(table_pb2.PlayRequest(act=ACT))
+                outcomes.append((await stream.read()).outcome)
+            assert [o.HasField("error") for o in outcomes] == [False, False, False, True]
+            refused = outcomes[3].error
+            assert refused.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+            assert "20.0 s" in refused.message  # one token every 20 s
+            # The same bucket as the unary Act's: that is refused too.
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.Act(ACT, metadata=bearer("ann"))
+            assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            # A Play stream is a stream: the cap of one holds a second one off.
+            second = stub.Play(metadata=bearer("ann"))
+            await second.write(table_pb2.PlayRequest(act=ACT))
+            with pytest.raises(grpc.aio.AioRpcError) as capped:
+                await second.read()
+            assert statuskit.reason(capped.value) == "TOO_MANY_STREAMS"
+            # The first stream goes on, and the clock refills the bucket.
+            clock.now += 20.0
+            await stream.write(table_pb2.PlayRequest(act=ACT))
+            assert not (await stream.read()).outcome.HasField("error")
+            assert room.acts == 4
+            stream.cancel()
     finally:
         await server.stop(None)

@@ -24,11 +24,12 @@ _sym_db = _symbol_database.Default()
 
 from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from riverboat.v1 import events_pb2 as riverboat_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverboat/v1/events.proto\"o\n\rSitOutRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12/\n\nrequest_id\x18\x02 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"H\n\x0eSitOutResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"n\n\x0cSitInRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12/\n\nrequest_id\x18\x02 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"G\n\rSitInResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\x8b\x01\n\x10ListHandsRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x1c\n\npage_token\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x04\x12\x17\n\x06player\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"V\n\x11ListHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"W\n\nHandPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x03\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x03\"\x9b\x02\n\x0bHandSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12.\n\nstarted_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x05 \x01(\x05\x12)\n\x07players\x18\x06 \x03(\x0b\x32\x18.riverboat.v1.HandPlayer\x12\x10\n\x08paid_out\x18\x07 \x01(\x03\x12\x0c\n\x04rake\x18\x08 \x01(\x03\x12\x0e\n\x06voided\x18\t \x01(\x08\x12\x15\n\rfirst_version\x18\n \x01(\x04\x12\x14\n\x0clast_version\x18\x0b \x01(\x04\x12\x13\n\x0bhand_number\x18\x0c \x01(\x05\"u\n\x15GetHandHistoryRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\"\x9e\x01\n\x16GetHandHistoryResponse\x12\'\n\x04hand\x18\x01 \x01(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x13\n\x0bperspective\x18\x02 \x01(\t\x12+\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0b\n\x03phh\x18\x05 \x01(\t\"\xed\x02\n\x10OpenTableRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18\x64\x12&\n\x07variant\x18\x03 \x01(\tB\x15\xbaH\x12r\x10\x18@2\x0c^[a-z0-9_]*$\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\"\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x42\n\xbaH\x07\x1a\x05\x18\x90\x1c(\x00\x12/\n\nrequest_id\x18\x06 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x38\n\x0e\x64\x65\x61lers_choice\x18\x07 \x01(\x0b\x32 .riverboat.v1.DealersChoiceRules\x12/\n\ttime_bank\x18\x08 \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\xea\x01\n\x11SeatPlayerRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x02 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x01\x12\x19\n\x06player\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\x12\x1d\n\x05stack\x18\x04 \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\x12/\n\nrequest_id\x18\x05 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\"\n\x10\x62uy_in_reference\x18\x06 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"\xa7\x01\n\x13UnseatPlayerRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x02 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x00\x12/\n\nrequest_id\x18\x03 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x06player\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"\xb4\x03\n\nActRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12+\n\x07hand_id\x18\x02 \x01(\tB\x1a\xbaH\x17r\x15\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x03 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x01\x12$\n\x06\x61\x63tion\x18\x04 \x01(\tB\x14\xbaH\x11r\x0f\x10\x01\x18 2\t^[a-z_]*$\x12\x1e\n\x06\x61mount\x18\x05 \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12/\n\nrequest_id\x18\x06 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x06\x63hoice\x18\x07 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12(\n\x07options\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1e\n\x05\x63\x61rds\x18\t \x03(\tB\x0f\xbaH\x0c\x92\x01\t\x10\x34\"\x05r\x03\x98\x01\x02\x12!\n\tsmall_bet\x18\n \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12\x1f\n\x07\x62ig_bet\x18\x0b \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12\x13\n\x0b\x63lient_seed\x18\x0c \x01(\x0c\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"T\n\x0cWatchRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"D\n\x13GetTableViewRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\">\n\tCardProof\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x12\n\ndeal_index\x18\x02 \x01(\r\x12\x0f\n\x07opening\x18\x03 \x01(\x0c\"\xb3\x02\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\x12\x10\n\x08\x64\x65\x63lared\x18\t \x01(\x08\x12\x13\n\x0b\x64\x65\x63laration\x18\n \x01(\t\x12\x13\n\x0bsitting_out\x18\x0b \x01(\x08\x12\x19\n\x11time_bank_seconds\x18\x0c \x01(\x05\x12\x19\n\x11time_bank_running\x18\r \x01(\x05\x12\x1c\n\x14time_bank_protection\x18\x0e \x01(\x08\"`\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\x12\x0f\n\x07\x63hoices\x18\x03 \x03(\t\x12\x11\n\tmin_cards\x18\x04 \x01(\x05\x12\x11\n\tmax_cards\x18\x05 \x01(\x05\"\xaa\x06\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x12\x0c\n\x04game\x18\x11 \x01(\t\x12\r\n\x05phase\x18\x12 \x01(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x13 \x01(\x05\x12\x15\n\rchoosing_game\x18\x14 \x01(\x08\x12\x13\n\x0b\x63\x61rried_pot\x18\x15 \x01(\x03\x12\x13\n\x0bwaiting_for\x18\x16 \x03(\x05\x12\x12\n\nwild_cards\x18\x17 \x03(\t\x12-\n\x0cgame_options\x18\x18 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btable_cards\x18\x19 \x03(\t\x12\x13\n\x0bhand_number\x18\x1a \x01(\x05\x12/\n\ttime_bank\x18\x1b \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\x12\x0e\n\x06scheme\x18\x1c \x01(\t\x12\x13\n\x0bmerkle_root\x18\x1d \x01(\x0c\x12.\n\x0clocked_seeds\x18\x1e \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\x12\x0f\n\x07my_seed\x18\x1f \x01(\x0c\x12\'\n\x06proofs\x18  \x03(\x0b\x32\x17.riverboat.v1.CardProof\x12\x12\n\ncommitment\x18! \x01(\x0c\x32\x8d\x06\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponse\x12\x43\n\x06SitOut\x12\x1b.riverboat.v1.SitOutRequest\x1a\x1c.riverboat.v1.SitOutResponse\x12@\n\x05SitIn\x12\x1a.riverboat.v1.SitInRequest\x1a\x1b.riverboat.v1.SitInResponse\x12L\n\tListHands\x12\x1e.riverboat.v1.ListHandsRequest\x1a\x1f.riverboat.v1.ListHandsResponse\x12[\n\x0eGetHandHistory\x12#.riverboat.v1.GetHandHistoryRequest\x1a$.riverboat.v1.GetHandHistoryResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18riverboat/v1/table.proto\x12\x0criverboat.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17google/rpc/status.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverboat/v1/events.proto\"o\n\rSitOutRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12/\n\nrequest_id\x18\x02 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"H\n\x0eSitOutResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"n\n\x0cSitInRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12/\n\nrequest_id\x18\x02 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"G\n\rSitInResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"\x8b\x01\n\x10ListHandsRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x1c\n\npage_token\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x04\x12\x17\n\x06player\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"V\n\x11ListHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"W\n\nHandPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x03\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x03\"\x9b\x02\n\x0bHandSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12.\n\nstarted_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x05 \x01(\x05\x12)\n\x07players\x18\x06 \x03(\x0b\x32\x18.riverboat.v1.HandPlayer\x12\x10\n\x08paid_out\x18\x07 \x01(\x03\x12\x0c\n\x04rake\x18\x08 \x01(\x03\x12\x0e\n\x06voided\x18\t \x01(\x08\x12\x15\n\rfirst_version\x18\n \x01(\x04\x12\x14\n\x0clast_version\x18\x0b \x01(\x04\x12\x13\n\x0bhand_number\x18\x0c \x01(\x05\"u\n\x15GetHandHistoryRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\"\x9e\x01\n\x16GetHandHistoryResponse\x12\'\n\x04hand\x18\x01 \x01(\x0b\x32\x19.riverboat.v1.HandSummary\x12\x13\n\x0bperspective\x18\x02 \x01(\t\x12+\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x0b\n\x03phh\x18\x05 \x01(\t\"\xed\x02\n\x10OpenTableRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x15\n\x04name\x18\x02 \x01(\tB\x07\xbaH\x04r\x02\x18\x64\x12&\n\x07variant\x18\x03 \x01(\tB\x15\xbaH\x12r\x10\x18@2\x0c^[a-z0-9_]*$\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\"\n\x0e\x61\x63tion_seconds\x18\x05 \x01(\x05\x42\n\xbaH\x07\x1a\x05\x18\x90\x1c(\x00\x12/\n\nrequest_id\x18\x06 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x38\n\x0e\x64\x65\x61lers_choice\x18\x07 \x01(\x0b\x32 .riverboat.v1.DealersChoiceRules\x12/\n\ttime_bank\x18\x08 \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\"6\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\"\xea\x01\n\x11SeatPlayerRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x02 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x01\x12\x19\n\x06player\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18@\x12\x1d\n\x05stack\x18\x04 \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\x12/\n\nrequest_id\x18\x05 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\"\n\x10\x62uy_in_reference\x18\x06 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x02\"%\n\x12SeatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\"\xa7\x01\n\x13UnseatPlayerRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x02 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x00\x12/\n\nrequest_id\x18\x03 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x06player\x18\x04 \x01(\tB\x07\xbaH\x04r\x02\x18@\"G\n\x14UnseatPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x0f\n\x07pending\x18\x02 \x01(\x08\x12\r\n\x05stack\x18\x03 \x01(\x03\"\xb4\x03\n\nActRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12+\n\x07hand_id\x18\x02 \x01(\tB\x1a\xbaH\x17r\x15\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x17\n\x04seat\x18\x03 \x01(\x05\x42\t\xbaH\x06\x1a\x04\x18\x08(\x01\x12$\n\x06\x61\x63tion\x18\x04 \x01(\tB\x14\xbaH\x11r\x0f\x10\x01\x18 2\t^[a-z_]*$\x12\x1e\n\x06\x61mount\x18\x05 \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12/\n\nrequest_id\x18\x06 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x17\n\x06\x63hoice\x18\x07 \x01(\tB\x07\xbaH\x04r\x02\x18@\x12(\n\x07options\x18\x08 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1e\n\x05\x63\x61rds\x18\t \x03(\tB\x0f\xbaH\x0c\x92\x01\t\x10\x34\"\x05r\x03\x98\x01\x02\x12!\n\tsmall_bet\x18\n \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12\x1f\n\x07\x62ig_bet\x18\x0b \x01(\x03\x42\x0e\xbaH\x0b\"\t\x18\x80\xa0\x94\xa5\x8d\x1d(\x00\x12\x13\n\x0b\x63lient_seed\x18\x0c \x01(\x0c\"E\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.riverboat.v1.TableView\"T\n\x0cWatchRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\x12\x15\n\rafter_version\x18\x02 \x01(\x04\"t\n\rWatchResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12+\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1b.riverboat.v1.EventEnvelope\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.riverboat.v1.TableView\"r\n\x0bPlayRequest\x12+\n\x05watch\x18\x01 \x01(\x0b\x32\x1a.riverboat.v1.WatchRequestH\x00\x12\'\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x18.riverboat.v1.ActRequestH\x00\x42\r\n\x04kind\x12\x05\xbaH\x02\x08\x01\"r\n\x0cPlayResponse\x12-\n\x06update\x18\x01 \x01(\x0b\x32\x1b.riverboat.v1.WatchResponseH\x00\x12+\n\x07outcome\x18\x02 \x01(\x0b\x32\x18.riverboat.v1.ActOutcomeH\x00\x42\x06\n\x04kind\"T\n\nActOutcome\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12!\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\"D\n\x13GetTableViewRequest\x12-\n\x08table_id\x18\x01 \x01(\tB\x1b\xbaH\x18r\x16\x10\x01\x18@2\x10^[A-Za-z0-9_-]*$\"=\n\x14GetTableViewResponse\x12%\n\x04view\x18\x01 \x01(\x0b\x32\x17.riverboat.v1.TableView\")\n\x08ViewCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x02 \x01(\x08\">\n\tCardProof\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x12\n\ndeal_index\x18\x02 \x01(\r\x12\x0f\n\x07opening\x18\x03 \x01(\x0c\"\xb3\x02\n\x08SeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x03\x12\x12\n\nstreet_bet\x18\x04 \x01(\x03\x12\x0f\n\x07in_hand\x18\x05 \x01(\x08\x12\x0e\n\x06\x66olded\x18\x06 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x07 \x01(\x08\x12%\n\x05\x63\x61rds\x18\x08 \x03(\x0b\x32\x16.riverboat.v1.ViewCard\x12\x10\n\x08\x64\x65\x63lared\x18\t \x01(\x08\x12\x13\n\x0b\x64\x65\x63laration\x18\n \x01(\t\x12\x13\n\x0bsitting_out\x18\x0b \x01(\x08\x12\x19\n\x11time_bank_seconds\x18\x0c \x01(\x05\x12\x19\n\x11time_bank_running\x18\r \x01(\x05\x12\x1c\n\x14time_bank_protection\x18\x0e \x01(\x08\"`\n\x0bLegalAction\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x03(\x03\x12\x0f\n\x07\x63hoices\x18\x03 \x03(\t\x12\x11\n\tmin_cards\x18\x04 \x01(\x05\x12\x11\n\tmax_cards\x18\x05 \x01(\x05\"\xaa\x06\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x0f\n\x07hand_id\x18\x05 \x01(\t\x12\x18\n\x10hand_in_progress\x18\x06 \x01(\x08\x12\x0e\n\x06street\x18\x07 \x01(\x05\x12\x0e\n\x06\x62utton\x18\x08 \x01(\x05\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.riverboat.v1.SeatView\x12\x11\n\tcommunity\x18\n \x03(\t\x12\x0b\n\x03pot\x18\x0b \x01(\x03\x12\x0e\n\x06to_act\x18\x0c \x01(\x05\x12\x13\n\x0bviewer_seat\x18\r \x01(\x05\x12\x30\n\rlegal_actions\x18\x0e \x03(\x0b\x32\x19.riverboat.v1.LegalAction\x12+\n\x07options\x18\x0f \x01(\x0b\x32\x1a.riverboat.v1.TableOptions\x12\x16\n\x0e\x61\x63tion_seconds\x18\x10 \x01(\x05\x12\x0c\n\x04game\x18\x11 \x01(\t\x12\r\n\x05phase\x18\x12 \x01(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x13 \x01(\x05\x12\x15\n\rchoosing_game\x18\x14 \x01(\x08\x12\x13\n\x0b\x63\x61rried_pot\x18\x15 \x01(\x03\x12\x13\n\x0bwaiting_for\x18\x16 \x03(\x05\x12\x12\n\nwild_cards\x18\x17 \x03(\t\x12-\n\x0cgame_options\x18\x18 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x13\n\x0btable_cards\x18\x19 \x03(\t\x12\x13\n\x0bhand_number\x18\x1a \x01(\x05\x12/\n\ttime_bank\x18\x1b \x01(\x0b\x32\x1c.riverboat.v1.TimeBankPolicy\x12\x0e\n\x06scheme\x18\x1c \x01(\t\x12\x13\n\x0bmerkle_root\x18\x1d \x01(\x0c\x12.\n\x0clocked_seeds\x18\x1e \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\x12\x0f\n\x07my_seed\x18\x1f \x01(\x0c\x12\'\n\x06proofs\x18  \x03(\x0b\x32\x17.riverboat.v1.CardProof\x12\x12\n\ncommitment\x18! \x01(\x0c\x32\xd0\x06\n\x0cTableService\x12L\n\tOpenTable\x12\x1e.riverboat.v1.OpenTableRequest\x1a\x1f.riverboat.v1.OpenTableResponse\x12O\n\nSeatPlayer\x12\x1f.riverboat.v1.SeatPlayerRequest\x1a .riverboat.v1.SeatPlayerResponse\x12U\n\x0cUnseatPlayer\x12!.riverboat.v1.UnseatPlayerRequest\x1a\".riverboat.v1.UnseatPlayerResponse\x12:\n\x03\x41\x63t\x12\x18.riverboat.v1.ActRequest\x1a\x19.riverboat.v1.ActResponse\x12\x42\n\x05Watch\x12\x1a.riverboat.v1.WatchRequest\x1a\x1b.riverboat.v1.WatchResponse0\x01\x12\x41\n\x04Play\x12\x19.riverboat.v1.PlayRequest\x1a\x1a.riverboat.v1.PlayResponse(\x01\x30\x01\x12U\n\x0cGetTableView\x12!.riverboat.v1.GetTableViewRequest\x1a\".riverboat.v1.GetTableViewResponse\x12\x43\n\x06SitOut\x12\x1b.riverboat.v1.SitOutRequest\x1a\x1c.riverboat.v1.SitOutResponse\x12@\n\x05SitIn\x12\x1a.riverboat.v1.SitInRequest\x1a\x1b.riverboat.v1.SitInResponse\x12L\n\tListHands\x12\x1e.riverboat.v1.ListHandsRequest\x1a\x1f.riverboat.v1.ListHandsResponse\x12[\n\x0eGetHandHistory\x12#.riverboat.v1.GetHandHistoryRequest\x1a$.riverboat.v1.GetHandHistoryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -105,62 +106,70 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACTREQUEST'].fields_by_name['big_bet']._serialized_options = b'\272H\013\"\t\030\200\240\224\245\215\035(\000'
   _globals['_WATCHREQUEST'].fields_by_name['table_id']._loaded_options = None
   _globals['_WATCHREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\030r\026\020\001\030@2\020^[A-Za-z0-9_-]*$'
+  _globals['_PLAYREQUEST'].oneofs_by_name['kind']._loaded_options = None
+  _globals['_PLAYREQUEST'].oneofs_by_name['kind']._serialized_options = b'\272H\002\010\001'
   _globals['_GETTABLEVIEWREQUEST'].fields_by_name['table_id']._loaded_options = None
   _globals['_GETTABLEVIEWREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\030r\026\020\001\030@2\020^[A-Za-z0-9_-]*$'
-  _globals['_SITOUTREQUEST']._serialized_start=161
-  _globals['_SITOUTREQUEST']._serialized_end=272
-  _globals['_SITOUTRESPONSE']._serialized_start=274
-  _globals['_SITOUTRESPONSE']._serialized_end=346
-  _globals['_SITINREQUEST']._serialized_start=348
-  _globals['_SITINREQUEST']._serialized_end=458
-  _globals['_SITINRESPONSE']._serialized_start=460
-  _globals['_SITINRESPONSE']._serialized_end=531
-  _globals['_LISTHANDSREQUEST']._serialized_start=534
-  _globals['_LISTHANDSREQUEST']._serialized_end=673
-  _globals['_LISTHANDSRESPONSE']._serialized_start=675
-  _globals['_LISTHANDSRESPONSE']._serialized_end=761
-  _globals['_HANDPLAYER']._serialized_start=763
-  _globals['_HANDPLAYER']._serialized_end=850
-  _globals['_HANDSUMMARY']._serialized_start=853
-  _globals['_HANDSUMMARY']._serialized_end=1136
-  _globals['_GETHANDHISTORYREQUEST']._serialized_start=1138
-  _globals['_GETHANDHISTORYREQUEST']._serialized_end=1255
-  _globals['_GETHANDHISTORYRESPONSE']._serialized_start=1258
-  _globals['_GETHANDHISTORYRESPONSE']._serialized_end=1416
-  _globals['_OPENTABLEREQUEST']._serialized_start=1419
-  _globals['_OPENTABLEREQUEST']._serialized_end=1784
-  _globals['_OPENTABLERESPONSE']._serialized_start=1786
-  _globals['_OPENTABLERESPONSE']._serialized_end=1840
-  _globals['_SEATPLAYERREQUEST']._serialized_start=1843
-  _globals['_SEATPLAYERREQUEST']._serialized_end=2077
-  _globals['_SEATPLAYERRESPONSE']._serialized_start=2079
-  _globals['_SEATPLAYERRESPONSE']._serialized_end=2116
-  _globals['_UNSEATPLAYERREQUEST']._serialized_start=2119
-  _globals['_UNSEATPLAYERREQUEST']._serialized_end=2286
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=2288
-  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=2359
-  _globals['_ACTREQUEST']._serialized_start=2362
-  _globals['_ACTREQUEST']._serialized_end=2798
-  _globals['_ACTRESPONSE']._serialized_start=2800
-  _globals['_ACTRESPONSE']._serialized_end=2869
-  _globals['_WATCHREQUEST']._serialized_start=2871
-  _globals['_WATCHREQUEST']._serialized_end=2955
-  _globals['_WATCHRESPONSE']._serialized_start=2957
-  _globals['_WATCHRESPONSE']._serialized_end=3073
-  _globals['_GETTABLEVIEWREQUEST']._serialized_start=3075
-  _globals['_GETTABLEVIEWREQUEST']._serialized_end=3143
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=3145
-  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=3206
-  _globals['_VIEWCARD']._serialized_start=3208
-  _globals['_VIEWCARD']._serialized_end=3249
-  _globals['_CARDPROOF']._serialized_start=3251
-  _globals['_CARDPROOF']._serialized_end=3313
-  _globals['_SEATVIEW']._serialized_start=3316
-  _globals['_SEATVIEW']._serialized_end=3623
-  _globals['_LEGALACTION']._serialized_start=3625
-  _globals['_LEGALACTION']._serialized_end=3721
-  _globals['_TABLEVIEW']._serialized_start=3724
-  _globals['_TABLEVIEW']._serialized_end=4534
-  _globals['_TABLESERVICE']._serialized_start=4537
-  _globals['_TABLESERVICE']._serialized_end=5318
+  _globals['_SITOUTREQUEST']._serialized_start=186
+  _globals['_SITOUTREQUEST']._serialized_end=297
+  _globals['_SITOUTRESPONSE']._serialized_start=299
+  _globals['_SITOUTRESPONSE']._serialized_end=371
+  _globals['_SITINREQUEST']._serialized_start=373
+  _globals['_SITINREQUEST']._serialized_end=483
+  _globals['_SITINRESPONSE']._serialized_start=485
+  _globals['_SITINRESPONSE']._serialized_end=556
+  _globals['_LISTHANDSREQUEST']._serialized_start=559
+  _globals['_LISTHANDSREQUEST']._serialized_end=698
+  _globals['_LISTHANDSRESPONSE']._serialized_start=700
+  _globals['_LISTHANDSRESPONSE']._serialized_end=786
+  _globals['_HANDPLAYER']._serialized_start=788
+  _globals['_HANDPLAYER']._serialized_end=875
+  _globals['_HANDSUMMARY']._serialized_start=878
+  _globals['_HANDSUMMARY']._serialized_end=1161
+  _globals['_GETHANDHISTORYREQUEST']._serialized_start=1163
+  _globals['_GETHANDHISTORYREQUEST']._serialized_end=1280
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_start=1283
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_end=1441
+  _globals['_OPENTABLEREQUEST']._serialized_start=1444
+  _globals['_OPENTABLEREQUEST']._serialized_end=1809
+  _globals['_OPENTABLERESPONSE']._serialized_start=1811
+  _globals['_OPENTABLERESPONSE']._serialized_end=1865
+  _globals['_SEATPLAYERREQUEST']._serialized_start=1868
+  _globals['_SEATPLAYERREQUEST']._serialized_end=2102
+  _globals['_SEATPLAYERRESPONSE']._serialized_start=2104
+  _globals['_SEATPLAYERRESPONSE']._serialized_end=2141
+  _globals['_UNSEATPLAYERREQUEST']._serialized_start=2144
+  _globals['_UNSEATPLAYERREQUEST']._serialized_end=2311
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_start=2313
+  _globals['_UNSEATPLAYERRESPONSE']._serialized_end=2384
+  _globals['_ACTREQUEST']._serialized_start=2387
+  _globals['_ACTREQUEST']._serialized_end=2823
+  _globals['_ACTRESPONSE']._serialized_start=2825
+  _globals['_ACTRESPONSE']._serialized_end=2894
+  _globals['_WATCHREQUEST']._serialized_start=2896
+  _globals['_WATCHREQUEST']._serialized_end=2980
+  _globals['_WATCHRESPONSE']._serialized_start=2982
+  _globals['_WATCHRESPONSE']._serialized_end=3098
+  _globals['_PLAYREQUEST']._serialized_start=3100
+  _globals['_PLAYREQUEST']._serialized_end=3214
+  _globals['_PLAYRESPONSE']._serialized_start=3216
+  _globals['_PLAYRESPONSE']._serialized_end=3330
+  _globals['_ACTOUTCOME']._serialized_start=3332
+  _globals['_ACTOUTCOME']._serialized_end=3416
+  _globals['_GETTABLEVIEWREQUEST']._serialized_start=3418
+  _globals['_GETTABLEVIEWREQUEST']._serialized_end=3486
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_start=3488
+  _globals['_GETTABLEVIEWRESPONSE']._serialized_end=3549
+  _globals['_VIEWCARD']._serialized_start=3551
+  _globals['_VIEWCARD']._serialized_end=3592
+  _globals['_CARDPROOF']._serialized_start=3594
+  _globals['_CARDPROOF']._serialized_end=3656
+  _globals['_SEATVIEW']._serialized_start=3659
+  _globals['_SEATVIEW']._serialized_end=3966
+  _globals['_LEGALACTION']._serialized_start=3968
+  _globals['_LEGALACTION']._serialized_end=4064
+  _globals['_TABLEVIEW']._serialized_start=4067
+  _globals['_TABLEVIEW']._serialized_end=4877
+  _globals['_TABLESERVICE']._serialized_start=4880
+  _globals['_TABLESERVICE']._serialized_end=5728
 # @@protoc_insertion_point(module_scope)

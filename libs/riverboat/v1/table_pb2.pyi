@@ -2,6 +2,7 @@ import datetime
 
 from buf.validate import validate_pb2 as _validate_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.rpc import status_pb2 as _status_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from riverboat.v1 import events_pb2 as _events_pb2
 from google.protobuf.internal import containers as _containers
@@ -251,6 +252,32 @@ class WatchResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.EventEnvelope]
     view: TableView
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.EventEnvelope, _Mapping]]] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class PlayRequest(_message.Message):
+    __slots__ = ("watch", "act")
+    WATCH_FIELD_NUMBER: _ClassVar[int]
+    ACT_FIELD_NUMBER: _ClassVar[int]
+    watch: WatchRequest
+    act: ActRequest
+    def __init__(self, watch: _Optional[_Union[WatchRequest, _Mapping]] = ..., act: _Optional[_Union[ActRequest, _Mapping]] = ...) -> None: ...
+
+class PlayResponse(_message.Message):
+    __slots__ = ("update", "outcome")
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    update: WatchResponse
+    outcome: ActOutcome
+    def __init__(self, update: _Optional[_Union[WatchResponse, _Mapping]] = ..., outcome: _Optional[_Union[ActOutcome, _Mapping]] = ...) -> None: ...
+
+class ActOutcome(_message.Message):
+    __slots__ = ("request_id", "version", "error")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    version: int
+    error: _status_pb2.Status
+    def __init__(self, request_id: _Optional[str] = ..., version: _Optional[int] = ..., error: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class GetTableViewRequest(_message.Message):
     __slots__ = ("table_id",)

@@ -69,6 +69,11 @@ class TableServiceStub:
                 request_serializer=riverboat_dot_v1_dot_table__pb2.WatchRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_table__pb2.WatchResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/riverboat.v1.TableService/Play',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.PlayRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.GetTableView = channel.unary_unary(
                 '/riverboat.v1.TableService/GetTableView',
                 request_serializer=riverboat_dot_v1_dot_table__pb2.GetTableViewRequest.SerializeToString,
@@ -145,6 +150,18 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """A player's seat at the table on one stream: the first message names the table (as Watch
+        does), every later one is an action (as Act); out come the table's updates (as Watch
+        sends them) and one outcome per action, in the order the actions were sent. A refused
+        action is an outcome with its status (the same code, message and details Act would
+        answer) and the stream goes on; the stream itself ends with a status only when it cannot
+        go on (the table gone, or moved to another instance: NOT_OWNER, as Watch).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetTableView(self, request, context):
         """The table now, as the caller may see it.
         """
@@ -212,6 +229,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.Watch,
                     request_deserializer=riverboat_dot_v1_dot_table__pb2.WatchRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_table__pb2.WatchResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.PlayRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.PlayResponse.SerializeToString,
             ),
             'GetTableView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTableView,
@@ -384,6 +406,33 @@ class TableService:
             '/riverboat.v1.TableService/Watch',
             riverboat_dot_v1_dot_table__pb2.WatchRequest.SerializeToString,
             riverboat_dot_v1_dot_table__pb2.WatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/riverboat.v1.TableService/Play',
+            riverboat_dot_v1_dot_table__pb2.PlayRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -115,7 +115,20 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 handler.request_deserializer,
                 handler.response_serializer,
             )
-        return handler
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                _streaming(handler.stream_stream, check),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        if handler.stream_unary is not None:
+            return grpc.stream_unary_rpc_method_handler(
+                _unary(handler.stream_unary, check),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
+        # Fail closed: a handler of a shape not wrapped here would skip the token check.
+        raise TypeError(f"{method}: no token check for this kind of handler")
 
     def _checker(self, method: str) -> Callable[[Context], Awaitable[Identity]]:
         name = method.rsplit("/", 1)[-1]

@@ -94,6 +94,7 @@ __all__ = [
     "FailedPrecondition",
     "Internal",
     "InvalidArgument",
+    "MessageOutcomes",
     "NoOwner",
     "NotFound",
     "NotOwner",
@@ -433,6 +434,29 @@ def _tolerant(
     return deserialize
 
 
+_NO_MESSAGE = object()
+
+
+async def _decoded_requests(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """``requests`` (from a :func:`_tolerant` deserializer) with its first message read now:
+    raises the refusal of undecodable bytes, now for the first message and, for a later one,
+    when the handler reaches it."""
+    first = await anext(requests, _NO_MESSAGE)
+    if first is _UNDECODABLE:
+        raise _undecodable_error()
+
+    async def rest() -> AsyncIterator[Any]:
+        if first is _NO_MESSAGE:
+            return
+        yield first
+        async for request in requests:
+            if request is _UNDECODABLE:
+                raise _undecodable_error()
+            yield request
+
+    return rest()
+
+
 def _undecodable_error() -> InvalidArgument:
     return InvalidArgument(
         "the request bytes are not a valid message of this method's request type",
@@ -519,11 +543,12 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 handler.response_serializer,
             )
         if handler.stream_stream is not None:
+            bidi = self._wrap_streaming(
+                handler.stream_stream, method, quiet, rec, unary_request=False
+            )
             return grpc.stream_stream_rpc_method_handler(
-                self._wrap_streaming(
-                    handler.stream_stream, method, quiet, rec, unary_request=False
-                ),
-                handler.request_deserializer,
+                bidi,
+                _tolerant(handler.request_deserializer, bidi is not handler.stream_stream),
                 handler.response_serializer,
             )
         return handler
@@ -570,6 +595,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 try:
                     if request is _UNDECODABLE:
                         raise _undecodable_error()
+                    if not unary_request:
+                        # A request stream: its first message is read here, so that bytes
+                        # that are no message are refused before anything else (as a unary
+                        # call's are), and every later one as the handler reads it.
+                        request = await _decoded_requests(request)
                     async for response in behavior(request, context):
                         yield response
                 except BaseException as exc:
@@ -603,15 +633,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         rec: RpcRecorder,
         **extra: Any,
     ) -> None:
-        elapsed = time.perf_counter() - started
-        rec.observe(code, elapsed)
-        level = "debug" if quiet else "info"
-        if code not in _CLIENT_CODES and code is not grpc.StatusCode.OK:
-            level = "warning"
-        if not _stdlib_log.isEnabledFor(_LEVELS[level]):
-            return  # the hot calls' debug lines: not even built when debug is off
-        duration_ms = round(elapsed * 1000, 3)
-        _log.log(_LEVELS[level], "rpc finished", code=code.name, duration_ms=duration_ms, **extra)
+        _finished(code, started, quiet, rec, **extra)
 
     async def _fail(
         self,
@@ -628,35 +650,88 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             # The handler aborted by itself; the status is already set.
             self._finished(context.code() or grpc.StatusCode.UNKNOWN, started, quiet, rec)
             raise exc
-        if isinstance(exc, PageTokenError):  # riverboat.paging is gRPC-free: its status here
-            exc = InvalidArgument(exc.message, reason=exc.reason, field=exc.field)
-        if isinstance(exc, ServiceError):
-            reason = {"reason": exc.reason} if exc.reason else {}
-            message = cap_message(exc.message)
-            # The caller reads the message as is; the log gets it without cards (a refused
-            # move may name one, and the log's readers must learn nothing of a hand).
-            error = redact_cards(message)
-            self._finished(exc.code, started, quiet, rec, error=error, **reason)
-            await _abort(context, exc.status(message))
         if not isinstance(exc, Exception):
             raise exc  # KeyboardInterrupt, SystemExit and the like: not an RPC outcome
-        rec.observe(grpc.StatusCode.INTERNAL, time.perf_counter() - started)
-        incident = uuid.uuid4().hex[:12]
-        # The traceback goes to the log (plain, no local variables); the client gets the id.
-        _log.error(
-            "rpc failed with an unexpected error",
-            code=grpc.StatusCode.INTERNAL.name,
-            incident=incident,
-            error_type=type(exc).__name__,
-            duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            exc_info=exc,
-        )
-        internal = Internal(
-            f"internal error (incident {incident})",
-            reason="INTERNAL",
-            metadata={"incident": incident},
-        )
-        await _abort(context, internal.status())
+        await _abort(context, _answer(exc, started, quiet, rec))
+
+
+def _finished(
+    code: grpc.StatusCode,
+    started: float,
+    quiet: bool,
+    rec: RpcRecorder,
+    **extra: Any,
+) -> None:
+    """Record one outcome (a call's, or a stream message's) and log its line."""
+    elapsed = time.perf_counter() - started
+    rec.observe(code, elapsed)
+    level = "debug" if quiet else "info"
+    if code not in _CLIENT_CODES and code is not grpc.StatusCode.OK:
+        level = "warning"
+    if not _stdlib_log.isEnabledFor(_LEVELS[level]):
+        return  # the hot calls' debug lines: not even built when debug is off
+    duration_ms = round(elapsed * 1000, 3)
+    _log.log(_LEVELS[level], "rpc finished", code=code.name, duration_ms=duration_ms, **extra)
+
+
+def _answer(exc: Exception, started: float, quiet: bool, rec: RpcRecorder) -> status_pb2.Status:
+    """The status that answers ``exc``, recorded and logged: a :class:`ServiceError`'s own (a
+    page token's as INVALID_ARGUMENT), anything else INTERNAL with an incident id (the
+    traceback goes to the log, never to the caller)."""
+    if isinstance(exc, PageTokenError):  # riverboat.paging is gRPC-free: its status here
+        exc = InvalidArgument(exc.message, reason=exc.reason, field=exc.field)
+    if isinstance(exc, ServiceError):
+        reason = {"reason": exc.reason} if exc.reason else {}
+        message = cap_message(exc.message)
+        # The caller reads the message as is; the log gets it without cards (a refused
+        # move may name one, and the log's readers must learn nothing of a hand).
+        _finished(exc.code, started, quiet, rec, error=redact_cards(message), **reason)
+        return exc.status(message)
+    rec.observe(grpc.StatusCode.INTERNAL, time.perf_counter() - started)
+    incident = uuid.uuid4().hex[:12]
+    # The traceback goes to the log (plain, no local variables); the client gets the id.
+    _log.error(
+        "rpc failed with an unexpected error",
+        code=grpc.StatusCode.INTERNAL.name,
+        incident=incident,
+        error_type=type(exc).__name__,
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        exc_info=exc,
+    )
+    internal = Internal(
+        f"internal error (incident {incident})",
+        reason="INTERNAL",
+        metadata={"incident": incident},
+    )
+    return internal.status()
+
+
+class MessageOutcomes:
+    """The outcomes of one kind of message on a stream that answers each on its own (an
+    action on ``TableService/Play``): each is recorded in the RPC metrics and logged as a
+    call of its own, method ``<stream method>.<name>`` (``TableService/Play.Act``), and a
+    refusal becomes the ``google.rpc.Status`` the message's answer carries, exactly as the
+    :class:`ErrorInterceptor` would have sent it for a unary call.
+    """
+
+    def __init__(self, stream_method: str, name: str, *, quiet: bool = False) -> None:
+        self.method = f"{stream_method}.{name}"
+        self._rpc = _short(self.method)
+        self._rec = rpc_recorder(self.method)
+        self._quiet = quiet  # logged at debug (a hot path's lines), as the interceptor's quiet
+
+    def accepted(self, started: float) -> None:
+        """The message (handled from ``started``, a ``perf_counter``) was accepted."""
+        if self._quiet and not _stdlib_log.isEnabledFor(logging.DEBUG):
+            self._rec.observe(grpc.StatusCode.OK, time.perf_counter() - started)
+            return  # no line to log: not even the context bound
+        with structlog.contextvars.bound_contextvars(rpc=self._rpc):
+            _finished(grpc.StatusCode.OK, started, self._quiet, self._rec)
+
+    def refused(self, exc: Exception, started: float) -> status_pb2.Status:
+        """The status answering a message that raised ``exc``."""
+        with structlog.contextvars.bound_contextvars(rpc=self._rpc):
+            return _answer(exc, started, self._quiet, self._rec)
 
 
 async def _abort(context: Context, status: status_pb2.Status) -> None:

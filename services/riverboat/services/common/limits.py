@@ -21,6 +21,7 @@ Limits are configuration (``--rate-limit METHOD.SCOPE=RATE``, repeatable, over
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -39,9 +40,12 @@ __all__ = [
     "DEFAULT_MAX_STREAMS",
     "DEFAULT_RATES",
     "ENV_RATE_LIMITS",
+    "MESSAGE_RATES",
+    "RATES_OF",
     "SCOPES",
     "RateLimitInterceptor",
     "RateLimits",
+    "admit_message",
 ]
 
 Handler = Any  # grpc.RpcMethodHandler
@@ -67,6 +71,10 @@ DEFAULT_RATES: Mapping[str, str] = {
 DEFAULT_MAX_STREAMS = 32
 #: Retry delay sent with TOO_MANY_STREAMS: a stream ends when its watcher leaves, not on a clock.
 STREAM_RETRY_DELAY = 5.0
+#: Methods limited by another method's rates: opening a Play stream counts as opening a Watch
+#: (each action on it counts as an Act: :func:`admit_message`).
+RATES_OF: Mapping[str, str] = {"Play": "Watch"}
+
 #: The request field that names the account of an unauthenticated call.
 ACCOUNT_FIELDS: Mapping[str, str] = {"Register": "username", "Login": "username"}
 
@@ -158,7 +166,7 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         self,
         limits: RateLimits,
         *,
-        streaming: Iterable[str] = ("Watch",),
+        streaming: Iterable[str] = ("Watch", "Play"),
         clock: Callable[[], float] = time.monotonic,
         open_prefixes: tuple[str, ...] = OPEN_PREFIXES,
         exempt_roles: Iterable[str] = ("service",),
@@ -187,9 +195,10 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         limited = self._limited.get(method)
         if limited is None:
             name = method.rsplit("/", 1)[-1]
+            limit = RATES_OF.get(name, name)
             limited = self._limited[method] = not method.startswith(self._open) and (
                 name in self._streaming
-                or any(f"{name}.{scope}" in self._buckets for scope in SCOPES)
+                or any(f"{limit}.{scope}" in self._buckets for scope in SCOPES)
             )
         if not limited:
             return handler  # not limited: no wrapper, no cost
@@ -209,6 +218,12 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
                 handler.request_deserializer,
                 handler.response_serializer,
             )
+        if handler.stream_stream is not None:
+            return grpc.stream_stream_rpc_method_handler(
+                self._stream(handler.stream_stream, gate, messages=True),
+                handler.request_deserializer,
+                handler.response_serializer,
+            )
         return handler
 
     def _unary(self, behavior: Any, gate: _Gate) -> Any:
@@ -220,16 +235,23 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
 
         return limited
 
-    def _stream(self, behavior: Any, gate: _Gate) -> Any:
+    def _stream(self, behavior: Any, gate: _Gate, *, messages: bool = False) -> Any:
+        """A streaming method's wrapper; with ``messages`` (a request stream) the handler may
+        also limit each message it answers on its own (:func:`admit_message`)."""
         capped = gate.name in self._streaming
         streams = self.streams
+        gates = {name: _Gate(self, name) for name in MESSAGE_RATES} if messages else {}
 
         async def limited(request: Any, context: Context) -> AsyncIterator[Any]:
-            exempt, account = gate.account(request)
+            exempt, account = gate.account(None if messages else request)
             if exempt:
                 async for item in behavior(request, context):
                     yield item
                 return
+            if gates:
+                # Bound before the handler starts, so tasks it starts inherit it (gRPC runs
+                # each call in a task of its own: nothing to unbind).
+                _MESSAGE_GATE.set(_MessageGate(gates, account, context))
             if capped and account is not None and streams.held(account) >= streams.limit:
                 raise ResourceExhausted(
                     f"this account has {streams.limit} {gate.name} streams open already, the "
@@ -252,6 +274,42 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         return limited
 
 
+#: What the messages of a request stream may be limited as (:func:`admit_message`).
+MESSAGE_RATES = ("Act",)
+
+
+class _MessageGate:
+    """One stream's caller and the gates its messages pass."""
+
+    def __init__(self, gates: Mapping[str, _Gate], account: str | None, context: Context) -> None:
+        self._gates = gates
+        self._account = account
+        self._context = context
+
+    def admit(self, name: str) -> None:
+        self._gates[name].admit(self._account, self._context)
+
+
+_MESSAGE_GATE: contextvars.ContextVar[_MessageGate | None] = contextvars.ContextVar(
+    "riverboat_message_gate", default=None
+)
+
+
+def admit_message(name: str) -> None:
+    """Count one message of the current request stream (an action on ``Play``) against the
+    rates of the unary method ``name`` (``"Act"``, one of :data:`MESSAGE_RATES`) for the
+    stream's caller and peer, as if it were a call of its own.
+
+    Raises:
+        ResourceExhausted: over either rate (reason ``RATE_LIMITED``, with the delay); nothing
+            is spent. Unlimited callers (services) and streams without a
+            :class:`RateLimitInterceptor` always pass.
+    """
+    gate = _MESSAGE_GATE.get()
+    if gate is not None:
+        gate.admit(name)
+
+
 class _Gate:
     """One method's limits, looked up once: the wrapper of every call of it uses this."""
 
@@ -260,9 +318,12 @@ class _Gate:
         self._clock = interceptor._clock
         self._exempt = interceptor._exempt
         self._field = ACCOUNT_FIELDS.get(name)
-        self._account = interceptor._buckets.get(f"{name}.account")
-        self._peer = interceptor._buckets.get(f"{name}.peer")
-        self._text = {scope: str(interceptor.limits.rate(name, scope) or "off") for scope in SCOPES}
+        limit = RATES_OF.get(name, name)  # a Play stream opens as a Watch does
+        self._account = interceptor._buckets.get(f"{limit}.account")
+        self._peer = interceptor._buckets.get(f"{limit}.peer")
+        self._text = {
+            scope: str(interceptor.limits.rate(limit, scope) or "off") for scope in SCOPES
+        }
 
     def account(self, request: Any) -> tuple[bool, str | None]:
         """Whether the caller is exempt, and the account the call counts against (None when

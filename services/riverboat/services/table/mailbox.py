@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
-__all__ = ["Mailbox", "MailboxFull"]
+__all__ = ["Inbox", "Mailbox", "MailboxFull"]
+
+
+class Inbox(Protocol[T_contra]):
+    """What a producer needs of a mailbox: a mailbox of more kinds of item (a Play stream's,
+    which also takes its actions' outcomes) is an inbox of fewer."""
+
+    def put_nowait(self, item: T_contra) -> None: ...
+
+    def force(self, item: T_contra) -> None: ...
 
 
 class MailboxFull(Exception):

@@ -46,7 +46,7 @@ from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, 
 from riverboat.idempotency import RequestKey, RequestMemory
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerUnavailable
-from riverboat.services.table.mailbox import Mailbox, MailboxFull
+from riverboat.services.table.mailbox import Inbox, Mailbox, MailboxFull
 from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock, TableLease, Timer
 from riverboat.services.table.proofs import HandProofs
 from riverboat.table import aggregate as table
@@ -173,10 +173,10 @@ class TableRunner:
         self.chain_hash = GENESIS_HASH
         self._lock = asyncio.Lock()
         self._requests: RequestMemory[Submitted] = RequestMemory(_REQUEST_MEMORY)
-        self._watchers: set[Mailbox[Update | None]] = set()
+        self._watchers: set[Inbox[Update | None]] = set()
         #: Open Watch streams per player (a player with none is disconnected).
         self._watching: Counter[str] = Counter()
-        self._watcher_of: dict[Mailbox[Update | None], str] = {}
+        self._watcher_of: dict[Inbox[Update | None], str] = {}
         #: When each turn now running on a time bank started, by this runner's clock (a
         #: restart starts it again: the log holds the grant, not the instant).
         self._bank_since: dict[int, float] = {}
@@ -839,14 +839,19 @@ class TableRunner:
         """A mailbox receiving every update from now on (None when the table closes, or when
         the watcher fell :data:`WATCH_BACKLOG` updates behind). ``player``: whose stream it
         is (for the disconnect protection); None for an observer."""
-        mailbox: Mailbox[Update | None] = Mailbox(WATCH_BACKLOG)
-        self._watchers.add(mailbox)
-        if player is not None:
-            self._watching[player] += 1
-            self._watcher_of[mailbox] = player
+        mailbox = Mailbox[Update | None](WATCH_BACKLOG)
+        self.subscribe(mailbox, player)
         return mailbox
 
-    def unwatch(self, mailbox: Mailbox[Update | None]) -> None:
+    def subscribe(self, inbox: Inbox[Update | None], player: str | None = None) -> None:
+        """Like :meth:`watch`, into an inbox of the caller's (a Play stream's mailbox, which
+        also carries its actions' outcomes)."""
+        self._watchers.add(inbox)
+        if player is not None:
+            self._watching[player] += 1
+            self._watcher_of[inbox] = player
+
+    def unwatch(self, mailbox: Inbox[Update | None]) -> None:
         """Stop sending updates to ``mailbox``."""
         self._watchers.discard(mailbox)
         player = self._watcher_of.pop(mailbox, None)

@@ -52,6 +52,7 @@ class TableServer:
                         "/riverboat.v1.TableService/Act",
                         "/riverboat.v1.TableService/GetTableView",
                         "/riverboat.v1.TableService/Watch",
+                        "/riverboat.v1.TableService/Play",
                     ),
                 ),
                 AuthInterceptor(self.issuer, RULES),

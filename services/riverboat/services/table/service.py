@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
 
@@ -32,6 +33,7 @@ from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
     InvalidArgument,
+    MessageOutcomes,
     NotFound,
     OutOfRange,
     PermissionDenied,
@@ -40,10 +42,19 @@ from riverboat.services.common.errors import (
     error_for_code,
     log_error,
 )
+from riverboat.services.common.limits import admit_message
+from riverboat.services.common.validation import check_request
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.histories import HandHistories
+from riverboat.services.table.mailbox import Mailbox
 from riverboat.services.table.registry import TableRegistry
-from riverboat.services.table.runner import LeaseNotHeld, Submitted, TableRunner, Update
+from riverboat.services.table.runner import (
+    WATCH_BACKLOG,
+    LeaseNotHeld,
+    Submitted,
+    TableRunner,
+    Update,
+)
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
@@ -62,6 +73,7 @@ RULES = {
     "SeatPlayer": {"operator", "service"},
     "UnseatPlayer": {"operator", "service"},
     "Act": {"player"},
+    "Play": {"player"},
     "SitOut": {"player"},
     "SitIn": {"player"},
     "ListHands": {"player", "operator", "auditor"},
@@ -69,6 +81,9 @@ RULES = {
 }
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: The actions of Play streams, recorded and logged as calls of their own.
+_PLAY_ACTS = MessageOutcomes("/riverboat.v1.TableService/Play", "Act", quiet=True)
+
 _STATUS = {
     "not_found": grpc.StatusCode.NOT_FOUND,
     "already_exists": grpc.StatusCode.ALREADY_EXISTS,
@@ -317,6 +332,14 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def Act(self, request: table_pb2.ActRequest, context: Ctx) -> table_pb2.ActResponse:
         """A player's action."""
         player = current_identity().subject
+        runner, version = await self._act(request, context, player)
+        return table_pb2.ActResponse(version=version, view=self._view(runner, player))
+
+    async def _act(
+        self, request: table_pb2.ActRequest, context: Ctx, player: str
+    ) -> tuple[TableRunner, int]:
+        """Decide and record ``player``'s action (or find the one a retry names): the table
+        and its version after it. Raises the :class:`ServiceError` that refuses it."""
         request_id = await self._request_id(context, request.request_id)
         if not request.action:
             await _fail(
@@ -336,7 +359,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         except RequestClash as exc:
             raise AlreadyExists(exc.message, reason=exc.reason) from None
         if known is not None:
-            return table_pb2.ActResponse(version=known.version, view=self._view(runner, player))
+            return runner, known.version
         seat = runner.state.seat_at(request.seat)
         hand = runner.state.hand
         in_hand = hand is not None and request.seat in hand.seats
@@ -358,7 +381,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             request=request,
             hand_action=True,
         )
-        return table_pb2.ActResponse(version=done.version, view=self._view(runner, player))
+        return runner, done.version
 
     async def _act_decider(
         self, context: Ctx, runner: TableRunner, request: table_pb2.ActRequest
@@ -454,48 +477,157 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> AsyncIterator[table_pb2.WatchResponse]:
         """Stream the table's updates as the caller may see them."""
         runner = await self._runner(context, request.table_id)
-        if request.after_version > runner.version:
-            raise OutOfRange(
-                f"after_version {request.after_version} is past the table's version "
-                f"{runner.version}",
-                reason="VERSION_AHEAD",
-            )
+        self._check_after(runner, request.after_version)
         viewer = _viewer()
         queue = runner.watch(viewer)  # subscribe first, then replay: nothing falls in between
         try:
             sent = request.after_version
-            if sent < runner.version:
-                if request.after_version:
-                    try:
-                        records = await runner.store.read(runner.table_id, sent + 1)
-                    except EventStoreError as exc:
-                        raise log_error(exc, "the replay") from None
-                    for record in records:
-                        if record.version > runner.version:
-                            break
-                        yield self._update(runner, viewer, Update.from_record(record))
-                        sent = record.version
-                if sent < runner.version:
-                    yield table_pb2.WatchResponse(
-                        version=runner.version, view=self._view(runner, viewer)
-                    )
-                    sent = runner.version
+            async for update in self._replay(runner, viewer, sent):
+                yield update
+                sent = update.version
             while True:
-                update = await queue.get()
-                if update is None:
-                    if self.registry.known(runner.table_id) is not runner and runner.closed:
-                        # Handed over: the stream ends with the redirect to the new owner.
-                        raise self._moved(runner.table_id)
+                item = await queue.get()
+                if item is None:
+                    self._stream_ended(runner)
                     return
-                if update.version <= sent:
+                if item.version <= sent:
                     continue
                 # Behind the table (updates queued up), only the newest carries the view.
-                yield self._update(runner, viewer, update)
-                sent = update.version
-        except asyncio.CancelledError:
-            raise
+                yield self._update(runner, viewer, item)
+                sent = item.version
         finally:
             runner.unwatch(queue)
+
+    @staticmethod
+    def _check_after(runner: TableRunner, after_version: int) -> None:
+        if after_version > runner.version:
+            raise OutOfRange(
+                f"after_version {after_version} is past the table's version {runner.version}",
+                reason="VERSION_AHEAD",
+            )
+
+    async def _replay(
+        self, runner: TableRunner, viewer: str | None, after: int
+    ) -> AsyncIterator[table_pb2.WatchResponse]:
+        """What a stream opened after version ``after`` must send before the live updates:
+        the records since (read from the log), or with ``after`` 0 the view now."""
+        sent = after
+        if sent >= runner.version:
+            return
+        if after:
+            try:
+                records = await runner.store.read(runner.table_id, sent + 1)
+            except EventStoreError as exc:
+                raise log_error(exc, "the replay") from None
+            for record in records:
+                if record.version > runner.version:
+                    break
+                yield self._update(runner, viewer, Update.from_record(record))
+                sent = record.version
+        if sent < runner.version:
+            yield table_pb2.WatchResponse(version=runner.version, view=self._view(runner, viewer))
+
+    def _stream_ended(self, runner: TableRunner) -> None:
+        """The table closed a stream: handed over, the stream ends with the redirect to the new
+        owner (else it just ends: the table is gone, or the watcher fell too far behind)."""
+        if self.registry.known(runner.table_id) is not runner and runner.closed:
+            raise self._moved(runner.table_id)
+
+    async def Play(
+        self, requests: AsyncIterator[table_pb2.PlayRequest], context: Ctx
+    ) -> AsyncIterator[table_pb2.PlayResponse]:
+        """A player's seat on one stream: the table's updates out, actions in, each answered
+        by its outcome (docs/table-service.md#play)."""
+        opening = await anext(aiter(requests), None)
+        if opening is None:
+            return  # the client closed before naming a table
+        if opening.WhichOneof("kind") != "watch":
+            raise InvalidArgument(
+                "a Play stream starts with watch: the table to follow",
+                reason="PLAY_NEEDS_WATCH",
+                field="watch",
+            )
+        check_request(opening)
+        watch = opening.watch
+        runner = await self._runner(context, watch.table_id)
+        self._check_after(runner, watch.after_version)
+        viewer = _viewer()
+        mailbox: Mailbox[Update | table_pb2.ActOutcome | ServiceError | None]
+        mailbox = Mailbox(WATCH_BACKLOG)
+        runner.subscribe(mailbox, viewer)  # first, then replay: nothing falls in between
+        actions = asyncio.ensure_future(self._play_actions(requests, context, runner, mailbox))
+        try:
+            sent = watch.after_version
+            async for update in self._replay(runner, viewer, sent):
+                yield table_pb2.PlayResponse(update=update)
+                sent = update.version
+            while True:
+                item = await mailbox.get()
+                if item is None:
+                    self._stream_ended(runner)
+                    return
+                if isinstance(item, table_pb2.ActOutcome):
+                    yield table_pb2.PlayResponse(outcome=item)
+                    continue
+                if isinstance(item, ServiceError):
+                    raise item  # the request stream broke (bytes that are no message)
+                if item.version <= sent:
+                    continue
+                yield table_pb2.PlayResponse(update=self._update(runner, viewer, item))
+                sent = item.version
+        finally:
+            actions.cancel()
+            runner.unwatch(mailbox)
+
+    async def _play_actions(
+        self,
+        requests: AsyncIterator[table_pb2.PlayRequest],
+        context: Ctx,
+        runner: TableRunner,
+        mailbox: Mailbox[Update | table_pb2.ActOutcome | ServiceError | None],
+    ) -> None:
+        """Decide each action of a Play stream in turn; its outcome follows the updates it
+        made on the stream (a refusal's status is the one Act would have answered)."""
+        player = current_identity().subject
+        try:
+            async for message in requests:
+                mailbox.force(await self._play_action(message, context, runner, player))
+        except ServiceError as exc:  # reading the stream: it ends with this status
+            mailbox.force(exc)
+
+    async def _play_action(
+        self,
+        message: table_pb2.PlayRequest,
+        context: Ctx,
+        runner: TableRunner,
+        player: str,
+    ) -> table_pb2.ActOutcome:
+        """One action of a Play stream, decided: its outcome."""
+        started = time.perf_counter()
+        act = message.act
+        outcome = table_pb2.ActOutcome(request_id=act.request_id)
+        try:
+            if message.WhichOneof("kind") != "act":
+                raise InvalidArgument(
+                    "after the first message a Play stream sends actions only",
+                    reason="PLAY_ACT_EXPECTED",
+                    field="act",
+                )
+            check_request(message)
+            if act.table_id != runner.table_id:
+                raise InvalidArgument(
+                    f"this stream plays table {runner.table_id}, not {act.table_id}",
+                    reason="OTHER_TABLE",
+                    field="act.table_id",
+                )
+            admit_message("Act")
+            _, outcome.version = await self._act(act, context, player)
+            _PLAY_ACTS.accepted(started)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every refusal is this action's outcome, not the stream's
+            outcome.error.CopyFrom(_PLAY_ACTS.refused(exc, started))
+        return outcome
 
     def _update(
         self, runner: TableRunner, viewer: str | None, update: Update

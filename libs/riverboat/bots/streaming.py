@@ -1,0 +1,200 @@
+"""A bot on one ``Play`` stream: the library's bot (:func:`riverboat.client.play_bot`) with its
+updates and its actions on one stream instead of a ``Watch`` stream and a unary ``Act`` each.
+
+It decides as ``play_bot`` does (:func:`~riverboat.client.next_move` on the view's legal
+actions, client seeds for CRV1 hands, every card proof checked), sends each action without
+waiting, and learns what became of it from the outcome the stream brings back: an action's
+latency is from sending it to its outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import time
+
+import grpc
+
+from riverboat.client import (
+    BotStats,
+    Chooser,
+    Picker,
+    TableClient,
+    committed_hand,
+    next_move,
+    random_picker,
+    sat_out,
+)
+from riverboat.playstream import PlayStream, open_play, refusal
+from riverboat.proofcheck import CardChecker, Verdict
+from riverboat.redirect import no_owner_delay
+from riverboat.v1 import table_pb2
+
+__all__ = ["play_bot_streaming"]
+
+#: Request ids of client seeds start with this (their outcomes are counted apart).
+SEED_PREFIX = "seed-"
+
+
+async def play_bot_streaming(
+    client: TableClient,
+    table_id: str,
+    choose: Chooser,
+    *,
+    stop: asyncio.Event,
+    stats: BotStats | None = None,
+    pick: Picker | None = None,
+    idle: float = 10.0,
+) -> BotStats:
+    """Play ``table_id`` on a Play stream until ``stop`` is set (see the module docstring).
+
+    A stream quiet for ``idle`` seconds is reopened from the last version seen, as is one the
+    service ended (a restart, a hand-over: the owner is found again on reopening).
+    """
+    bot = _Bot(client, table_id, choose, stats or BotStats(), pick)
+    while not stop.is_set():
+        try:
+            await bot.play(stop, idle)
+        except grpc.aio.AioRpcError as exc:
+            if stop.is_set():
+                break
+            bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
+            await asyncio.sleep(no_owner_delay(exc) or 0.2)
+    return bot.stats
+
+
+class _Bot:
+    def __init__(
+        self,
+        client: TableClient,
+        table_id: str,
+        choose: Chooser,
+        stats: BotStats,
+        pick: Picker | None,
+    ) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.choose = choose
+        self.stats = stats
+        self.pick = pick or random_picker(random.Random())
+        self.checker = CardChecker()
+        self.acted: set[tuple[str, int]] = set()
+        #: Views older than our last accepted action may still list the move we just made.
+        self.acted_version = 0
+        self.after = 0
+        self.sent: dict[str, float] = {}  # request id -> when it was sent
+
+    async def play(self, stop: asyncio.Event, idle: float) -> None:
+        """One stream, until it ends, goes quiet for ``idle`` seconds or ``stop`` is set."""
+        stream = await open_play(self.client, self.table_id, self.after)
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        ended = False
+        timer: asyncio.TimerHandle | None = None
+
+        def end() -> None:
+            nonlocal ended
+            ended = True
+            stream.cancel()
+
+        def check_idle() -> None:
+            nonlocal timer
+            if loop.time() - last >= idle:
+                end()
+            else:
+                timer = loop.call_at(last + idle, check_idle)
+
+        timer = loop.call_later(idle, check_idle)
+        stopper = asyncio.ensure_future(stop.wait())
+        stopper.add_done_callback(lambda _: end())
+        try:
+            async for message in stream:
+                last = loop.time()
+                if message.WhichOneof("kind") == "outcome":
+                    self._outcome(message.outcome)
+                else:
+                    await self._update(stream, message.update)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not ended or (task is not None and task.cancelling()):
+                raise  # not our own ending: the task is being cancelled
+        finally:
+            if timer is not None:
+                timer.cancel()
+            stopper.cancel()
+            stream.cancel()
+            # Sent on this stream and not answered: a retry on the next one would be a new
+            # decision (the view has moved on), so they are only counted.
+            self.stats.unanswered += len(self.sent)
+            self.sent.clear()
+
+    def _outcome(self, outcome: table_pb2.ActOutcome) -> None:
+        began = self.sent.pop(outcome.request_id, None)
+        error = refusal(outcome)
+        if outcome.request_id.startswith(SEED_PREFIX):
+            # Refused: the seeds were already locked (the table drew one for this seat).
+            if error is None:
+                self.stats.seeds_sent += 1
+            else:
+                self.stats.seeds_refused += 1
+            return
+        if error is not None:
+            # A clock expiry can beat us to it; the next update brings the new turn.
+            self.stats.errors.append(f"{error.code().name}: {error.details()}")
+            return
+        self.acted_version = max(self.acted_version, outcome.version)
+        self.stats.actions += 1
+        if began is not None:
+            self.stats.latencies.append(time.perf_counter() - began)
+
+    async def _update(self, stream: PlayStream, update: table_pb2.WatchResponse) -> None:
+        self.after = update.version
+        if not update.HasField("view"):
+            return
+        view = update.view
+        committed = committed_hand(update)
+        if committed and view.viewer_seat:
+            request_id = f"{SEED_PREFIX}{committed}"[:64]
+            self.sent[request_id] = time.perf_counter()
+            await stream.act(
+                committed,
+                view.viewer_seat,
+                "seed",
+                request_id=request_id,
+                client_seed=secrets.token_bytes(32),
+            )
+        for check in self.checker.view(view):
+            if check.verdict is Verdict.VERIFIED:
+                self.stats.cards_verified += 1
+            else:
+                self.stats.proof_failures.append(check.line())
+        if view.hand_id:
+            self.stats.hands_seen.add(view.hand_id)
+        if sat_out(view):
+            # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
+            try:
+                await self.client.sit_in(
+                    self.table_id, request_id=f"{self.client.player}-sit-in-{view.version}"
+                )
+            except grpc.aio.AioRpcError as exc:
+                self.stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
+        key = (view.hand_id, view.version)
+        if not view.legal_actions or key in self.acted or view.version < self.acted_version:
+            return
+        self.acted.add(key)
+        move = next_move(view, self.choose, self.pick)
+        if move is None:
+            return
+        request_id = f"{self.client.player}-{view.hand_id or 'choice'}-{view.version}"
+        self.sent[request_id] = time.perf_counter()  # loop.time() is in whole ms on uvloop
+        await stream.act(
+            view.hand_id,
+            view.viewer_seat,
+            move.action,
+            move.amount,
+            request_id=request_id,
+            cards=move.cards,
+            choice=move.choice,
+            options=move.options,
+        )

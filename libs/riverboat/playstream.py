@@ -1,0 +1,115 @@
+"""A player's seat on one gRPC stream: ``TableService/Play`` from the client side.
+
+:func:`open_play` opens the stream at the table's owner (one redirect followed, as every table
+call is: :mod:`riverboat.routing`) and returns a :class:`PlayStream`. Iterating it yields the
+stream's messages as they come: the table's updates (as ``Watch`` sends them) and, for each
+action sent with :meth:`PlayStream.act`, its :class:`~riverboat.v1.table_pb2.ActOutcome`, in
+the order the actions were sent. A refused action's outcome carries the status ``Act`` would
+have answered; :func:`refusal` turns it into a :class:`~riverboat.rpcstatus.StatusError`, which
+:mod:`riverboat.rpcstatus` reads like any gRPC error.
+
+Sending does not wait for the outcome: a client that must read the stream to learn the outcome
+cannot also block on it. (The unary ``Act`` stays for clients that want one call, one answer.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from riverboat.client import TableClient
+from riverboat.rpcstatus import StatusError
+from riverboat.v1 import table_pb2, table_pb2_grpc
+
+__all__ = ["PlayStream", "open_play", "refusal"]
+
+
+class PlayStream:
+    """One open ``Play`` stream (see the module docstring)."""
+
+    def __init__(self, table_id: str, call: Any, first: table_pb2.PlayResponse | None) -> None:
+        self.table_id = table_id
+        self._call = call
+        self._first = first
+
+    async def act(
+        self,
+        hand_id: str,
+        seat: int,
+        action: str,
+        amount: int = 0,
+        *,
+        request_id: str,
+        cards: tuple[str, ...] = (),
+        choice: str = "",
+        options: dict[str, Any] | None = None,
+        client_seed: bytes = b"",
+    ) -> None:
+        """Send an action (the fields of ``Act``); its outcome comes on the stream."""
+        request = table_pb2.ActRequest(
+            table_id=self.table_id,
+            hand_id=hand_id,
+            seat=seat,
+            action=action,
+            amount=amount,
+            request_id=request_id,
+            cards=list(cards),
+            choice=choice,
+            client_seed=client_seed,
+        )
+        if options:
+            request.options.update(options)
+        await self._call.write(table_pb2.PlayRequest(act=request))
+
+    async def __aiter__(self) -> AsyncIterator[table_pb2.PlayResponse]:
+        if self._first is not None:
+            first, self._first = self._first, None
+            yield first
+        while True:
+            message = await self._call.read()
+            if message is grpc.aio.EOF:  # type: ignore[attr-defined]  # missing from the stubs
+                return
+            yield message
+
+    def cancel(self) -> None:
+        """End the stream."""
+        self._call.cancel()
+
+
+async def open_play(client: TableClient, table_id: str, after_version: int = 0) -> PlayStream:
+    """Open ``table_id``'s Play stream as ``client``'s player, at the table's owner.
+
+    With ``after_version`` 0 the first message is the table's view now (and is read here, so
+    a redirect is followed before this returns); otherwise the updates after that version.
+    """
+    opening = table_pb2.PlayRequest(
+        watch=table_pb2.WatchRequest(table_id=table_id, after_version=after_version)
+    )
+    calls: list[Any] = []
+
+    async def first(stub: table_pb2_grpc.TableServiceStub) -> table_pb2.PlayResponse | None:
+        # A redirect comes as the stream's first answer: read it under the redirect rule.
+        call = stub.Play(metadata=client.metadata)
+        calls.append(call)
+        await call.write(opening)
+        if after_version:
+            return None  # nothing may come until the table changes
+        message = await call.read()
+        return None if message is grpc.aio.EOF else message  # type: ignore[attr-defined]
+
+    try:
+        message = await client._owned(table_id, first)
+    except BaseException:
+        for call in calls:
+            call.cancel()
+        raise
+    for call in calls[:-1]:
+        call.cancel()
+    return PlayStream(table_id, calls[-1], message)
+
+
+def refusal(outcome: table_pb2.ActOutcome) -> StatusError | None:
+    """The refusal an outcome carries, as an error (None: the action was accepted)."""
+    return StatusError(outcome.error) if outcome.HasField("error") else None
