@@ -1,29 +1,29 @@
-"""Room throughput: bots playing real hands through the table service's gRPC API.
+"""Room throughput: bots playing real hands through the table service's gRPC API, as ratios
+to the transport floor measured in the same run (issue #15).
 
 One run on this machine, everything started by the bench:
 
 1. A private nats-server (``NatsServer``: free port, temporary file store, ``sync_interval:
    always``, Riverboat's configuration) and the raw nats-py rate of ``js.publish`` awaiting
-   each acknowledgement, to a file stream: one publisher at a time (as one table appends) and
-   64 concurrent publishers on their own subjects (as many tables do); measured before and
-   after the room rows, the higher of each pair counting for the ratios.
-2. For 1, 10, 100 and 1,000 tables, a fresh dealer and table service (child processes, on their
-   own streams of that server; hand pause 0, action clock 3,600 s) and four players per table
-   driven from this process. ``bots`` is the library's ``play_bot``: one Watch stream per player,
-   Act when the view says it is its turn. ``driver`` (an extra row at 1,000 tables) replaces the
-   four bots with one driver per table: an observer Watch, then GetTableView and Act as the
-   player to act. After a warm-up (every table has acted), a window counts the Act calls
-   accepted in it (actions/s) and their client-side latency; the table stream's growth over the
-   window gives the log appends/s, which include the service's own deal records.
-3. The verdict against the targets: >= 1,000 actions/s sustained with p99 < 50 ms, and
-   actions/s >= one third of the raw publish rate (both the sequential and the concurrent one);
-   then the transport floor (``bench/_floor.py``), the service's own work in process
-   (``bench/_service.py``) and the ceilings their lowest costs allow (``bench/_budget.py``):
-   whether a target is within reach of this stack on this machine at all.
+   each acknowledgement (one publisher, and 64 concurrent ones), before and after the rows.
+2. For each row, a fresh dealer and table service (child processes, on their own streams of
+   that server; hand pause 0, action clock 3,600 s) and four players per table driven from this
+   process. ``bots``: the library's ``play_bot``, a ``Watch`` stream each and a unary ``Act`` on
+   its turn. ``play``: the streaming bot, one ``Play`` stream each carrying both. After a
+   warm-up (every table has acted) a window counts the actions accepted in it (actions/s) and
+   their client-side latency (``Act``'s call; on ``Play``, sending to the outcome).
+3. The transport floor (``bench/_floor.py``) in the same patterns with no Riverboat code: a
+   bare ``Act`` + four ``Watch`` streams, and a bare ``Play`` stream per player; each action one
+   JetStream publish with ack and a message to each of the table's four players.
+4. The table service's own work in process (``bench/_service.py``), no gRPC or NATS.
+5. The verdicts: machine CPU per action (the room's processes: NATS, table, dealer; the
+   floor's: NATS and its server; not the load generators) at most 1.5x the floor's, and
+   actions/s at least 0.7x the floor's at 10 and at 100 tables with p99 under 50 ms at 10
+   tables. The anchor is the issue's floor (``Act`` + ``Watch``); the same-pattern ratio
+   (Riverboat's ``Play`` against the floor's ``Play``) is printed beside it.
 
-The machine's two cores are shared by NATS, the table service, the dealer and the bots (and by
-anything else running meanwhile: the ``other`` CPU column). Every phase is bounded in time; the
-whole run takes about three minutes.
+The machine's two cores are shared by NATS, the services and the bots (and by anything else
+running meanwhile: the ``other`` CPU column); compare rows with the anchors of their own run.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from pathlib import Path
 import nats
 from nats.aio.msg import Msg
 
-from bench._budget import Budget
 from bench._floor import FloorResult, drive_floor, floor_server
 from bench._room import (
     ACTION_SECONDS,
@@ -67,20 +66,28 @@ RAW_PAYLOAD = 400
 PHASES: tuple[tuple[int, str], ...] = (
     (1, "bots"),
     (10, "bots"),
+    (10, "play"),
     (100, "bots"),
-    (1000, "bots"),
-    (1000, "driver"),
+    (100, "play"),
+    (1000, "play"),
 )
 #: Seconds of warm-up: at least the first, then until every table has acted, at most the second.
 WARMUP = (3.0, 20.0)
 WINDOW = 12.0
 SETUP_TIMEOUT = 120.0
-TARGET_ACTIONS = 1000.0
+#: Issue #15's targets: ratios to the transport floor of the same run.
+TARGET_MACHINE_RATIO = 1.5
+TARGET_RATE_RATIO = 0.7
 TARGET_P99_MS = 50.0
-TARGET_SHARE_OF_RAW = 1 / 3
+TARGET_TABLES = (10, 100)
 CPU_COLUMNS = ("nats", "table", "dealer", "bots", "other")
-#: Table counts of the transport-floor rows (bench/_floor.py), after the room rows.
-FLOOR_TABLES = (10, 100)
+#: The room's own processes: what its machine CPU per action counts (not the load generator).
+ROOM_PROCESSES = ("nats", "table", "dealer")
+#: The transport-floor rows (bench/_floor.py), after the room rows: tables, and whether the
+#: players use a Play stream (else Act + Watch).
+FLOORS: tuple[tuple[int, bool], ...] = ((10, False), (10, True), (100, False), (100, True))
+#: A room row's mode -> the floor pattern it matches.
+FLOOR_OF = {"bots": False, "play": True, "driver": False}
 FLOOR_WARMUP = 3.0
 FLOOR_COLUMNS = ("nats", "server", "client", "other")
 #: The in-process row (bench/_service.py): tables, warm-up and window seconds.
@@ -135,7 +142,7 @@ def run() -> None:
                 phase = _run_phase(server, var, token_key, tables, mode)
                 _print_phase(phase, first=not phases)
                 phases.append(phase)
-            floors = [_run_floor(server, tables) for tables in FLOOR_TABLES]
+            floors = [_run_floor(server, tables, stream) for tables, stream in FLOORS]
             _print_floor(floors)
             own = eventloop.run(
                 measure_service(SERVICE_TABLES, warmup=SERVICE_WARMUP, window=SERVICE_WINDOW)
@@ -147,7 +154,8 @@ def run() -> None:
     # harder one to reach a third of).
     sequential = max(before[0], after[0], key=lambda r: r.rate)
     concurrent = max(before[1], after[1], key=lambda r: r.rate)
-    _print_targets(phases, sequential, concurrent, floors, own)
+    _print_raw_shares(phases, sequential, concurrent)
+    _print_targets(phases, floors)
 
 
 def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
@@ -254,9 +262,14 @@ class Floor:
     """One transport-floor measurement (bench/_floor.py)."""
 
     tables: int
+    stream: bool = False
     result: FloorResult | None = None
     cpu: dict[str, float] = field(default_factory=dict)
     failure: str = ""
+
+    @property
+    def pattern(self) -> str:
+        return "play" if self.stream else "act+watch"
 
     @property
     def rate(self) -> float:
@@ -266,10 +279,10 @@ class Floor:
         return 1000 * percentile(self.result.latencies, q) if self.result else float("nan")
 
 
-def _run_floor(server: NatsServer, tables: int) -> Floor:
-    floor = Floor(tables)
+def _run_floor(server: NatsServer, tables: int, stream: bool) -> Floor:
+    floor = Floor(tables, stream)
     try:
-        with floor_server(server.url, f"FLOOR_{tables}") as (address, pid):
+        with floor_server(server.url, f"FLOOR_{tables}_{int(stream)}") as (address, pid):
             meter = CpuMeter({"nats": server.pid or 0, "server": pid, "client": os.getpid()})
 
             async def on_window(opening: bool) -> None:
@@ -278,7 +291,12 @@ def _run_floor(server: NatsServer, tables: int) -> Floor:
             floor.result = eventloop.run(
                 asyncio.wait_for(
                     drive_floor(
-                        address, tables, warmup=FLOOR_WARMUP, window=WINDOW, on_window=on_window
+                        address,
+                        tables,
+                        warmup=FLOOR_WARMUP,
+                        window=WINDOW,
+                        on_window=on_window,
+                        stream=stream,
                     ),
                     FLOOR_WARMUP + WINDOW + SETUP_TIMEOUT,
                 )
@@ -350,27 +368,27 @@ def _print_phase(phase: Phase, *, first: bool) -> None:
 
 def _print_floor(floors: list[Floor]) -> None:
     print(
-        "  transport floor, same nats-server (bench/_floor.py): the room's pattern with no "
-        f"Riverboat code; a bare grpc.aio Act = one JetStream publish with ack, then one "
-        f"message to each of {PLAYERS} Watch streams (bytes of the room's sizes); "
-        f"{FLOOR_WARMUP:g} s warm-up, {WINDOW:g} s window"
+        "  transport floor, same nats-server (bench/_floor.py): the room's patterns with no "
+        "Riverboat code; per action one JetStream publish with ack and one message to each of "
+        f"{PLAYERS} players (bytes of the room's sizes): act+watch = a bare grpc.aio Act and a "
+        f"Watch stream per player; play = a Play stream per player; {FLOOR_WARMUP:g} s "
+        f"warm-up, {WINDOW:g} s window"
     )
     cpu = " ".join(f"{c:>6}" for c in FLOOR_COLUMNS)
     print(
-        f"    {'tables':>6} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} {'server ms/act':>13} "
-        f"{'machine ms/act':>14} | {cpu}"
+        f"    {'tables':>6} {'pattern':<9} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'server ms/act':>13} {'machine ms/act':>14} | {cpu}"
     )
     for floor in floors:
         if floor.failure or floor.result is None:
-            print(f"    {floor.tables:>6} FAILED: {floor.failure}", flush=True)
+            print(f"    {floor.tables:>6} {floor.pattern:<9} FAILED: {floor.failure}", flush=True)
             continue
         per_action = 10 / max(floor.rate, 1e-9)  # % of a core -> ms per action
         cpu = " ".join(f"{floor.cpu.get(c, 0.0):>6.0f}" for c in FLOOR_COLUMNS)
         print(
-            f"    {floor.tables:>6} {floor.rate:>6,.0f} {floor.p(0.5):>8.1f} "
+            f"    {floor.tables:>6} {floor.pattern:<9} {floor.rate:>6,.0f} {floor.p(0.5):>8.1f} "
             f"{floor.p(0.99):>8.1f} {per_action * floor.cpu.get('server', 0.0):>13.2f} "
-            f"{per_action * (sum(floor.cpu.values()) - floor.cpu.get('other', 0.0)):>14.2f} | "
-            f"{cpu}",
+            f"{_floor_machine_ms(floor):>14.2f} | {cpu}",
             flush=True,
         )
 
@@ -382,8 +400,17 @@ def _print_service(own: ServiceCost, phases: list[Phase], floors: list[Floor]) -
         f"{own.service_ms_per_action:.2f} ms of CPU per action, and the players' choosing "
         f"{own.choosing_ms_per_action:.2f} ms ({own.actions:,} actions, {own.errors} refused)"
     )
-    row = next((p for p in phases if p.tables == SERVICE_TABLES and p.result is not None), None)
-    floor = next((f for f in floors if f.tables == SERVICE_TABLES and f.result), None)
+    row = next(
+        (
+            p
+            for p in phases
+            if p.tables == SERVICE_TABLES and p.mode == "bots" and p.result is not None
+        ),
+        None,
+    )
+    floor = next(
+        (f for f in floors if f.tables == SERVICE_TABLES and not f.stream and f.result), None
+    )
     if row is None or floor is None or not row.result or not row.result.latencies:
         return
     table = _table_ms_per_action(row)
@@ -410,8 +437,8 @@ def _print_notes(phases: list[Phase]) -> None:
         "the table stream (MSG.GET and DIRECT.GET, by the table service and the dealer) per "
         "append.\n"
         "    After |: CPU in % of one core; bots: this process; other: the rest of the machine.\n"
-        "    bots = 4 play_bot per table (4 Watch streams per table: 4,000 at 1,000 tables); "
-        "driver = 1 observer Watch per table + GetTableView and Act as the player to act."
+        "    bots = 4 play_bot per table (a Watch stream each, Act on their turn); play = 4 "
+        "streaming bots per table (a Play stream each: updates out, actions in)."
     )
     done = [p for p in phases if p.result is not None and p.result.latencies]
     if not done:
@@ -445,142 +472,89 @@ def _table_ms_per_action(phase: Phase) -> float:
     return 10 * phase.cpu.get("table", 0.0) * result.seconds / len(result.latencies)
 
 
-def _print_targets(
-    phases: list[Phase],
-    sequential: PublishRate,
-    concurrent: PublishRate,
-    floors: list[Floor],
-    own: ServiceCost,
+def _print_raw_shares(
+    phases: list[Phase], sequential: PublishRate, concurrent: PublishRate
 ) -> None:
     done = [p for p in phases if p.result is not None and not p.failure]
     if not done:
-        print("  targets: no phase completed")
         return
     best = max(done, key=lambda p: p.rate)
-    quick = [p for p in done if p.p(0.99) < TARGET_P99_MS]
-    best_quick = max(quick, key=lambda p: p.rate) if quick else None
-    met = best_quick is not None and best_quick.rate >= TARGET_ACTIONS
-    print("  targets (2-core machine; best row by Act/s unless said otherwise):")
-    quick_text = (
-        f"; fastest row with p99 < {TARGET_P99_MS:g} ms: {best_quick.rate:,.0f}/s at "
-        f"{best_quick.tables} table(s), p99 {best_quick.p(0.99):.1f} ms"
-        if best_quick
-        else f"; no row had p99 < {TARGET_P99_MS:g} ms"
-    )
     print(
-        f"    >= {TARGET_ACTIONS:,.0f} actions/s with p99 < {TARGET_P99_MS:g} ms: best "
-        f"{best.rate:,.0f}/s ({best.tables} tables, {best.mode}, p99 {best.p(0.99):,.1f} ms)"
-        f"{quick_text}. {best.rate / TARGET_ACTIONS:.2f}x the rate -> "
-        + ("MET" if met else "MISSED")
+        f"  raw JetStream anchor: the best row ({best.tables} tables, {best.mode}, "
+        f"{best.rate:,.0f} actions/s) = {best.rate / sequential.rate:.2f}x the sequential publish "
+        f"rate ({sequential.rate:,.0f}/s) and {best.rate / concurrent.rate:.2f}x the concurrent "
+        f"one ({concurrent.rate:,.0f}/s); one action = one append"
     )
-    for label, raw in (("sequential", sequential), ("concurrent", concurrent)):
-        share = best.rate / raw.rate
+
+
+def _print_targets(phases: list[Phase], floors: list[Floor]) -> None:
+    """Issue #15's targets, each a ratio to the floor of this run, with its verdict."""
+    print(
+        "  targets (issue #15), ratios to the transport floor of this run; the anchor is the "
+        "issue's floor (act+watch), the same-pattern ratio beside it:"
+    )
+    for tables in TARGET_TABLES:
+        anchor = _floor_at(floors, tables, stream=False)
+        rows = [p for p in phases if p.tables == tables and p.result is not None and not p.failure]
+        if anchor is None or not rows:
+            print(f"    {tables} tables: not measured (a row or the floor failed)")
+            continue
+        best = max(rows, key=lambda p: p.rate)
+        for phase in rows:
+            same = _floor_at(floors, tables, stream=FLOOR_OF[phase.mode])
+            same_text = (
+                f"; same pattern ({same.pattern}): {phase.rate / same.rate:.2f}x rate, "
+                f"{_room_machine_ms(phase) / _floor_machine_ms(same):.2f}x CPU"
+                if same is not None and same is not anchor
+                else ""
+            )
+            print(
+                f"    {tables} tables, {phase.mode}: {phase.rate:,.0f} actions/s (p99 "
+                f"{phase.p(0.99):,.1f} ms), machine CPU {_room_machine_ms(phase):.2f} ms per "
+                f"action; floor {anchor.pattern} {anchor.rate:,.0f}/s, "
+                f"{_floor_machine_ms(anchor):.2f} ms{same_text}"
+            )
+        rate_ratio = best.rate / anchor.rate
+        cpu_ratio = _room_machine_ms(best) / _floor_machine_ms(anchor)
         print(
-            f"    actions/s >= 1/3 of raw {label} publish (higher run: {raw.rate:,.0f}/s; 1/3 = "
-            f"{raw.rate * TARGET_SHARE_OF_RAW:,.0f}/s): {best.rate:,.0f}/s = {share:.2f} of raw, "
-            f"{share / TARGET_SHARE_OF_RAW:.2f}x the target -> "
-            + ("MET" if share >= TARGET_SHARE_OF_RAW else "MISSED")
+            f"      rate: {best.mode} {rate_ratio:.2f}x the floor (target >= "
+            f"{TARGET_RATE_RATIO:g}x: {_verdict(rate_ratio >= TARGET_RATE_RATIO)})"
         )
-    print(
-        "    (one action = one table append, so actions/s compare directly with publishes/s; "
-        "the sequential rate bounds one table, the concurrent one many)",
-        flush=True,
-    )
-    _print_floor_verdict(best, best_quick, floors)
-    _print_budget(done, floors, own, concurrent)
-
-
-def _print_floor_verdict(best: Phase, best_quick: Phase | None, floors: list[Floor]) -> None:
-    measured = [f for f in floors if f.result is not None and not f.failure]
-    if not measured:
-        return
-    top = max(measured, key=lambda f: f.rate)
-    quick = [f for f in measured if f.p(0.99) < TARGET_P99_MS]
-    top_quick = max(quick, key=lambda f: f.rate) if quick else None
-    print(
-        f"  against the transport floor (no Riverboat code, same machine and run): floor best "
-        f"{top.rate:,.0f}/s ({top.tables} tables, p99 {top.p(0.99):,.1f} ms); Riverboat's best "
-        f"row = {best.rate / top.rate:.2f} of it"
-        + (
-            f"; with p99 < {TARGET_P99_MS:g} ms: floor {top_quick.rate:,.0f}/s, Riverboat "
-            f"{best_quick.rate:,.0f}/s = {best_quick.rate / top_quick.rate:.2f} of it"
-            if top_quick is not None and best_quick is not None
-            else ""
+        print(
+            f"      machine CPU per action: {best.mode} {cpu_ratio:.2f}x the floor (target <= "
+            f"{TARGET_MACHINE_RATIO:g}x: {_verdict(cpu_ratio <= TARGET_MACHINE_RATIO)})"
         )
-    )
-    ours = _machine_ms_per_action(best.cpu, best.rate)
-    floor = _machine_ms_per_action(top.cpu, top.rate)
-    print(
-        f"    machine CPU per action (every process but 'other'): Riverboat {ours:.2f} ms at "
-        f"its best row, the floor {floor:.2f} ms ({ours / floor:.1f}x)",
-        flush=True,
-    )
+        if tables == min(TARGET_TABLES):
+            p99 = best.p(0.99)
+            print(
+                f"      p99 at {tables} tables: {best.mode} {p99:,.1f} ms (target < "
+                f"{TARGET_P99_MS:g} ms: {_verdict(p99 < TARGET_P99_MS)})",
+                flush=True,
+            )
 
 
-def room_budget(phases: list[Phase], floors: list[Floor], own: ServiceCost) -> Budget | None:
-    """The run's lowest costs per action as a :class:`Budget` (None if a part is missing)."""
-    measured = [f for f in floors if f.result is not None and not f.failure and f.rate > 0]
-    rows = [p for p in phases if p.result is not None and p.rate > 0]
-    if not measured or not rows or own.actions == 0:
-        return None
-    return Budget(
-        floor_server_ms=min(10 * f.cpu.get("server", 0.0) / f.rate for f in measured),
-        floor_machine_ms=min(_machine_ms_per_action(f.cpu, f.rate) for f in measured),
-        own_ms=own.service_ms_per_action,
-        choosing_ms=own.choosing_ms_per_action,
-        dealer_ms=min(10 * p.cpu.get("dealer", 0.0) / p.rate for p in rows),
-        cores=os.cpu_count() or 1,
-    )
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
 
 
-def _print_budget(
-    phases: list[Phase], floors: list[Floor], own: ServiceCost, concurrent: PublishRate
-) -> None:
-    budget = room_budget(phases, floors, own)
-    if budget is None:
-        return
-    b = budget
-    print(
-        "  ceilings (bench/_budget.py): the lowest costs of this run added up, as if joining "
-        "Riverboat's own work to the bare transport cost nothing:\n"
-        f"    one table-service process: floor server {b.floor_server_ms:.2f} + own work "
-        f"{b.own_ms:.2f} ms per action -> at most {b.one_process:,.0f} actions/s on a whole "
-        "core\n"
-        f"    tables sharded over processes: floor machine {b.floor_machine_ms:.2f} + own work "
-        f"{b.own_ms:.2f} + players' choosing {b.choosing_ms:.2f} + dealer {b.dealer_ms:.2f} = "
-        f"{b.machine_ms:.2f} ms per action -> at most {b.machine:,.0f} actions/s with all "
-        f"{b.cores} cores busy"
-    )
-    allowed = b.own_ms_allowed(TARGET_ACTIONS)
-    for label, target in (
-        (f"{TARGET_ACTIONS:,.0f} actions/s", TARGET_ACTIONS),
+def _floor_at(floors: list[Floor], tables: int, *, stream: bool) -> Floor | None:
+    return next(
         (
-            f"1/3 of raw concurrent publish ({TARGET_SHARE_OF_RAW * concurrent.rate:,.0f}/s)",
-            TARGET_SHARE_OF_RAW * concurrent.rate,
+            f
+            for f in floors
+            if f.tables == tables and f.stream is stream and f.result is not None and f.rate > 0
         ),
-    ):
-        verdict = (
-            "under the ceiling: the gap to it is Riverboat's own to close"
-            if b.machine >= target
-            else f"over the ceiling (which is {b.machine / target:.2f}x of it): out of reach "
-            "for this stack on this machine in this run, however its parts are joined"
-        )
-        print(f"    target {label}: {verdict}")
-    share = 1000 * b.cores / TARGET_ACTIONS
-    print(
-        f"    for {TARGET_ACTIONS:,.0f}/s on {b.cores} cores ({share:.2f} ms of CPU per action): "
-        + (
-            f"the own work of service and players together would have to fit in "
-            f"{allowed:.2f} ms per action (measured: {b.own_ms + b.choosing_ms:.2f} ms)"
-            if allowed > 0
-            else f"the floor and the dealer alone take "
-            f"{b.floor_machine_ms + b.dealer_ms:.2f} ms, leaving nothing for the own work "
-            f"(measured: {b.own_ms + b.choosing_ms:.2f} ms)"
-        ),
-        flush=True,
+        None,
     )
 
 
-def _machine_ms_per_action(cpu: dict[str, float], rate: float) -> float:
-    busy = sum(v for name, v in cpu.items() if name != "other")  # % of one core
-    return 10 * busy / max(rate, 1e-9)
+def _room_machine_ms(phase: Phase) -> float:
+    """The room's processes' CPU per accepted action (NATS, table, dealer: not the bots)."""
+    busy = sum(phase.cpu.get(name, 0.0) for name in ROOM_PROCESSES)  # % of one core
+    return 10 * busy / max(phase.rate, 1e-9)
+
+
+def _floor_machine_ms(floor: Floor) -> float:
+    """The floor's NATS and server CPU per action (not its client, the load generator)."""
+    busy = floor.cpu.get("nats", 0.0) + floor.cpu.get("server", 0.0)
+    return 10 * busy / max(floor.rate, 1e-9)
