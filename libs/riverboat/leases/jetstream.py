@@ -6,6 +6,10 @@ settings, and every write names the key's last revision
 (``Nats-Expected-Last-Subject-Sequence``), so of two instances racing for a key, one wins. When a
 lease expires the server removes it and leaves a short-lived marker (the bucket's
 ``limit_marker_ttl``), which is how watchers hear of it at once.
+
+The bucket's stream (``KV_<bucket>``) is created and checked like every Riverboat stream, by
+:func:`riverboat.eventstore.ensure_stream_config`: an existing bucket's replicas are never
+changed, and a difference from the configured ones is reported (:attr:`stream_check`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 from nats.js.kv import KV_DEL, KV_MARKER_REASON, KV_OP, KV_PURGE, KeyValue
 
+from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 from riverboat.leases.base import (
     Holder,
     Lease,
@@ -60,9 +65,41 @@ _UNREACHABLE = (
 )
 
 
+#: What the leases rely on in an existing bucket: its storage, one value per key, per-message
+#: TTLs and no deletes but ours (a bucket made some other way is refused, not "fixed").
+_FIXED = ("subjects", "storage", "max_msgs_per_subject", "allow_msg_ttl", "deny_delete")
+
+
+def _bucket_config(bucket: str, replicas: int) -> api.StreamConfig:
+    """The stream of a lease bucket: a KV bucket (the layout nats-py's KV client reads) with
+    history 1, per-message TTLs and expiry markers."""
+    return api.StreamConfig(
+        name=f"KV_{bucket}",
+        description="Riverboat table owners (one lease per table)",
+        subjects=[f"$KV.{bucket}.>"],
+        allow_direct=True,
+        allow_rollup_hdrs=True,
+        allow_msg_ttl=True,
+        deny_delete=True,
+        discard=api.DiscardPolicy.NEW,
+        duplicate_window=120.0,
+        max_consumers=-1,
+        max_msgs=-1,
+        max_msgs_per_subject=1,
+        num_replicas=replicas,
+        storage=api.StorageType.FILE,
+        subject_delete_marker_ttl=_MARKER_TTL,
+    )
+
+
 def _ttl_header(ttl: float) -> str:
     # Milliseconds, so a fractional TTL is honoured (nats-py's msg_ttl rounds to seconds).
     return f"{math.ceil(ttl * 1000)}ms"
+
+
+def _check_ttl(ttl: float) -> None:
+    if ttl < 1:
+        raise ValueError("lease ttl must be at least 1 second")
 
 
 class _JetStreamWatch(LeaseWatch):
@@ -107,31 +144,49 @@ class JetStreamLeaseStore(LeaseStore):
         self._prefix = f"$KV.{bucket}."
         # Direct gets (any replica answers) when the bucket allows them.
         self._direct = direct
+        #: What :meth:`open` found or did to the bucket's stream (None: :meth:`attach`).
+        self.stream_check: StreamCheck | None = None
 
     @classmethod
     async def open(
         cls, nc: NATS, *, ttl: float = 10.0, bucket: str = DEFAULT_BUCKET, replicas: int = 1
     ) -> JetStreamLeaseStore:
-        """Open the bucket, creating it if it does not exist yet.
+        """Open the bucket as its owner (the table service): create it with ``replicas``, or
+        check the existing one (:func:`~riverboat.eventstore.ensure_stream_config`: replicas
+        never changed, a mismatch logged and kept in :attr:`stream_check`).
 
         ``ttl`` (seconds, at least 1: the server's smallest per-message TTL) is this store's
         leases' life; instances may use different TTLs on the same bucket.
+
+        Raises:
+            LeaseStoreUnavailable: NATS did not answer.
+            StreamConfigError: the bucket exists with settings the leases cannot rely on.
         """
-        if ttl < 1:
-            raise ValueError("lease ttl must be at least 1 second")
+        _check_ttl(ttl)
         js = nc.jetstream()
         try:
-            try:
-                kv = await js.key_value(bucket)
-            except nats.js.errors.BucketNotFoundError:
-                kv = await js.create_key_value(
-                    bucket=bucket,
-                    history=1,
-                    replicas=replicas,
-                    limit_marker_ttl=_MARKER_TTL,
-                    direct=True,
-                    description="Riverboat table owners (one lease per table)",
-                )
+            check = await ensure_stream_config(js, _bucket_config(bucket, replicas), fixed=_FIXED)
+            kv = await js.key_value(bucket)
+        except _UNREACHABLE as exc:
+            raise LeaseStoreUnavailable(f"lease bucket {bucket}: {exc}") from exc
+        store = cls(nc, kv, bucket=bucket, ttl=ttl, stream=f"KV_{bucket}", direct=kv._direct)
+        store.stream_check = check
+        return store
+
+    @classmethod
+    async def attach(
+        cls, nc: NATS, *, ttl: float = 10.0, bucket: str = DEFAULT_BUCKET
+    ) -> JetStreamLeaseStore:
+        """Open an existing bucket as a reader (the lobby, tools): nothing is created or
+        checked (its owner did that).
+
+        Raises:
+            LeaseStoreUnavailable: NATS did not answer.
+            nats.js.errors.BucketNotFoundError: the bucket does not exist (yet).
+        """
+        _check_ttl(ttl)
+        try:
+            kv = await nc.jetstream().key_value(bucket)
         except _UNREACHABLE as exc:
             raise LeaseStoreUnavailable(f"lease bucket {bucket}: {exc}") from exc
         return cls(nc, kv, bucket=bucket, ttl=ttl, stream=f"KV_{bucket}", direct=kv._direct)

@@ -100,8 +100,7 @@ class LobbyServer:
         async def open_leases() -> LeaseStore:
             # The table service creates the bucket (with its replicas); the lobby only reads
             # it, so it waits for it rather than creating one of its own.
-            await nc.jetstream().key_value(bucket)
-            return await JetStreamLeaseStore.open(nc, bucket=bucket)
+            return await JetStreamLeaseStore.attach(nc, bucket=bucket)
 
         self.owners = OwnerDirectory(open_leases)
         self.owners.start()

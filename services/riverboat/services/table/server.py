@@ -6,7 +6,7 @@ import structlog
 from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
-from riverboat.eventstore import JetStreamEventStore, StreamSettings
+from riverboat.eventstore import JetStreamEventStore, StreamConfigError, StreamSettings
 from riverboat.leases import Holder, JetStreamLeaseStore, LeaseStoreUnavailable, owners_bucket
 from riverboat.services.common import (
     ConnectionHealth,
@@ -121,12 +121,15 @@ class TableServer:
         # The leases are as precious as the log: the same replicas (a lone R1 bucket would lose
         # every table's owner with its node).
         replicas = config.stream_replicas(nc)
-        tables = await JetStreamLeaseStore.open(
-            nc, ttl=config.lease_ttl, bucket=bucket, replicas=replicas
-        )
-        instances = await JetStreamLeaseStore.open(
-            nc, ttl=config.lease_ttl, bucket=f"{bucket}_INSTANCES", replicas=replicas
-        )
+        try:
+            tables = await JetStreamLeaseStore.open(
+                nc, ttl=config.lease_ttl, bucket=bucket, replicas=replicas
+            )
+            instances = await JetStreamLeaseStore.open(
+                nc, ttl=config.lease_ttl, bucket=f"{bucket}_INSTANCES", replicas=replicas
+            )
+        except StreamConfigError as exc:
+            raise StartupError(f"the table owners' lease bucket: {exc}") from None
         log.info(
             "table_instance",
             instance=me.instance,
