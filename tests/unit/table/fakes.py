@@ -78,12 +78,17 @@ async def settle(rounds: int = 60) -> None:
 
 class CountingDealer:
     """The dealer port: a fixed seed per hand (so decks are real shuffles), every call counted;
-    ``down`` makes every call fail as an unreachable dealer does."""
+    ``down`` makes every call fail as an unreachable dealer does, ``reveal_failures`` the next
+    reveals only."""
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
         self.commits: list[str] = []
         self.down = False
+        #: Reveals to refuse before answering again (the dealer away for reveals only).
+        self.reveal_failures = 0
+        #: Hands whose reveal the dealer answered, in order.
+        self.revealed: list[str] = []
 
     def _call(self, name: str) -> None:
         self.calls[name] += 1
@@ -122,6 +127,10 @@ class CountingDealer:
 
     async def reveal_seed(self, table_id: str, hand_id: str, log_sequence: int = 0) -> None:
         self._call("reveal_seed")
+        if self.reveal_failures > 0:
+            self.reveal_failures -= 1
+            raise DealerUnavailable("dealer RevealSeed: down (test)")
+        self.revealed.append(hand_id)
 
 
 class SwitchLease:

@@ -19,7 +19,7 @@ from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.table.config import TableConfig
-from riverboat.services.table.runner import LeaseNotHeld, TableRunner
+from riverboat.services.table.runner import REVEAL_RETRY_MAX, LeaseNotHeld, TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
@@ -196,6 +196,29 @@ async def test_without_the_lease_nothing_is_written_and_no_clock_acts() -> None:
             actor="op",
         )
     assert await store.last_version("t1") == version
+    await runner.close()
+
+
+async def test_a_refused_reveal_is_retried_until_it_succeeds_and_the_table_deals_on() -> None:
+    store, dealer, clock = InMemoryEventStore(), CountingDealer(), ManualClock()
+    runner = await _runner(store, dealer, clock)
+    dealer.reveal_failures = 10**6  # the dealer refuses every reveal until told otherwise
+    await _open(runner)
+    await clock.advance(PAUSE)
+    first = runner.state.hand.hand_id  # type: ignore[union-attr]
+    # Nobody acts: the clock plays the first hand out, then the next hand is dealt.
+    for _ in range(40):
+        if sum(isinstance(e, HandStarted) for e in await _events(store)) >= 2:
+            break
+        await clock.advance(ACTION)
+    assert sum(isinstance(e, HandStarted) for e in await _events(store)) >= 2, "table blocked"
+    assert runner.revealing and dealer.revealed == []
+    tries = dealer.calls["reveal_seed"]
+    await clock.advance(REVEAL_RETRY_MAX * 3)
+    assert dealer.calls["reveal_seed"] > tries  # still asking, well past any patience
+    dealer.reveal_failures = 0
+    await clock.advance(REVEAL_RETRY_MAX)
+    assert first in dealer.revealed
     await runner.close()
 
 

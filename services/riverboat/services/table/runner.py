@@ -83,6 +83,9 @@ INTERNAL = "internal"
 #: Seconds before reconciling again while the log cannot be read: doubled per failure, capped.
 RECONCILE_RETRY_FIRST = 0.25
 RECONCILE_RETRY_MAX = 4.0
+#: Backoff between tries of a seed reveal (seconds): the first wait, and the longest.
+REVEAL_RETRY_FIRST = 0.5
+REVEAL_RETRY_MAX = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -880,10 +883,19 @@ class TableRunner:
                 task.add_done_callback(self._reveals.discard)
 
     async def _reveal(self, hand_id: str, commit_sequence: int) -> None:
-        try:
-            await self.dealer.reveal_seed(self.table_id, hand_id, commit_sequence)
-        except Exception as exc:  # the auditor's copy can be fetched again later
-            self.log.warning("seed_reveal_failed", hand_id=hand_id, reason=str(exc))
+        """Ask until the dealer answers: its reveal is idempotent, and a hand whose seed never
+        reaches the auditors cannot be checked. A background task: the table deals on."""
+        delay = REVEAL_RETRY_FIRST
+        while True:
+            try:
+                await self.dealer.reveal_seed(self.table_id, hand_id, commit_sequence)
+                return
+            except Exception as exc:
+                self.log.warning(
+                    "seed_reveal_retry", hand_id=hand_id, reason=str(exc), retry_in=delay
+                )
+            await self.clock.sleep(delay)
+            delay = min(delay * 2, REVEAL_RETRY_MAX)
 
     # --- reconciling with the log ---------------------------------------------------------
 
