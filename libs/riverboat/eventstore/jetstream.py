@@ -408,36 +408,62 @@ class JetStreamEventStore(EventStore):
 
     # -- following other writers -----------------------------------------------------------
 
-    async def aggregate_versions(self) -> dict[str, int]:
-        """Every aggregate the stream holds, with its last version.
+    async def records_after(
+        self, sequence: int, limit: int = 256
+    ) -> tuple[list[StoredRecord], int]:
+        """The stream's tail: every aggregate's records stored after stream sequence
+        ``sequence``, in stream order, at most ``limit`` of them; and the stream's last sequence
+        (the leader's), so a follower knows how far behind it still is.
 
-        A subject's message count is its aggregate's last version: records are never removed
-        (limits retention without limits; ``protect_history`` denies deletes and purges).
-        Empty when the stream does not exist yet. One ``STREAM.INFO`` request listing every
-        subject: for start-up and occasional sweeps, not for every change.
+        A follower of the whole stream (every lobby instance) calls it with the sequence of the
+        last record it folded: nothing is skipped whatever nudges it missed, and it costs one
+        ``STREAM.INFO`` when there is nothing new. Stateless on the server, like every read
+        here (see the module docstring). Empty when the stream does not exist yet.
         """
-        self._require_connection(f"listing of stream {self.stream!r}")
+        self._require_connection(f"tail of stream {self.stream!r}")
         try:
-            info = await self._js.stream_info(self.stream, subjects_filter=">")
+            info = await self._js.stream_info(self.stream)
         except nats.js.errors.NotFoundError:
-            return {}
+            return [], 0
         except nats.errors.Error as exc:
-            raise EventStoreError(f"listing of stream {self.stream!r} failed: {exc}") from exc
+            raise EventStoreError(f"tail of stream {self.stream!r} failed: {exc}") from exc
+        last = int(info.state.last_seq or 0)
+        if last <= sequence:
+            return [], last
         prefix = self.settings.subject_prefix + "."
-        return {
-            subject[len(prefix) :]: count
-            for subject, count in (info.state.subjects or {}).items()
-            if subject.startswith(prefix)
-        }
+        bound = min(last, sequence + limit)
+        records: list[StoredRecord] = []
+        try:
+            async for msg in iter_subject(
+                self._nc,
+                api_prefix=self._api_prefix,
+                stream=self.stream,
+                # The stream's whole subject space, so every sequence up to the bound is one.
+                subject=f"{self.settings.subject_prefix}.>",
+                start_seq=sequence + 1,
+                up_to_seq=bound,
+                batch=self._page_size,
+                timeout=self._timeout,
+            ):
+                headers = msg.headers or {}
+                # A page of a wildcard subject may run past the bound (seen on 2.15).
+                if _header_int(headers, "Nats-Sequence") > bound:
+                    break
+                # A direct get's answer comes on our inbox; the record's subject is a header.
+                subject = headers.get("Nats-Subject", "")
+                records.append(_record(subject[len(prefix) :], headers, msg.data))
+        except nats.errors.Error as exc:
+            raise EventStoreError(f"tail of stream {self.stream!r} failed: {exc}") from exc
+        return records, last
 
     async def watch(self, on_append: Callable[[str, int], Awaitable[None]]) -> AppendWatch:
         """Call ``on_append(aggregate_id, version)`` for each append published from now on.
 
         A *nudge*, not a feed: core NATS shows every publish to the stream's subjects as it is
         sent (anyone's, ours included), before the stream has stored it and whether or not it
-        is accepted, and shows nothing while disconnected. A follower reads the aggregate's log
-        (:meth:`iter_records`) when nudged, and sweeps :meth:`aggregate_versions` now and then
-        for what it missed. ``version`` is 0 for a message without the version header.
+        is accepted, and shows nothing while disconnected. A follower reads the stream's tail
+        (:meth:`records_after`) when nudged, and now and then for what it missed. ``version``
+        is 0 for a message without the version header.
         """
         prefix = self.settings.subject_prefix + "."
 

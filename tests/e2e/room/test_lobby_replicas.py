@@ -1,5 +1,11 @@
-"""Two lobby processes on one log (RB_LOBBY): each folds what the other writes, tokens from
-either work on both, and of two conflicting registrations exactly one wins."""
+"""Two lobby processes on one log (RB_LOBBY): each folds what the other writes within about a
+second, tokens from either work on both, and of two conflicting registrations exactly one wins.
+
+The agreement bound is a correctness bound (the issue: "several lobby instances agree within a
+second"), not a speed benchmark: a lobby reads its log's tail at once on a nudge and every
+``--follow-seconds`` (0.25) whatever came, so a change shows on the other lobby within 0.25 s
+plus one read. The test allows AGREE = 1 s plus a MARGIN of 0.5 s for this loaded machine (two
+cores shared by several sessions), and prints what it measured."""
 
 from __future__ import annotations
 
@@ -15,9 +21,10 @@ from riverboat.services.launcher import free_port
 from tests.e2e.room.conftest import Room, _lobby
 
 T = TypeVar("T")
-# A deadline for the other lobby to catch up; the design aims at milliseconds (a nudge per
-# append), this is only how long a slow machine may take before the test gives up.
+# A deadline for polls that are not the agreement bound (logins are rate-limited and hashed).
 CATCH_UP = 20.0
+AGREE = 1.0
+MARGIN = 0.5
 
 
 async def until(probe: Callable[[], Awaitable[T | None]], what: str, every: float = 0.05) -> T:
@@ -77,23 +84,21 @@ async def _check(first: grpc.aio.Channel, second: grpc.aio.Channel) -> None:
     except grpc.aio.AioRpcError as exc:
         assert exc.code() == grpc.StatusCode.ALREADY_EXISTS
 
-    # Created on one, listed (and described) by the other.
-    made = await boss_one.create_table("pacific", "From lobby 1", request_id="r1")
-
-    async def listed_on_two() -> list[str] | None:
-        names = [t.name for t in (await boss_two.list_tables()).tables]
-        return names or None
-
-    assert await until(listed_on_two, "lobby 2 lists the table") == ["From lobby 1"]
+    # Created on one, listed (and described) by the other within the agreement bound; in turn
+    # on each side, several times.
+    seen: list[float] = []
+    made = None
+    for n in range(6):
+        writer, reader = (boss_one, boss_two) if n % 2 == 0 else (boss_two, boss_one)
+        created = await writer.create_table("pacific", f"From lobby {n}", request_id=f"r{n}")
+        made = made or created
+        seen.append(await _agreed(reader, created.table_id))
+    print(f"\nlobbies agreed {min(seen):.3f}-{max(seen):.3f} s after a change ({len(seen)} tables)")
+    assert max(seen) <= AGREE + MARGIN, f"a lobby saw a change only after {max(seen):.2f} s"
+    assert made is not None
     assert (await boss_two.get_table(made.table_id)).max_buy_in == made.max_buy_in
-    back = await boss_two.create_table("pacific", "From lobby 2", request_id="r2")
-
-    async def both_on_one() -> list[str] | None:
-        names = [t.name for t in (await boss_one.list_tables()).tables]
-        return names if len(names) == 2 else None
-
-    assert await until(both_on_one, "lobby 1 lists both") == ["From lobby 1", "From lobby 2"]
-    assert back.table_id != made.table_id
+    names = [t.name for t in (await boss_one.list_tables()).tables]
+    assert sorted(names) == [f"From lobby {n}" for n in range(6)]
 
     # One name registered on both at once: exactly one of them wins, on both lobbies.
     results = await asyncio.gather(
@@ -114,3 +119,14 @@ async def _check(first: grpc.aio.Channel, second: grpc.aio.Channel) -> None:
             raise AssertionError("the losing registration's password logs in")
         except grpc.aio.AioRpcError as exc:
             assert exc.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def _agreed(reader: LobbyClient, table_id: str) -> float:
+    """Seconds until ``reader``'s lobby lists ``table_id`` (polled every 10 ms)."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while loop.time() - start < CATCH_UP:
+        if table_id in {t.table_id for t in (await reader.list_tables()).tables}:
+            return loop.time() - start
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{table_id}: not listed within {CATCH_UP}s")

@@ -326,3 +326,25 @@ async def test_missing_stream_is_an_error_not_an_empty_aggregate(nats_client: NA
 def test_invalid_stream_settings_are_rejected(field: str, value: Any) -> None:
     with pytest.raises(ValueError):
         StreamSettings(**{field: value})
+
+
+async def test_the_tail_holds_every_aggregate_s_records_in_stream_order(
+    make_jetstream_store: Callable[..., Awaitable[JetStreamEventStore]],
+) -> None:
+    """records_after: what a follower of the whole stream reads (the lobby), paged by limit."""
+    store = await make_jetstream_store(store_kwargs={"page_size": 2})
+    assert await store.records_after(0) == ([], 0)
+    written = []
+    for n, aggregate in enumerate(["a", "b", "a", "c", "b"]):
+        version = sum(1 for w in written if w[0] == aggregate)
+        await store.append(
+            aggregate, f"p{n}".encode(), expected_version=version, request_id=f"r{n}"
+        )
+        written.append((aggregate, version + 1, f"p{n}".encode()))
+    records, last = await store.records_after(0)
+    assert last == 5
+    assert [(r.aggregate_id, r.version, r.payload) for r in records] == written
+    assert [r.stream_sequence for r in records] == [1, 2, 3, 4, 5]
+    page, _ = await store.records_after(1, limit=3)
+    assert [(r.aggregate_id, r.version) for r in page] == [("b", 1), ("a", 2), ("c", 1)]
+    assert await store.records_after(5) == ([], 5)

@@ -38,8 +38,9 @@ DEFAULT_HASH_WORKERS = 2
 DEFAULT_HASH_QUEUE = 16
 #: Of those places (running or waiting), how many one peer address may hold.
 DEFAULT_HASH_PER_PEER = 4
-#: Seconds between a lobby's sweeps of its log for other instances' changes a nudge missed.
-DEFAULT_SWEEP_SECONDS = 30.0
+#: Seconds between a lobby's reads of its log's tail when no nudge came: the longest a change
+#: another instance made can go unseen (several lobbies agree within a second).
+DEFAULT_FOLLOW_SECONDS = 0.25
 #: Seconds a seat offered to the first on a waiting list is theirs.
 DEFAULT_SEAT_OFFER_SECONDS = 60.0
 
@@ -62,8 +63,8 @@ class LobbyConfig(ServiceConfig):
     hash_workers: int = DEFAULT_HASH_WORKERS
     hash_queue: int = DEFAULT_HASH_QUEUE
     hash_per_peer: int = DEFAULT_HASH_PER_PEER
-    #: Seconds between sweeps of the log for changes a nudge missed (see lobby.log).
-    sweep_seconds: float = DEFAULT_SWEEP_SECONDS
+    #: Seconds between reads of the log's tail when no nudge came (see lobby.log).
+    follow_seconds: float = DEFAULT_FOLLOW_SECONDS
     #: The table leases' KV bucket (who owns each table: riverboat.leases).
     owners_bucket: str = DEFAULT_BUCKET
     #: Seconds a seat offered to the first on a waiting list is theirs.
@@ -78,8 +79,8 @@ class LobbyConfig(ServiceConfig):
             raise ConfigError("--hash-queue must be 0 or more")
         if self.hash_per_peer < 1:
             raise ConfigError("--hash-per-peer must be at least 1")
-        if not self.sweep_seconds > 0:
-            raise ConfigError("--sweep-seconds must be more than 0")
+        if not self.follow_seconds > 0:
+            raise ConfigError("--follow-seconds must be more than 0")
         if not self.seat_offer_seconds > 0:
             raise ConfigError("--seat-offer-seconds must be more than 0")
 
@@ -120,8 +121,8 @@ class LobbyConfig(ServiceConfig):
             hash_per_peer=settings.get(
                 "hash_per_peer", "RIVERBOAT_HASH_PER_PEER", DEFAULT_HASH_PER_PEER, int
             ),
-            sweep_seconds=settings.get(
-                "sweep_seconds", "RIVERBOAT_LOBBY_SWEEP_SECONDS", DEFAULT_SWEEP_SECONDS, float
+            follow_seconds=settings.get(
+                "follow_seconds", "RIVERBOAT_LOBBY_FOLLOW_SECONDS", DEFAULT_FOLLOW_SECONDS, float
             ),
             owners_bucket=settings.get("owners_bucket", "RIVERBOAT_OWNERS_BUCKET", DEFAULT_BUCKET),
             seat_offer_seconds=settings.get(
@@ -194,10 +195,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(env RIVERBOAT_OWNERS_BUCKET; default RB_TABLE_OWNERS)",
     )
     own.add_argument(
-        "--sweep-seconds",
+        "--follow-seconds",
         type=float,
-        help="seconds between sweeps of the lobby's log for other lobby instances' changes "
-        "that a nudge missed (env RIVERBOAT_LOBBY_SWEEP_SECONDS; default 30)",
+        help="seconds between reads of the lobby log's tail when no nudge came: the longest "
+        "another lobby instance's change goes unseen (env RIVERBOAT_LOBBY_FOLLOW_SECONDS; "
+        "default 0.25)",
     )
     own.add_argument(
         "--seat-offer-seconds",

@@ -2,11 +2,14 @@
 
 Every lobby instance holds the whole :class:`~riverboat.lobby.aggregate.LobbyAggregate` in
 memory. It folds its own appends as it makes them and everyone else's as it follows stream
-RB_LOBBY: a core-NATS nudge per publish makes it read that aggregate's new records (within
-milliseconds), and a sweep of the stream's per-subject counts every ``sweep_seconds`` (and
-after a reconnect) finds anything a nudge missed. Two instances never both win a conflicting
-change: each append expects the aggregate's version the instance folded, so the second writer
-gets :class:`~riverboat.eventstore.ConcurrencyError` and reads the winner's record.
+RB_LOBBY in stream order: it keeps the sequence of the last record it read and reads the
+stream's tail after it (``JetStreamEventStore.records_after``), at once when a core-NATS nudge
+says another instance published, and every ``every`` seconds (default 0.25) whatever came, so
+a missed nudge (NATS away, a nudge that raced the stream's write) delays a change by at most
+that. Nothing can be skipped: the tail is read by sequence, not by nudge. Two instances never
+both win a conflicting change: each append expects the aggregate's version the instance
+folded, so the second writer gets :class:`~riverboat.eventstore.ConcurrencyError` and reads
+the winner's record.
 """
 
 from __future__ import annotations
@@ -20,23 +23,21 @@ from typing import Protocol
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError
+from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.lobby.aggregate import Folded, LobbyAggregate
 from riverboat.lobby.state import LobbyState
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import log_error
 from riverboat.services.common.metrics import set_consumer_lag
-from riverboat.services.lobby.config import DEFAULT_SWEEP_SECONDS
+from riverboat.services.lobby.config import DEFAULT_FOLLOW_SECONDS
 from riverboat.v1 import lobby_pb2
 
 __all__ = ["Lobby"]
 
 log = structlog.get_logger("riverboat.lobby")
 
-# A nudge can arrive before the stream has stored the record: read again for this long.
-_NUDGE_RETRY_SECONDS = 2.0
-_NUDGE_RETRY_SLEEP = 0.05
 _FOLLOWER = "lobby-follow"  # its lag in riverboat_consumer_lag_records
+_TAIL_PAGE = 256  # records read per request of the tail
 
 
 class Watch(Protocol):
@@ -47,9 +48,11 @@ class Watch(Protocol):
 
 class Followable(Protocol):
     """What following needs of a store (:class:`~riverboat.eventstore.JetStreamEventStore`
-    has it: per-subject counts and append nudges)."""
+    has it: the stream's tail by sequence, and append nudges)."""
 
-    async def aggregate_versions(self) -> dict[str, int]: ...
+    async def records_after(
+        self, sequence: int, limit: int = ...
+    ) -> tuple[list[StoredRecord], int]: ...
 
     async def watch(self, on_append: Callable[[str, int], Awaitable[None]]) -> Watch: ...
 
@@ -66,9 +69,11 @@ class Lobby:
         self._reads: dict[str, asyncio.Lock] = {}  # one catch-up per aggregate at a time
         self._followed: Followable | None = None
         self._watch: Watch | None = None
-        self._sweeper: asyncio.Task[None] | None = None
-        self._nudged: set[asyncio.Task[None]] = set()
-        self._sweep_now = asyncio.Event()
+        self._follower: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()  # a nudge: read the tail now
+        #: Stream sequence of the last record of the log read in order (its tail starts after).
+        self.sequence = 0
+        self._tail_lock = asyncio.Lock()
 
     @property
     def state(self) -> LobbyState:
@@ -93,81 +98,62 @@ class Lobby:
 
     # --- following -------------------------------------------------------------------------
 
-    async def follow(
-        self, store: Followable, *, sweep_seconds: float = DEFAULT_SWEEP_SECONDS
-    ) -> None:
-        """Load the whole log, then keep folding what other instances append to it."""
+    async def follow(self, store: Followable, *, every: float = DEFAULT_FOLLOW_SECONDS) -> None:
+        """Load the whole log, then keep folding what other instances append to it: their
+        changes show within ``every`` seconds (at once when a nudge comes)."""
         self._followed = store
         self._watch = await store.watch(self._on_nudge)
-        # Listed after the watch started: nothing appended in between is missed.
-        await self.sweep()
-        self._sweeper = asyncio.create_task(self._sweep_every(sweep_seconds), name="lobby-sweep")
+        # The nudges started first: whatever is appended from now on is either read by this
+        # catch-up or announced (and in any case read by the next tick).
+        await self.catch_up()
+        self._follower = asyncio.create_task(self._follow_every(every), name="lobby-follow")
 
-    async def sweep(self) -> int:
-        """Read every aggregate whose log is ahead of the fold (after a reconnect, or now and
-        then for a missed nudge); how many there were."""
+    async def catch_up(self) -> int:
+        """Read the log's tail after :attr:`sequence` to its end, folding in stream order
+        (on start-up, after a reconnect, on a nudge, every tick); the records read."""
         if self._followed is None:
             return 0
-        versions = await self._followed.aggregate_versions()
-        behind = sorted(a for a, v in versions.items() if v > self.aggregate.version(a))
-        await self.load(behind)
-        if behind:
-            log.info("lobby_swept", aggregates=len(behind))
-        return len(behind)
+        read = 0
+        async with self._tail_lock:
+            while True:
+                records, last = await self._followed.records_after(self.sequence, _TAIL_PAGE)
+                for record in records:
+                    folded = self.aggregate.fold_payload(
+                        record.aggregate_id, record.version, record.payload
+                    )
+                    if folded is Folded.GAP:  # not in stream order: cannot happen, but heal
+                        await self._catch_up(record.aggregate_id)
+                    self.sequence = record.stream_sequence
+                read += len(records)
+                set_consumer_lag(_FOLLOWER, max(0, last - self.sequence))
+                if not records or self.sequence >= last:
+                    return read
 
     async def stop_following(self) -> None:
-        """Stop the nudges and the sweeps; idempotent."""
+        """Stop the nudges and the reads; idempotent."""
         if self._watch is not None:
             await self._watch.stop()
             self._watch = None
-        tasks = [t for t in (self._sweeper, *self._nudged) if t is not None]
-        self._sweeper = None
-        for task in tasks:
+        task, self._follower = self._follower, None
+        if task is not None:
             task.cancel()
-        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _on_nudge(self, aggregate_id: str, version: int) -> None:
         if version and version <= self.aggregate.version(aggregate_id):
             return  # our own append, or one already read
-        # Off the subscription's callback: a slow read must not hold up the next nudge.
-        task = asyncio.create_task(self._follow_nudge(aggregate_id, version))
-        self._nudged.add(task)
-        task.add_done_callback(self._nudge_done)
-        set_consumer_lag(_FOLLOWER, len(self._nudged))
+        self._wake.set()
 
-    def _nudge_done(self, task: asyncio.Task[None]) -> None:
-        self._nudged.discard(task)
-        # Catch-ups still running: how many aggregates this instance knows it trails.
-        set_consumer_lag(_FOLLOWER, len(self._nudged))
-
-    async def _follow_nudge(self, aggregate_id: str, version: int) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + _NUDGE_RETRY_SECONDS
-        try:
-            while True:
-                await self._catch_up(aggregate_id)
-                # A rejected append announces a version someone else already wrote, so this
-                # ends; a nudge that raced the stream's write is read again.
-                if not version or self.aggregate.version(aggregate_id) >= version:
-                    return
-                if loop.time() >= deadline:
-                    return  # the sweep will find it if it exists
-                await asyncio.sleep(_NUDGE_RETRY_SLEEP)
-        except EventStoreError as exc:
-            log.warning("lobby_follow_failed", aggregate_id=aggregate_id, reason=str(exc))
-            self._sweep_now.set()  # try again soon
-
-    async def _sweep_every(self, every: float) -> None:
+    async def _follow_every(self, every: float) -> None:
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._sweep_now.wait(), every)
-            self._sweep_now.clear()
+                await asyncio.wait_for(self._wake.wait(), every)
+            self._wake.clear()
             try:
-                await self.sweep()
+                await self.catch_up()
             except EventStoreError as exc:
-                log.warning("lobby_sweep_failed", reason=str(exc))
+                log.warning("lobby_follow_failed", reason=str(exc))
 
     # --- writing ---------------------------------------------------------------------------
 

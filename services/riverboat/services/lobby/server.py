@@ -93,7 +93,7 @@ class LobbyServer:
         lobby = Lobby(store)
         self.lobby = lobby
         # Every instance folds the whole log and follows what the others append.
-        await lobby.follow(store, sweep_seconds=self.config.sweep_seconds)
+        await lobby.follow(store, every=self.config.follow_seconds)
         nc = self.nc
         bucket = self.config.owners_bucket
 
@@ -169,7 +169,7 @@ class LobbyServer:
     async def _reconnected(self) -> None:
         """Back on NATS: read what the other lobbies appended meanwhile, then serve again."""
         if self.lobby is not None:
-            await self.lobby.sweep()
+            await self.lobby.catch_up()
 
     async def stop(self) -> None:
         """Graceful stop."""
