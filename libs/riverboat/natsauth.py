@@ -70,18 +70,26 @@ class NatsCredentials:
     Attributes:
         user, password: a user of the server's ``authorization`` block (the password is hidden
             from ``repr``).
-        creds_file: a ``.creds`` file (JWT and nkey seed) for servers set up with accounts.
+        creds_file: a ``.creds`` file (user JWT and nkey seed) for servers in operator/JWT
+            mode.
+        nkey_file: a file holding an nkey seed (``SU...``) for a server that lists the user's
+            public nkey in its ``authorization`` block; the client signs the server's nonce.
         inbox: the reply inbox prefix; default ``_INBOX_<user>`` (see :func:`inbox_prefix`).
+
+    One way to log in at a time: a user, a creds file or an nkey.
     """
 
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     creds_file: Path | None = None
+    nkey_file: Path | None = None
     inbox: str | None = None
 
     def __post_init__(self) -> None:
         if self.password is not None and not self.user:
             raise ValueError("a NATS password needs a NATS user")
+        if sum(x is not None and x != "" for x in (self.user, self.creds_file, self.nkey_file)) > 1:
+            raise ValueError("one NATS login at a time: a user, a creds file or an nkey")
 
     @property
     def inbox_prefix(self) -> str:
@@ -96,6 +104,8 @@ class NatsCredentials:
             options["password"] = self.password or ""
         if self.creds_file is not None:
             options["user_credentials"] = str(self.creds_file)
+        if self.nkey_file is not None:
+            options["nkeys_seed"] = str(self.nkey_file)
         if self.user or self.inbox:
             options["inbox_prefix"] = self.inbox_prefix
         return options

@@ -6,6 +6,7 @@ import argparse
 import stat
 from pathlib import Path
 
+import nkeys
 import pytest
 
 from riverboat.natsauth import IDENTITIES, NatsCredentials, room_passwords
@@ -100,3 +101,47 @@ def test_room_passwords_are_made_once_and_kept_private(tmp_path: Path) -> None:
     assert stat.S_IMODE((tmp_path / "auth").stat().st_mode) == 0o700
     for name in IDENTITIES:
         assert stat.S_IMODE((tmp_path / "auth" / f"{name}.password").stat().st_mode) == 0o600
+
+
+def _seed(tmp_path: Path, name: str, prefix: int = nkeys.PREFIX_BYTE_USER) -> tuple[Path, str]:
+    seed = nkeys.encode_seed(bytes(range(32)), prefix).decode()
+    path = tmp_path / name
+    path.write_text(seed + "\n")
+    return path, seed
+
+
+def test_an_nkey_seed_file_from_the_flag_or_the_environment(tmp_path: Path) -> None:
+    flag, _ = _seed(tmp_path, "flag.nk")
+    env, _ = _seed(tmp_path, "env.nk")
+    login = nats_login(_args("--nats-nkey", str(flag)), {"RIVERBOAT_NATS_NKEY": str(env)})
+    assert login.connect_options() == {"nkeys_seed": str(flag)}
+    assert nats_login(_args(), {"RIVERBOAT_NATS_NKEY": str(env)}).nkey_file == env
+    table = nats_login(table_parse(["--nats-nkey", str(flag)]), {})
+    dealer = DealerConfig.from_namespace(dealer_parser().parse_args(["--nats-nkey", str(flag)]), {})
+    assert table.nkey_file == dealer.nats_login.nkey_file == flag
+
+
+def test_a_bad_nkey_or_two_logins_at_once_is_a_clear_error_without_the_seed(
+    tmp_path: Path, secret: Path
+) -> None:
+    user, seed = _seed(tmp_path, "user.nk")
+    account, account_seed = _seed(tmp_path, "account.nk", nkeys.PREFIX_BYTE_ACCOUNT)
+    garbage = tmp_path / "garbage.nk"
+    garbage.write_text("SUNOTASEED\n")
+    creds = tmp_path / "room.creds"
+    creds.write_text("jwt and seed")
+    cases = [
+        (["--nats-nkey", "/nonexistent/u.nk"], "cannot read"),
+        (["--nats-nkey", str(garbage)], "does not hold an nkey seed"),
+        (["--nats-nkey", str(account)], "not a user's"),
+        (["--nats-nkey", str(user), "--nats-creds", str(creds)], "one NATS login at a time"),
+        (
+            ["--nats-nkey", str(user), "--nats-user", "t", "--nats-password-file", str(secret)],
+            "one NATS login at a time",
+        ),
+    ]
+    for argv, complaint in cases:
+        with pytest.raises(NatsLoginError, match=complaint) as caught:
+            nats_login(_args(*argv), {})
+        assert seed not in str(caught.value) and account_seed not in str(caught.value)
+    assert seed not in repr(nats_login(_args("--nats-nkey", str(user)), {}))
