@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -104,6 +106,27 @@ async def play_hands(
             if watcher is not None:
                 await watcher
     return stats
+
+
+@dataclass(frozen=True)
+class LoggedBatch:
+    """One record of a table's log: when the stream stored it, and its events."""
+
+    recorded_at: datetime
+    events: list[AnyEvent]
+
+
+async def read_records(nats_url: str, stream: str, prefix: str, table_id: str) -> list[LoggedBatch]:
+    """Every record of a table's raw log with the time the stream stored it."""
+    nc = await nats.connect(nats_url)
+    try:
+        store = JetStreamEventStore(nc, StreamSettings(name=stream, subject_prefix=prefix))
+        return [
+            LoggedBatch(r.recorded_at, [e for e, _ in decode_batch(r.payload)])
+            for r in await store.read(table_id)
+        ]
+    finally:
+        await nc.close()
 
 
 async def read_log(nats_url: str, stream: str, prefix: str, table_id: str) -> list[list[AnyEvent]]:

@@ -52,10 +52,11 @@ from riverboat.leases import (
 from riverboat.natsserver import NatsCluster, NatsServer
 from riverboat.redirect import Owner, owner_of
 from riverboat.services.launcher import ServiceProcess
-from riverboat.table.events import HandVoided, PlayerSeated
-from riverboat.v1 import table_pb2, table_pb2_grpc
+from riverboat.table.events import HandCommitted, HandVoided, PlayerSeated
+from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, table_pb2, table_pb2_grpc
 from tests.conftest import TEST_TOKEN_KEY
-from tests.e2e.room._play import read_log
+from tests.e2e.room._crashkit import committed_cards, dealt_cards
+from tests.e2e.room._play import read_log, read_records
 from tests.e2e.room.conftest import _dealer, _table
 
 pytestmark = pytest.mark.timeout(150)
@@ -111,9 +112,14 @@ def _instance(
 
 @contextlib.contextmanager
 def _pair(
-    nats_url: str, var: Path, tag: str, replicas: int = 1, names: str = "ab"
+    nats_url: str,
+    var: Path,
+    tag: str,
+    replicas: int = 1,
+    names: str = "ab",
+    dealer_flags: tuple[str, ...] = (),
 ) -> Iterator[Pair]:
-    dealer = _dealer(nats_url, var, tag)
+    dealer = _dealer(nats_url, var, tag, *dealer_flags)
     dealer.start()
     instances = {n: _instance(nats_url, var, dealer.address, tag, n, replicas) for n in names}
     try:
@@ -135,6 +141,22 @@ def pair(nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
     """The room on the session's single nats-server."""
     with _pair(nats_server.url, tmp_path, _tag(request)) as pair:
         yield pair
+
+
+@pytest.fixture
+def rbs1_pair(
+    nats_server: NatsServer, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Pair]:
+    """The room with a dealer shuffling under RBS1: a hand's whole deck follows from its
+    revealed seed alone, so the test can derive it and compare what was dealt."""
+    with _pair(nats_server.url, tmp_path, _tag(request), dealer_flags=("--scheme", "RBS1")) as pair:
+        yield pair
+
+
+@pytest.fixture
+async def rbs1_driver(rbs1_pair: Pair) -> AsyncIterator[Driver]:
+    async with _driver(rbs1_pair) as driver:
+        yield driver
 
 
 @pytest.fixture
@@ -471,46 +493,171 @@ async def test_three_instances_divide_six_tables_two_each(trio: Pair, trio_drive
     assert await audit(trio) == 0
 
 
-async def test_kill_9_moves_its_tables_within_the_ttl(pair: Pair, driver: Driver) -> None:
-    await _kill_9(pair, driver)
+async def test_kill_9_moves_its_tables_within_the_ttl(rbs1_pair: Pair, rbs1_driver: Driver) -> None:
+    await _kill_9(rbs1_pair, rbs1_driver)
 
 
 async def test_kill_9_on_a_three_node_cluster(cluster_pair: Pair, cluster_driver: Driver) -> None:
-    """The same on a three-node NATS cluster: R3 table log, R3 lease buckets."""
+    """The same on a three-node NATS cluster: R3 table log, R3 lease buckets (CRV1 decks:
+    the audit checks each card against the hand's one commitment)."""
     info = await cluster_driver.leases._js.stream_info(f"KV_{owners_bucket(cluster_pair.stream)}")
     assert info.config.num_replicas == 3
     await _kill_9(cluster_pair, cluster_driver)
 
 
-async def _kill_9(pair: Pair, driver: Driver) -> None:
+#: How long after a kill -9 every table of the dead instance must be owned by a live one:
+#: the TTL, plus a margin derived from riverboat.services.table.owners (LeaseKeeper). The dead
+#: instance renewed at most TTL/3 before the kill, so its leases expire within TTL of it; the
+#: server then removes each (per-message TTL; its expiry timer ticks once a second: up to 1 s)
+#: and the survivors' watch hears the marker; a survivor waits its claim delay (rank x 0.05 s
+#: + up to 0.02 s: at most 0.07 s with two instances) and claims with one KV write, answered
+#: within TTL/3 (the lease store's request timeout) or retried by the balance loop. So:
+#: TTL + 1 s + 0.07 s + TTL/3, rounded up to TTL + 1.5 s + TTL/3 (the rest is this loaded
+#: machine's scheduling).
+FAILOVER_MARGIN = 1.5 + TTL / 3
+
+
+async def _kill_9(pair: Pair, driver: Driver) -> KillReport:
     tables, stop, tasks = await _room(driver, 4)
     try:
-        await driver.until_hands(tables, 2)
-        lost = [
-            t for t, lease in (await driver.leases.all()).items() if lease.holder.instance == "b"
-        ]
-        assert lost
-        survivor = pair.instances["a"].address
-        pair.instances["b"].kill()
-        killed = time.monotonic()
-        pair.killed["b"] = datetime.now(UTC)
-        await driver.until_hands(tables, 2)
+        report = await kill_9_under_load(pair, driver, tables)
     finally:
         await _stop(stop, tasks)
-    moved = {
-        t: min(w for w, table, a in driver.accepted if table == t and w > killed and a == survivor)
-        for t in lost
-    }
-    failover = max(moved.values()) - killed
-    where = "3-node cluster" if "," in pair.nats_url else "one nats-server"
-    print(
-        f"\nfail-over after kill -9 (TTL {TTL} s, {where}): first action accepted by the new owner "
-        f"{min(moved.values()) - killed:.2f}-{failover:.2f} s after the kill, {len(lost)} tables"
-    )
     assert _holders(await driver.leases.all()) == {"a": 4}
     check_ownership(pair, tables)
-    await check_log(pair, tables)  # every interrupted hand resumed or was voided (refunded)
+    await check_log(pair, tables)
+    await check_interrupted(pair, report)
     assert await audit(pair) == 0
+    return report
+
+
+@dataclass
+class KillReport:
+    """What a kill -9 of instance b did: its tables, when each was claimed by a survivor
+    (seconds after the kill), and the first action a survivor accepted."""
+
+    lost: list[str]
+    claimed: dict[str, float]
+    first_action: dict[str, float]
+
+
+async def kill_9_under_load(pair: Pair, driver: Driver, tables: list[str]) -> KillReport:
+    """Kill -9 instance b while the bots play ``tables``; returns once every table dealt two
+    more hands, having checked b's tables were owned again within TTL + FAILOVER_MARGIN."""
+    await driver.until_hands(tables, 2)
+    lost = [t for t, lease in (await driver.leases.all()).items() if lease.holder.instance == "b"]
+    assert lost
+    survivor = pair.instances["a"].address
+    pair.instances["b"].kill()
+    killed = time.monotonic()
+    pair.killed["b"] = datetime.now(UTC)
+    await driver.until_hands(tables, 2)
+    claimed = {
+        table_id: (_when(line) - pair.killed["b"]).total_seconds()
+        for line in _lines(pair.log("a"))
+        if line.get("event") in START
+        and (table_id := str(line.get("table_id", ""))) in lost
+        and _when(line) >= pair.killed["b"]
+    }
+    assert set(claimed) == set(lost), f"never claimed after the kill: {set(lost) - set(claimed)}"
+    first_action = {
+        t: min(w for w, table, a in driver.accepted if table == t and w > killed and a == survivor)
+        - killed
+        for t in lost
+    }
+    where = "3-node cluster" if "," in pair.nats_url else "one nats-server"
+    print(
+        f"\nfail-over after kill -9 (TTL {TTL} s, {where}, {len(lost)} tables): owned again "
+        f"{min(claimed.values()):.2f}-{max(claimed.values()):.2f} s after the kill (bound "
+        f"{TTL + FAILOVER_MARGIN:.2f} s); first action accepted by the new owner "
+        f"{min(first_action.values()):.2f}-{max(first_action.values()):.2f} s"
+    )
+    assert max(claimed.values()) <= TTL + FAILOVER_MARGIN, (
+        f"a table of the dead instance was owned again only {max(claimed.values()):.2f} s "
+        f"after the kill (TTL {TTL} s + margin {FAILOVER_MARGIN:.2f} s)"
+    )
+    return KillReport(lost, claimed, first_action)
+
+
+async def check_interrupted(pair: Pair, report: KillReport) -> int:
+    """Each hand in play on a lost table at the kill either resumed with its committed deck
+    (one HandCommitted for it; under RBS1 every card dealt, before and after the kill, is the
+    next card of the deck derived from the revealed seed, the reshuffles included) or was
+    voided with every seat's chips back as they were when it started. Returns how many."""
+    interrupted = 0
+    async with grpc.aio.insecure_channel(pair.dealer.address) as channel:
+        dealer = dealer_pb2_grpc.DealerServiceStub(channel)  # type: ignore[no-untyped-call]
+        token = pair.issuer.issue("auditor-1", "service")
+        for table_id in report.lost:
+            records = await read_records(pair.first_url, pair.stream, pair.prefix, table_id)
+            before = [e for r in records if r.recorded_at < pair.killed["b"] for e in r.events]
+            started = [e for e in before if isinstance(e, HandStarted)]
+            ended = {e.hand_id for e in before if isinstance(e, HandVoided)} | {
+                h.hand_id for h in started if _ended_before(before, h.hand_id)
+            }
+            in_play = [h for h in started if h.hand_id not in ended]
+            events = [e for r in records for e in r.events]
+            for hand in in_play:
+                interrupted += 1
+                mine = hand_events_of(events, hand.hand_id)
+                commits = [e for e in events if isinstance(e, HandCommitted)]
+                assert [c.hand_id for c in commits].count(hand.hand_id) == 1, hand.hand_id
+                voided = [e for e in mine if isinstance(e, HandVoided)]
+                if voided:
+                    after = _stacks_after(events, hand.hand_id)
+                    assert after is None or all(
+                        after.get(s.player, s.stack) == s.stack for s in hand.seats
+                    ), f"{hand.hand_id}: voided without every chip refunded"
+                    continue
+                assert any(isinstance(e, HandEnded) for e in mine), f"{hand.hand_id} never ended"
+                commit = next(c for c in commits if c.hand_id == hand.hand_id)
+                if commit.scheme != "RBS1":
+                    continue  # CRV1: the audit checks every card against the commitment
+                reply = await dealer.RevealSeed(
+                    dealer_pb2.RevealSeedRequest(table_id=table_id, hand_id=hand.hand_id),
+                    timeout=30,
+                    metadata=(("authorization", f"Bearer {token}"),),
+                )
+                dealt = dealt_cards(mine)
+                deck = committed_cards(mine, hand.hand_id, bytes(reply.seed))
+                assert dealt == deck[: len(dealt)], f"{hand.hand_id}: not the committed deck"
+    print(f"hands interrupted by the kill: {interrupted} (each resumed or voided and refunded)")
+    return interrupted
+
+
+def _ended_before(events: list[object], hand_id: str) -> bool:
+    inside = False
+    for e in events:
+        if isinstance(e, HandStarted):
+            inside = e.hand_id == hand_id
+        elif inside and isinstance(e, HandEnded):
+            return True
+    return False
+
+
+def hand_events_of(events: list[object], hand_id: str) -> list[object]:
+    """The events from ``hand_id``'s HandStarted to its HandEnded or HandVoided."""
+    out: list[object] = []
+    inside = False
+    for e in events:
+        if isinstance(e, HandStarted):
+            inside = e.hand_id == hand_id
+        if inside:
+            out.append(e)
+            if isinstance(e, HandEnded) or (isinstance(e, HandVoided) and e.hand_id == hand_id):
+                return out
+    return out
+
+
+def _stacks_after(events: list[object], hand_id: str) -> dict[str, int] | None:
+    """Each player's stack as the hand after ``hand_id`` starts (None: no later hand)."""
+    seen = False
+    for e in events:
+        if isinstance(e, HandStarted):
+            if seen:
+                return {s.player: s.stack for s in e.seats}
+            seen = e.hand_id == hand_id
+    return None
 
 
 async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
