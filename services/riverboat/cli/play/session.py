@@ -619,11 +619,24 @@ class PlaySession:
                 failures += 1
                 if failures == 1:
                     stays = " (your seat and chips stay at the table)" if self.seated() else ""
-                    self.fail(
-                        f"Lost the table service at {self.args.table}; reconnecting{stays}..."
-                    )
+                    lost = self.tables.owner(table_id) or self.args.table
+                    self.fail(f"Lost the table service at {lost}; reconnecting{stays}...")
+                await self._relearn_owner(table_id)
             # The stream ended (a restart, a network blip): resume after the last version seen.
             await asyncio.sleep(min(5.0, 0.25 * 2**failures))
+
+    async def _relearn_owner(self, table_id: str) -> None:
+        """Ask the lobby which instance owns the table now: the one we called may be gone
+        (stopped or dead) with its tables moved to another, and a dead instance redirects
+        nobody. Left as it is when the lobby does not answer."""
+        if self.lobby is None or self.tables is None:
+            return
+        try:
+            table = await self.lobby.get_table(table_id)
+        except grpc.aio.AioRpcError:
+            return
+        if table.owner_address:
+            self.tables.set_owner(table_id, table.owner_address)
 
     def _proof_lines(self, update: table_pb2.WatchResponse) -> list[RenderableType]:
         """Send a seed for a hand just committed (CRV1), and check every new card proof:
