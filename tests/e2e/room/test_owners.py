@@ -28,7 +28,7 @@ import json
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,7 +52,7 @@ from riverboat.leases import (
 from riverboat.natsserver import NatsCluster, NatsServer
 from riverboat.redirect import Owner, owner_of
 from riverboat.services.launcher import ServiceProcess
-from riverboat.table.events import HandCommitted, HandVoided, PlayerLeft, PlayerSeated
+from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, PlayerLeft, PlayerSeated
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, table_pb2, table_pb2_grpc
 from tests.battery import size
 from tests.conftest import TEST_TOKEN_KEY
@@ -495,7 +495,7 @@ async def check_log(pair: Pair, tables: list[str]) -> int:
     return voided
 
 
-def table_chips(events: list[object]) -> int:
+def table_chips(events: Sequence[object]) -> int:
     """The chips on the table's seats after its last finished hand: each seat's buy-in, then
     its stack at every HandEnded that dealt it in (a seat sitting a hand out keeps its own)."""
     stacks: dict[int, int] = {}
@@ -758,7 +758,7 @@ async def check_interrupted(pair: Pair, report: KillReport) -> int:
     return interrupted
 
 
-def _ended_before(events: list[object], hand_id: str) -> bool:
+def _ended_before(events: Sequence[object], hand_id: str) -> bool:
     inside = False
     for e in events:
         if isinstance(e, HandStarted):
@@ -768,9 +768,9 @@ def _ended_before(events: list[object], hand_id: str) -> bool:
     return False
 
 
-def hand_events_of(events: list[object], hand_id: str) -> list[object]:
+def hand_events_of(events: Sequence[AnyEvent], hand_id: str) -> list[AnyEvent]:
     """The events from ``hand_id``'s HandStarted to its HandEnded or HandVoided."""
-    out: list[object] = []
+    out: list[AnyEvent] = []
     inside = False
     for e in events:
         if isinstance(e, HandStarted):
@@ -782,7 +782,7 @@ def hand_events_of(events: list[object], hand_id: str) -> list[object]:
     return out
 
 
-def _stacks_after(events: list[object], hand_id: str) -> dict[str, int] | None:
+def _stacks_after(events: Sequence[object], hand_id: str) -> dict[str, int] | None:
     """Each player's stack as the hand after ``hand_id`` starts (None: no later hand)."""
     seen = False
     for e in events:

@@ -334,7 +334,7 @@ async def test_the_tail_holds_every_aggregate_s_records_in_stream_order(
     """records_after: what a follower of the whole stream reads (the lobby), paged by limit."""
     store = await make_jetstream_store(store_kwargs={"page_size": 2})
     assert await store.records_after(0) == ([], 0)
-    written = []
+    written: list[tuple[str, int, bytes]] = []
     for n, aggregate in enumerate(["a", "b", "a", "c", "b"]):
         version = sum(1 for w in written if w[0] == aggregate)
         await store.append(
