@@ -145,7 +145,7 @@ async def test_an_operators_day(admin: Admin, tmp_path: Path) -> None:
         "--set",
         "big_bet=1000",
     )
-    assert made.out.strip() == (
+    assert made.out.splitlines()[0] == (
         "Table pacific-pacific-5-10 (Pacific $5/$10): Seven-card stud hi/lo $5.00/$10.00, "
         "buy-in $50.00-$1000.00, up to 8 players."
     )
