@@ -24,9 +24,9 @@ from riverboat.services.launcher import ServiceProcess
 from riverboat.table.events import TableCreated, TimeBankPolicy
 from riverboat.v1 import events_pb2, table_pb2, table_pb2_grpc
 from tests import statuskit
+from tests.e2e.room._adminkit import Admin
 from tests.e2e.room._play import read_log
 from tests.e2e.room.conftest import Room
-from tests.e2e.room.test_admin_cli import Admin
 
 ASKED_BANK = events_pb2.TimeBankPolicy(
     seconds=90, topup_seconds=15, topup_hands=20, protect_hands=5
