@@ -412,27 +412,26 @@ async def cmd_tables(admin: Admin) -> int:
         admin.say("No tables yet; open one with `riverboat admin create-table`.")
         return 0
     grid = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
-    grid.add_column("Table", overflow="fold")
-    grid.add_column("Template")
-    grid.add_column("Game")
-    grid.add_column("Buy-in", no_wrap=True)
-    grid.add_column("Seats", justify="right", no_wrap=True)
+    # The template is the table id's first word (TEMPLATE-ID): no column of its own.
+    grid.add_column("Table", overflow="fold", min_width=20)
+    grid.add_column("Game (stakes, buy-in)", no_wrap=True)
     grid.add_column("Clock", no_wrap=True)
-    grid.add_column("Players", no_wrap=True)
+    grid.add_column("Players")
     waits = any(t.waiting_list.waiting for t in tables)
     if waits:  # the column only when someone waits: the usual listing stays as it was
-        grid.add_column("Waiting", no_wrap=True)
+        grid.add_column("Waiting")
     for t in tables:
         grid.add_row(
             Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
-            t.template,
             f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
             f"{money(t.small_bet)}/{money(t.big_bet)}"
-            + (f"\ndeclare {_declarable(t)}" if _declarable(t) else ""),
-            f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
-            f"{len(t.seats)}/{t.max_players}",
+            + f"\n{money(t.min_buy_in)}-{money(t.max_buy_in)}"
+            + _declared_lines(t),
             _clock_cell(t),
-            "\n".join(f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats),
+            "\n".join(
+                [f"{len(t.seats)}/{t.max_players} seated"]
+                + [f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats]
+            ),
             *(["\n".join(waiting_text(w) for w in t.waiting_list.waiting)] if waits else []),
         )
     admin.console.print(grid)
@@ -458,19 +457,25 @@ def _clock_cell(table: lobby_pb2.LobbyTable) -> str:
     if tb.seconds and tb.topup_seconds and tb.topup_hands:
         lines.append(f"+{tb.topup_seconds} s/{tb.topup_hands} hands")
     if tb.seconds and tb.protect_hands:
-        lines.append(f"protect 1/{tb.protect_hands} hands")
+        lines.append(f"protect/{tb.protect_hands} hands")
     return "\n".join(lines)
 
 
-def _declarable(table: lobby_pb2.LobbyTable) -> str:
-    """The limits a dealer's choice dealer may declare, ``"$1.00-$5.00/$2.00-$10.00"`` (small
-    bet, big bet), when they allow more than the table's own; else ""."""
+def _declarable(table: lobby_pb2.LobbyTable) -> tuple[str, str] | None:
+    """The small and big bets a dealer's choice dealer may declare, ``("$1.00-$5.00",
+    "$2.00-$10.00")``, when they allow more than the table's own; else None."""
     r = table.dealers_choice
     bounds = (r.min_small_bet, r.max_small_bet, r.min_big_bet, r.max_big_bet)
     own = (table.small_bet, table.small_bet, table.big_bet, table.big_bet)
     if not table.HasField("dealers_choice") or bounds == own:
-        return ""
-    return f"{money(bounds[0])}-{money(bounds[1])}/{money(bounds[2])}-{money(bounds[3])}"
+        return None
+    return f"{money(bounds[0])}-{money(bounds[1])}", f"{money(bounds[2])}-{money(bounds[3])}"
+
+
+def _declared_lines(table: lobby_pb2.LobbyTable) -> str:
+    """The ``Game`` column's lines on the limits a dealer may declare (when there are any)."""
+    limits = _declarable(table)
+    return f"\ndeclare {limits[0]}\n  / {limits[1]}" if limits else ""
 
 
 def _bounds(text: str | None, flag: str) -> tuple[int, int]:
@@ -536,7 +541,11 @@ async def cmd_create_table(admin: Admin) -> int:
     declared = ""
     if table.HasField("dealers_choice"):
         limits = _declarable(table)
-        declared = f"; the dealer may declare {limits}" if limits else "; no other limits declared"
+        declared = (
+            f"; the dealer may declare a small bet of {limits[0]} and a big bet of {limits[1]}"
+            if limits
+            else "; the dealer declares no other limits"
+        )
     admin.say(
         f"Clock {table.action_seconds} s a decision; {_policy_text(table.time_bank)}{declared}."
     )

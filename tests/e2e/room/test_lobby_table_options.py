@@ -218,7 +218,8 @@ async def test_riverboat_admin_sets_and_shows_them(room: Room, lobby: ServicePro
         "Table dealers-choice-friday (Friday): Dealer's choice $2.00/$5.00, buy-in "
         "$20.00-$500.00, up to 8 players.",
         "Clock 30 s a decision; time bank 90 s, 15 s more every 20 hands, disconnect protection"
-        " once per 5 hands; the dealer may declare $1.00-$5.00/$2.00-$10.00.",
+        " once per 5 hands; the dealer may declare a small bet of $1.00-$5.00 and a big bet of"
+        " $2.00-$10.00.",
     ], made.err
     plain = await run("create-table", "--name", "Plain", "--time-bank-topup", "0")
     assert plain.out.splitlines()[1] == (
@@ -233,6 +234,6 @@ async def test_riverboat_admin_sets_and_shows_them(room: Room, lobby: ServicePro
 
     tables = await run("tables")
     text = tables.out
-    assert "declare $1.00-$5.00/$2.00-$10.00" in text, text
-    assert "30 s, bank 90 s" in text and "+15 s/20 hands" in text and "protect 1/5 hands" in text
+    assert "declare $1.00-$5.00" in text and "/ $2.00-$10.00" in text, text
+    assert "30 s, bank 90 s" in text and "+15 s/20 hands" in text and "protect/5 hands" in text
     assert "30 s, bank 60 s" in text
