@@ -14,9 +14,10 @@ Two markers, each on the line right before a fenced block that opens with ```` `
   ``var/admin.token`` once ``riverboat admin login --save`` wrote it), and
   ``$RIVERBOAT_LOBBY_ADDRESS``, ``$RIVERBOAT_TABLE_ADDRESS``, ``$RIVERBOAT_SETTLEMENT_ADDRESS``
   and ``$RIVERBOAT_DEALER_ADDRESS`` point the clients at it, so a block reads as a session
-  against ``make run`` (in a terminal 120 columns wide). Every room block of every file runs in one test, in the order of
-  :func:`doc_files` and of the blocks within a file: a block sees what the blocks before it
-  did (``admin.md`` runs first of docs/, on the room as ``riverboat up`` left it).
+  against ``make run`` (in a terminal 120 columns wide). Every room block of every file runs in
+  one test, in the order of :func:`doc_files` and of the blocks within a file: a block sees
+  what the blocks before it did (``admin.md`` runs first of docs/, on the room as
+  ``riverboat up`` left it).
 
 Inside a block, a line starting ``$ `` is a command (run by bash, with ``.venv/bin`` first on
 ``PATH``, so ``riverboat`` and ``.venv/bin/riverboat`` both work; a command line ending in

@@ -27,9 +27,7 @@ def register(groups: Any) -> None:
     run = sub.add_parser("run", help="play a scenario file (JSON) and print the result as JSON")
     run.add_argument("file", help="scenario file, or - for standard input")
     run.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
-    run.add_argument(
-        "--brief", action="store_true", help="leave out the events (the outcome only)"
-    )
+    run.add_argument("--brief", action="store_true", help="leave out the events (the outcome only)")
     run.set_defaults(handler=cmd_run)
     demo = sub.add_parser("demo", help="bots play a few hands of stud hi/lo; print them")
     demo.add_argument("--hands", type=int, default=3)
