@@ -2,7 +2,8 @@
 
 Register, have the operator deposit, log in, find a table, join it, watch it, act when it is
 your turn, leave; then one refused call, its google.rpc.Status details decoded the standard way
-(grpcio-status). Run it against `make run` (defaults) or any room:
+(grpcio-status). Run it against `make run` (defaults; `$RIVERBOAT_LOBBY_ADDRESS` and the like, or
+the flags, for another room):
 
     .venv/bin/python docs/examples/api_session.py --user ann --operator-password "$(cat var/operator.password)"
 """
@@ -10,6 +11,7 @@ your turn, leave; then one refused call, its google.rpc.Status details decoded t
 from __future__ import annotations
 
 import argparse
+import os
 import uuid
 
 import grpc
@@ -48,9 +50,13 @@ def show_error(error: grpc.RpcError) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--lobby", default="127.0.0.1:50051")
-    parser.add_argument("--table", default="127.0.0.1:50052")
-    parser.add_argument("--settlement", default="127.0.0.1:50054")
+    # Where the room is: a flag, else the variable every Riverboat service and client reads.
+    env = os.environ.get
+    parser.add_argument("--lobby", default=env("RIVERBOAT_LOBBY_ADDRESS", "127.0.0.1:50051"))
+    parser.add_argument("--table", default=env("RIVERBOAT_TABLE_ADDRESS", "127.0.0.1:50052"))
+    parser.add_argument(
+        "--settlement", default=env("RIVERBOAT_SETTLEMENT_ADDRESS", "127.0.0.1:50054")
+    )
     parser.add_argument("--user", default="ann")
     parser.add_argument("--password", default="correct horse battery")
     parser.add_argument("--operator", default="operator")
@@ -62,7 +68,9 @@ def main() -> None:
 
     # 1. Register (ALREADY_EXISTS if the name is taken: then just log in).
     try:
-        reply = lobby.Register(lobby_pb2.RegisterRequest(username=args.user, password=args.password))
+        reply = lobby.Register(
+            lobby_pb2.RegisterRequest(username=args.user, password=args.password)
+        )
         print(f"registered {args.user}: player_id {reply.player_id}")
     except grpc.RpcError as exc:
         show_error(exc)
@@ -118,7 +126,7 @@ def main() -> None:
             ),
             metadata=me,
         )
-        print(f"hand {view.hand_id}: {action} -> version {acted.version}")
+        print(f"hand #{view.hand_number} ({view.hand_id}): {action} -> version {acted.version}")
         break
     watch.cancel()
 

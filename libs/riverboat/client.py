@@ -579,13 +579,20 @@ class LobbyClient:
         request_id: str,
         overrides: dict[str, Any] | None = None,
         action_seconds: int = 0,
+        time_bank: Any = None,
+        rules: Any = None,
     ) -> lobby_pb2.LobbyTable:
-        """Open a table (operators)."""
+        """Open a table (operators). ``time_bank``: a ``TimeBankPolicy`` message, ``rules`` a
+        dealers_choice table's ``DealersChoiceRules`` (default: the template's)."""
         request = lobby_pb2.CreateTableRequest(
             template=template, name=name, request_id=request_id, action_seconds=action_seconds
         )
         if overrides:
             request.overrides.update(overrides)
+        if time_bank is not None:
+            request.time_bank.CopyFrom(time_bank)
+        if rules is not None:
+            request.dealers_choice.CopyFrom(rules)
         reply = await self.stub.CreateTable(request, metadata=self.metadata)
         table: lobby_pb2.LobbyTable = reply.table
         return table

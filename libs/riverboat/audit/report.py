@@ -101,10 +101,14 @@ class Violation:
     table_id: str | None = None
     hand_id: str | None = None
     at: EventRef | None = None
+    #: The hand's number at its table (0: unknown, or a hand never dealt).
+    hand_number: int = 0
 
     def __str__(self) -> str:
         parts = [f"[{self.check}]"]
-        if self.hand_id:
+        if self.hand_id and self.hand_number:
+            parts.append(f"hand #{self.hand_number} ({self.hand_id})")
+        elif self.hand_id:
             parts.append(f"hand {self.hand_id}")
         if self.at is not None:
             parts.append(f"at {self.at}:")
@@ -120,6 +124,7 @@ class Violation:
             "message": self.message,
             "table_id": self.table_id,
             "hand_id": self.hand_id,
+            "hand_number": self.hand_number or None,
             "at": None if self.at is None else self.at.to_json(),
         }
 
@@ -151,12 +156,15 @@ class HandResult:
     rake: int = 0
     first_version: int = 0
     last_version: int = 0
+    #: The hand's number at its table (1, 2, 3... as dealt; 0: never dealt).
+    number: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
             "table_id": self.table_id,
             "hand_id": self.hand_id,
+            "number": self.number or None,
             "status": str(self.status),
             "variant": self.variant,
             "players": self.players,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from riverboat.audit import crv1, rbs1
@@ -35,7 +35,7 @@ from riverboat.engine.events import (
 from riverboat.engine.events import Event as HandEvent
 from riverboat.table.events import HandCommitted, HandVoided, SeedsLocked, TableEvent
 
-__all__ = ["HandRecord", "audit_table", "scan_hands"]
+__all__ = ["HandRecord", "audit_table", "hand_numbers", "scan_hands"]
 
 _TABLE_EVENTS = TableEvent.__args__
 
@@ -111,6 +111,14 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
             if current is not None:
                 current.last_version = m.version
     return hands
+
+
+def hand_numbers(hands: list[HandRecord]) -> dict[str, int]:
+    """Each dealt hand's number at its table (1, 2, 3... in the order dealt), as the table's
+    fold counts them (every ``HandStarted``) when ``hands`` start at the table's beginning; a
+    hand committed and never dealt has none."""
+    dealt = [h.hand_id for h in hands if h.started is not None]
+    return {hand_id: number for number, hand_id in enumerate(dealt, start=1)}
 
 
 def _check_deck(
@@ -275,7 +283,7 @@ def _when(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _summarise(table_id: str, hand: HandRecord, failed: set[str]) -> HandResult:
+def _summarise(table_id: str, hand: HandRecord, failed: set[str], number: int) -> HandResult:
     pot = rake = 0
     for logged in hand.events:
         event = logged.event
@@ -304,6 +312,7 @@ def _summarise(table_id: str, hand: HandRecord, failed: set[str]) -> HandResult:
         rake=rake,
         first_version=hand.first_version,
         last_version=hand.last_version,
+        number=number,
     )
 
 
@@ -372,7 +381,13 @@ def _audit_table(
             (v.at.stream_sequence, -1 if v.at.index is None else v.at.index) if v.at else (0, -1)
         ),
     )
-    result.hands = [_summarise(table_id, h, failed) for h in hands]
+    # Hands are named by their number at the table (and their id) wherever the report names them.
+    numbers = hand_numbers(hands)
+    result.violations = [
+        replace(v, hand_number=numbers.get(v.hand_id, 0)) if v.hand_id else v
+        for v in result.violations
+    ]
+    result.hands = [_summarise(table_id, h, failed, numbers.get(h.hand_id, 0)) for h in hands]
     return result
 
 

@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from riverboat.audit.archive import (
@@ -229,6 +229,12 @@ def _verify(data: _Input, source: str, jobs: int, progress: Progress | None) -> 
                     hand_id,
                 )
             )
+    # Archive-wide findings about a dealt hand (its seed record, say) name its number too.
+    numbers = {(t.table_id, h.hand_id): h.number for t in report.tables for h in t.hands}
+    report.violations = [
+        replace(v, hand_number=numbers.get((v.table_id or "", v.hand_id), 0)) if v.hand_id else v
+        for v in report.violations
+    ]
     report.seconds = time.perf_counter() - started
     return report
 

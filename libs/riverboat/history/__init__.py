@@ -12,6 +12,7 @@ from riverboat.history.phh import to_phh, to_phhs
 from riverboat.history.pokerstars import (
     hand_number,
     pokerstars_files,
+    table_hand_number,
     to_pokerstars,
     to_pokerstars_all,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "hands_from_archive",
     "phh_code",
     "pokerstars_files",
+    "table_hand_number",
     "to_phh",
     "to_phhs",
     "to_pokerstars",

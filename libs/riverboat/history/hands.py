@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from riverboat.audit.archive import Archive, StoredMessage
-from riverboat.audit.tableaudit import HandRecord, scan_hands
+from riverboat.audit.tableaudit import HandRecord, hand_numbers, scan_hands
 from riverboat.audit.tablelog import HEADER_VERSION, LoggedEvent, LoggedMessage, decode_log
 from riverboat.audit.verify import split_tables
 from riverboat.engine.events import Event, HandEnded, HandStarted, PotAwarded, RakeTaken
@@ -95,13 +95,14 @@ class HandTotals:
 
 
 def hand_from_events(
-    events: Sequence[Event], *, table_id: str = "", table_name: str = ""
+    events: Sequence[Event], *, table_id: str = "", table_name: str = "", number: int = 0
 ) -> HandLog:
-    """A hand from its engine events (``HandStarted`` first), e.g. from the engine itself."""
+    """A hand from its engine events (``HandStarted`` first), e.g. from the engine itself;
+    ``number``: its number at its table (0: unknown)."""
     started = events[0]
     if not isinstance(started, HandStarted):
         raise ValueError("a hand's events begin with HandStarted")
-    return HandLog(table_id, started.hand_id, tuple(events), table_name)
+    return HandLog(table_id, started.hand_id, tuple(events), table_name, number=number)
 
 
 def _when(text: str) -> datetime | None:
@@ -151,11 +152,12 @@ def hands_from_log(table_id: str, log: list[LoggedMessage], table_name: str = ""
     """Every dealt hand of one table's decoded log, in order (the last may be unfinished),
     numbered from 1 (right when ``log`` starts at the table's beginning)."""
     times = {m.version: m.message.time for m in log}
-    dealt = [r for r in scan_hands(log) if r.started is not None]  # else committed, never dealt
-    # Every hand dealt counts, as the table's fold counts HandStarted.
+    records = scan_hands(log)
+    numbers = hand_numbers(records)  # every hand dealt counts, as the table's fold counts
     return [
-        _hand(table_id, table_name or table_id, record, times, number)
-        for number, record in enumerate(dealt, start=1)
+        _hand(table_id, table_name or table_id, record, times, numbers[record.hand_id])
+        for record in records
+        if record.started is not None  # else committed, never dealt
     ]
 
 

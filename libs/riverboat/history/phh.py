@@ -21,6 +21,7 @@ from riverboat.handtext import STREETS, money
 from riverboat.history.hands import HandLog
 from riverboat.history.narrate import cards_text, describe, halves_of
 from riverboat.history.perspective import AUDITOR, Perspective, visible_events
+from riverboat.history.pokerstars import hand_number
 from riverboat.history.toml import Comment, key, value
 from riverboat.history.variants import phh_code
 
@@ -147,6 +148,8 @@ class _Writer:
         out: dict[str, Any] = {
             "_hand_id": hand.hand_id,
             "_table_id": hand.table_id,
+            # The PokerStars-style export's number of the hand (its last digits: `hand`).
+            "_pokerstars_hand": hand_number(hand),
             "_variant": hand.started.variant,
             "_amounts": "cents",
             "_perspective": self.perspective.label,

@@ -11,7 +11,8 @@ that player saw: their own cards, up cards and hands shown down (``perspective``
 Five-card draw follows PokerStars' draw layout: ``*** DEALING HANDS ***``, then ``*** FIRST
 DRAW ***`` (``SECOND``...) for each draw, where ``P: discards 2 cards [..]`` names the cards only
 to their owner and is followed, for the cards that reader can see, by ``Dealt to P [kept]
-[new]``. Hand numbers are numbers (:func:`hand_number`), as tracking tools require, and
+[new]``. Hand numbers are numbers (:func:`hand_number`: the table's, after a code for the
+table), as tracking tools require, and
 :func:`pokerstars_files` cuts hands into one file per table and day, as PokerStars writes them.
 """
 
@@ -34,6 +35,8 @@ __all__ = [
     "file_name",
     "hand_number",
     "pokerstars_files",
+    "table_code",
+    "table_hand_number",
     "to_pokerstars",
     "to_pokerstars_all",
 ]
@@ -45,21 +48,49 @@ _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 #: Hand numbers stay below 10**15: within the 53 bits a JavaScript number holds exactly, and
 #: within the 64-bit integers tracking tools store them in.
 HAND_NUMBER_LIMIT = 10**15
+#: The last seven digits of a hand number are the hand's number at its table (1, 2, 3...);
+#: the eight before them, 10000000-99999999, stand for the table.
+TABLE_HAND_DIGITS = 7
+_TABLE_HANDS = 10_000_000  # 10**TABLE_HAND_DIGITS
+_FIRST_CODE = 10_000_000
+_CODES = 90_000_000  # codes 10000000..99999999: HAND_NUMBER_LIMIT // _TABLE_HANDS - _FIRST_CODE
 
 
-def hand_number(hand_id: str) -> int:
-    """The numeric hand number a PokerStars-style history gives hand ``hand_id``.
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
-    The room has no room-wide hand counter (a hand's id is its table and table-log version,
-    ``t1-5``), and tracking tools insist on a number. So the number is derived from the id
-    alone: the first eight bytes of its SHA-256, big-endian, modulo ``10**15``. It is the same
-    in every export of the hand (the auditor's, every player's, any selection), needs no
-    registry, and ``riverboat history export --hand`` accepts it as well as the id. Two hands
-    could in principle share a number; the odds are about one in two thousand for a million
-    hands (the birthday bound), and the export refuses such a set rather than write it.
+
+def table_code(table_id: str) -> int:
+    """The eight digits that stand for table ``table_id`` in its hands' numbers: 10000000 plus
+    the first eight bytes of the SHA-256 of the id (big-endian) modulo 90000000."""
+    return _FIRST_CODE + _digest(table_id) % _CODES
+
+
+def hand_number(hand: HandLog) -> int:
+    """The numeric hand number a PokerStars-style history gives ``hand``, unique in the room.
+
+    Tracking tools insist on a number, unique across the files they are given, and the table's
+    own numbers (1, 2, 3...) repeat from table to table. So the number is the table's code
+    (:func:`table_code`, eight digits) followed by the hand's number at its table in seven
+    digits: the third hand of a table whose code is 34362671 is ``343626710000003``, and
+    the last digits read as the table's hand number. It is the same in every export of the hand
+    and needs no registry; ``riverboat history export --hand`` and ``GetHandHistory`` accept it
+    as well as the id. A hand whose table number is unknown (one built from engine events
+    alone) takes its last seven digits from the SHA-256 of its id instead.
+
+    Two tables could share a code: the odds are about one in 18,000 for a hundred tables (the
+    birthday bound), and an export refuses two hands with one number rather than write them;
+    so does a table past ten million hands, whose numbers wrap.
     """
-    digest = hashlib.sha256(hand_id.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") % HAND_NUMBER_LIMIT
+    digits = hand.number % _TABLE_HANDS if hand.number else _digest(hand.hand_id) % _TABLE_HANDS
+    return table_code(hand.table_id) * _TABLE_HANDS + digits
+
+
+def table_hand_number(table_id: str, number: int) -> int | None:
+    """The number at ``table_id`` of the hand a PokerStars hand ``number`` names (None: the
+    number is not one of that table's)."""
+    code, digits = divmod(number, _TABLE_HANDS)
+    return digits if code == table_code(table_id) and digits else None
 
 
 class _Text:
@@ -89,7 +120,7 @@ class _Text:
         stakes = f"{money(opts.get('small_bet', 0))}/{money(opts.get('big_bet', 0))} USD"
         when = self.hand.started_at or datetime(1970, 1, 1)
         self.lines.append(
-            f"PokerStars Hand #{hand_number(self.hand.hand_id)}:  "
+            f"PokerStars Hand #{hand_number(self.hand)}:  "
             f"{display_name(started.variant)} Limit ({stakes}) - {when:%Y/%m/%d %H:%M:%S} UTC"
         )
         table = self.hand.table_name or self.hand.table_id
@@ -311,7 +342,7 @@ class _Numbers:
         self.seen: dict[int, str] = {}
 
     def check(self, hand: HandLog) -> None:
-        number = hand_number(hand.hand_id)
+        number = hand_number(hand)
         other = self.seen.setdefault(number, hand.hand_id)
         if other != hand.hand_id:
             raise ValueError(f"hands {other} and {hand.hand_id} share hand number {number}")

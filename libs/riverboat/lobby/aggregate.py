@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 
-from riverboat.eventcodec import options_from_pb
+from riverboat.eventcodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.idempotency import fingerprint_of
 from riverboat.lobby.state import Account, Join, ListedTable, LobbyState, Waiting
 from riverboat.v1 import lobby_pb2
@@ -108,6 +108,8 @@ def apply_event(state: LobbyState, event: lobby_pb2.LobbyEvent) -> None:
             t.action_seconds,
             when,
             event.request_id,
+            time_bank_from_pb(t.time_bank) if t.HasField("time_bank") else None,
+            rules_from_pb(t.dealers_choice) if t.HasField("dealers_choice") else None,
         )
     elif kind == "join_started":
         j = event.join_started

@@ -9,6 +9,8 @@ from typing import Any
 
 from riverboat.engine.money import MAX_AMOUNT
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
+from riverboat.engine.session import DealersChoiceRules
+from riverboat.table.events import DEFAULT_TIME_BANK, TimeBankPolicy
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
 TEMPLATES = ("pacific", "dealers_choice")
@@ -55,6 +57,11 @@ class ListedTable:
     created_at: datetime
     #: The request key that opened it (riverboat.idempotency ``RequestKey.stored``).
     request_key: str = ""
+    #: The time bank it was opened with (None: listed before the lobby carried it).
+    time_bank: TimeBankPolicy | None = None
+    #: A dealer's choice table's games and declarable limits (None: another template, or
+    #: listed before the lobby carried them, when the table has the template's).
+    rules: DealersChoiceRules | None = None
 
     @property
     def min_buy_in(self) -> int:
@@ -148,3 +155,26 @@ def template_options(template: str, overrides: dict[str, Any]) -> tuple[str, Tab
         # choice money rules: dealer-only $1 ante, $2 bets, $5 in the last round.
         return "dealers_choice", dealers_choice_options(**overrides)
     raise LobbyRuleError(f"unknown template {template!r}; templates are {', '.join(TEMPLATES)}")
+
+
+#: Each template's time bank: 60 s, 10 s more every 10 hands, disconnect protection once per
+#: 10 hands (the table service's own default).
+TEMPLATE_TIME_BANKS = {"pacific": DEFAULT_TIME_BANK, "dealers_choice": DEFAULT_TIME_BANK}
+
+
+def template_time_bank(template: str, asked: TimeBankPolicy | None) -> TimeBankPolicy:
+    """The time bank of a table from ``template``: the operator's, else the template's."""
+    return asked if asked is not None else TEMPLATE_TIME_BANKS[template]
+
+
+def template_rules(template: str, asked: DealersChoiceRules | None) -> DealersChoiceRules | None:
+    """The dealer's choice settings of a table from ``template``: the operator's, else the
+    template's (every game, the dealer declaring only the table's own limits); None for a
+    template without a dealer's choice, where asking for them is a :class:`LobbyRuleError`."""
+    if template != "dealers_choice":
+        if asked is not None:
+            raise LobbyRuleError(
+                f"dealers_choice settings are for the dealers_choice template, not {template!r}"
+            )
+        return None
+    return asked if asked is not None else DealersChoiceRules()

@@ -47,18 +47,22 @@ class LoginResponse(_message.Message):
     def __init__(self, token: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., role: _Optional[str] = ..., player_id: _Optional[str] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("template", "name", "overrides", "action_seconds", "request_id")
+    __slots__ = ("template", "name", "overrides", "action_seconds", "request_id", "time_bank", "dealers_choice")
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
     template: str
     name: str
     overrides: _struct_pb2.Struct
     action_seconds: int
     request_id: str
-    def __init__(self, template: _Optional[str] = ..., name: _Optional[str] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    time_bank: _events_pb2.TimeBankPolicy
+    dealers_choice: _events_pb2.DealersChoiceRules
+    def __init__(self, template: _Optional[str] = ..., name: _Optional[str] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action_seconds: _Optional[int] = ..., request_id: _Optional[str] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table",)
@@ -95,7 +99,7 @@ class GetTableResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address", "waiting_list")
+    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address", "waiting_list", "action_seconds", "time_bank", "dealers_choice")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
@@ -109,6 +113,9 @@ class LobbyTable(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     WAITING_LIST_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     template: str
@@ -122,7 +129,10 @@ class LobbyTable(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     owner_address: str
     waiting_list: WaitingList
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ..., waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ...) -> None: ...
+    action_seconds: int
+    time_bank: _events_pb2.TimeBankPolicy
+    dealers_choice: _events_pb2.DealersChoiceRules
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ..., waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ..., action_seconds: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
 
 class WaitingList(_message.Message):
     __slots__ = ("table_id", "waiting")
@@ -357,20 +367,24 @@ class AccountRegistered(_message.Message):
     def __init__(self, username: _Optional[str] = ..., player_id: _Optional[str] = ..., role: _Optional[str] = ..., password_hash: _Optional[str] = ...) -> None: ...
 
 class TableListed(_message.Message):
-    __slots__ = ("table_id", "name", "template", "variant", "options", "action_seconds")
+    __slots__ = ("table_id", "name", "template", "variant", "options", "action_seconds", "time_bank", "dealers_choice")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_FIELD_NUMBER: _ClassVar[int]
+    DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     template: str
     variant: str
     options: _events_pb2.TableOptions
     action_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ...) -> None: ...
+    time_bank: _events_pb2.TimeBankPolicy
+    dealers_choice: _events_pb2.DealersChoiceRules
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
 
 class JoinStarted(_message.Message):
     __slots__ = ("reference", "player", "table_id", "seat", "buy_in")

@@ -78,7 +78,7 @@ class HandPlayer(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., starting_stack: _Optional[int] = ..., final_stack: _Optional[int] = ...) -> None: ...
 
 class HandSummary(_message.Message):
-    __slots__ = ("table_id", "hand_id", "game", "started_at", "button", "players", "paid_out", "rake", "voided", "first_version", "last_version", "hand_number")
+    __slots__ = ("table_id", "hand_id", "game", "started_at", "button", "players", "paid_out", "rake", "voided", "first_version", "last_version", "hand_number", "pokerstars_number")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
@@ -91,6 +91,7 @@ class HandSummary(_message.Message):
     FIRST_VERSION_FIELD_NUMBER: _ClassVar[int]
     LAST_VERSION_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    POKERSTARS_NUMBER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
     game: str
@@ -103,7 +104,8 @@ class HandSummary(_message.Message):
     first_version: int
     last_version: int
     hand_number: int
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., game: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., button: _Optional[int] = ..., players: _Optional[_Iterable[_Union[HandPlayer, _Mapping]]] = ..., paid_out: _Optional[int] = ..., rake: _Optional[int] = ..., voided: _Optional[bool] = ..., first_version: _Optional[int] = ..., last_version: _Optional[int] = ..., hand_number: _Optional[int] = ...) -> None: ...
+    pokerstars_number: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., game: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., button: _Optional[int] = ..., players: _Optional[_Iterable[_Union[HandPlayer, _Mapping]]] = ..., paid_out: _Optional[int] = ..., rake: _Optional[int] = ..., voided: _Optional[bool] = ..., first_version: _Optional[int] = ..., last_version: _Optional[int] = ..., hand_number: _Optional[int] = ..., pokerstars_number: _Optional[int] = ...) -> None: ...
 
 class GetHandHistoryRequest(_message.Message):
     __slots__ = ("table_id", "hand_id")

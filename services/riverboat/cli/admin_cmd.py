@@ -40,7 +40,8 @@ from riverboat.cli.clientkit import (
 )
 from riverboat.cli.play.text import SHORT_VARIANTS, variant_name
 from riverboat.client import LobbyClient
-from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
+from riverboat.table.events import DEFAULT_TIME_BANK, TimeBankPolicy
+from riverboat.v1 import events_pb2, lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
 T = TypeVar("T")
 
@@ -111,6 +112,30 @@ def register(groups: Any) -> None:
         "e.g. --set small_bet=500",
     )
     create.add_argument("--action-seconds", type=int, default=0, help="seconds per decision (30)")
+    bank = create.add_argument_group(
+        "time bank (any of them: the others keep the template's, "
+        f"{_policy_text(DEFAULT_TIME_BANK)})"
+    )
+    bank.add_argument(
+        "--time-bank", type=int, metavar="SECONDS", help="each player's reserve (0: no time bank)"
+    )
+    bank.add_argument(
+        "--time-bank-topup",
+        metavar="SECONDS/HANDS",
+        help="seconds added every so many hands, e.g. 10/10 (0: never)",
+    )
+    bank.add_argument(
+        "--protect-hands",
+        type=int,
+        metavar="N",
+        help="a player whose connection dropped gets the time bank once per N hands (0: never)",
+    )
+    declare = create.add_argument_group(
+        "dealer's choice: the limits a dealer may declare for one deal (default: only the "
+        "table's own)"
+    )
+    declare.add_argument("--declare-small", metavar="MIN-MAX", help="small bet, e.g. 1-5")
+    declare.add_argument("--declare-big", metavar="MIN-MAX", help="big bet, e.g. 2-10")
     create.add_argument(
         "--id",
         dest="request_id",
@@ -387,28 +412,102 @@ async def cmd_tables(admin: Admin) -> int:
         admin.say("No tables yet; open one with `riverboat admin create-table`.")
         return 0
     grid = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
-    grid.add_column("Table", overflow="fold")
-    grid.add_column("Template")
-    grid.add_column("Game")
-    grid.add_column("Buy-in", no_wrap=True)
-    grid.add_column("Seats", justify="right", no_wrap=True)
-    grid.add_column("Players", no_wrap=True)
+    # The template is the table id's first word (TEMPLATE-ID): no column of its own.
+    grid.add_column("Table", overflow="fold", min_width=20)
+    grid.add_column("Game (stakes, buy-in)", no_wrap=True)
+    grid.add_column("Clock", no_wrap=True)
+    grid.add_column("Players")
     waits = any(t.waiting_list.waiting for t in tables)
     if waits:  # the column only when someone waits: the usual listing stays as it was
-        grid.add_column("Waiting", no_wrap=True)
+        grid.add_column("Waiting")
     for t in tables:
         grid.add_row(
             Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
-            t.template,
             f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
-            f"{money(t.small_bet)}/{money(t.big_bet)}",
-            f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
-            f"{len(t.seats)}/{t.max_players}",
-            "\n".join(f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats),
+            f"{money(t.small_bet)}/{money(t.big_bet)}"
+            + f"\n{money(t.min_buy_in)}-{money(t.max_buy_in)}"
+            + _declared_lines(t),
+            _clock_cell(t),
+            "\n".join(
+                [f"{len(t.seats)}/{t.max_players} seated"]
+                + [f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats]
+            ),
             *(["\n".join(waiting_text(w) for w in t.waiting_list.waiting)] if waits else []),
         )
     admin.console.print(grid)
     return 0
+
+
+def _policy_text(policy: TimeBankPolicy | events_pb2.TimeBankPolicy) -> str:
+    """``"time bank 60 s, 10 s more every 10 hands, disconnect protection once per 10 hands"``."""
+    if not policy.seconds:
+        return "no time bank"
+    text = f"time bank {policy.seconds} s"
+    if policy.topup_seconds and policy.topup_hands:
+        text += f", {policy.topup_seconds} s more every {policy.topup_hands} hands"
+    if policy.protect_hands:
+        text += f", disconnect protection once per {policy.protect_hands} hands"
+    return text
+
+
+def _clock_cell(table: lobby_pb2.LobbyTable) -> str:
+    """The ``Clock`` column: seconds a decision, then the time bank in short."""
+    tb = table.time_bank
+    lines = [f"{table.action_seconds} s" + (f", bank {tb.seconds} s" if tb.seconds else "")]
+    if tb.seconds and tb.topup_seconds and tb.topup_hands:
+        lines.append(f"+{tb.topup_seconds} s/{tb.topup_hands} hands")
+    if tb.seconds and tb.protect_hands:
+        lines.append(f"protect/{tb.protect_hands} hands")
+    return "\n".join(lines)
+
+
+def _declarable(table: lobby_pb2.LobbyTable) -> tuple[str, str] | None:
+    """The small and big bets a dealer's choice dealer may declare, ``("$1.00-$5.00",
+    "$2.00-$10.00")``, when they allow more than the table's own; else None."""
+    r = table.dealers_choice
+    bounds = (r.min_small_bet, r.max_small_bet, r.min_big_bet, r.max_big_bet)
+    own = (table.small_bet, table.small_bet, table.big_bet, table.big_bet)
+    if not table.HasField("dealers_choice") or bounds == own:
+        return None
+    return f"{money(bounds[0])}-{money(bounds[1])}", f"{money(bounds[2])}-{money(bounds[3])}"
+
+
+def _declared_lines(table: lobby_pb2.LobbyTable) -> str:
+    """The ``Game`` column's lines on the limits a dealer may declare (when there are any)."""
+    limits = _declarable(table)
+    return f"\ndeclare {limits[0]}\n  / {limits[1]}" if limits else ""
+
+
+def _bounds(text: str | None, flag: str) -> tuple[int, int]:
+    """``"1-5"`` -> ``(100, 500)`` (amounts as people type them); ``(0, 0)`` for None."""
+    if text is None:
+        return 0, 0
+    low, sep, high = text.partition("-")
+    if not sep:
+        raise Refused(f"{flag} wants MIN-MAX, e.g. 1-5, not {text!r}.")
+    return _amount(low), _amount(high)
+
+
+def _time_bank_asked(args: argparse.Namespace) -> events_pb2.TimeBankPolicy | None:
+    """The time bank the flags ask for (the template's for any not given), or None."""
+    if args.time_bank is None and args.time_bank_topup is None and args.protect_hands is None:
+        return None
+    base = DEFAULT_TIME_BANK
+    topup = (base.topup_seconds, base.topup_hands)
+    if args.time_bank_topup is not None:
+        seconds, _, hands = args.time_bank_topup.partition("/")
+        try:
+            topup = (0, 0) if seconds.strip() in ("0", "none") else (int(seconds), int(hands))
+        except ValueError:
+            raise Refused(
+                f"--time-bank-topup wants SECONDS/HANDS, e.g. 10/10, not {args.time_bank_topup!r}."
+            ) from None
+    return events_pb2.TimeBankPolicy(
+        seconds=base.seconds if args.time_bank is None else args.time_bank,
+        topup_seconds=topup[0],
+        topup_hands=topup[1],
+        protect_hands=base.protect_hands if args.protect_hands is None else args.protect_hands,
+    )
 
 
 async def cmd_create_table(admin: Admin) -> int:
@@ -416,6 +515,13 @@ async def cmd_create_table(admin: Admin) -> int:
     args = admin.args
     overrides = dict(parse_override(text) for text in args.overrides)
     request_id = args.request_id or default_request_id(args.name)
+    rules = None
+    if args.declare_small is not None or args.declare_big is not None:
+        small = _bounds(args.declare_small, "--declare-small")
+        big = _bounds(args.declare_big, "--declare-big")
+        rules = events_pb2.DealersChoiceRules(
+            min_small_bet=small[0], max_small_bet=small[1], min_big_bet=big[0], max_big_bet=big[1]
+        )
     table = await admin.lobby_call(
         admin.lobby.create_table(
             args.template,
@@ -423,12 +529,25 @@ async def cmd_create_table(admin: Admin) -> int:
             request_id=request_id,
             overrides=overrides or None,
             action_seconds=args.action_seconds,
+            time_bank=_time_bank_asked(args),
+            rules=rules,
         )
     )
     admin.say(
         f"Table {table.table_id} ({table.name}): {variant_name(table.variant)} "
         f"{money(table.small_bet)}/{money(table.big_bet)}, buy-in "
         f"{money(table.min_buy_in)}-{money(table.max_buy_in)}, up to {table.max_players} players."
+    )
+    declared = ""
+    if table.HasField("dealers_choice"):
+        limits = _declarable(table)
+        declared = (
+            f"; the dealer may declare a small bet of {limits[0]} and a big bet of {limits[1]}"
+            if limits
+            else "; the dealer declares no other limits"
+        )
+    admin.say(
+        f"Clock {table.action_seconds} s a decision; {_policy_text(table.time_bank)}{declared}."
     )
     return 0
 

@@ -8,6 +8,7 @@ The rule for amounts, everywhere a person types one: **dollars** (``12``, ``12.5
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ __all__ = [
     "money",
     "parse_amount",
     "sentence",
+    "service_address",
     "token_info",
 ]
 
@@ -115,15 +117,28 @@ def token_info(token: str) -> TokenInfo:
     return TokenInfo(str(claims.get("sub", "")), str(claims.get("role", "")), int(claims["exp"]))
 
 
+def service_address(service: str, default: str) -> str:
+    """Where a client finds ``service``: ``$RIVERBOAT_<SERVICE>_ADDRESS`` (the variable the
+    services themselves read, riverboat.services.common.config), else ``default``."""
+    return os.environ.get(f"RIVERBOAT_{service.upper()}_ADDRESS") or default
+
+
 def add_address_flags(parser: argparse.ArgumentParser, *, table: bool = False) -> None:
-    """``--lobby``, ``--settlement`` (and ``--table``) with the room's defaults."""
-    parser.add_argument("--lobby", default=DEFAULT_LOBBY, help=f"lobby ({DEFAULT_LOBBY})")
+    """``--lobby``, ``--settlement`` (and ``--table``): a flag, else the variable, else the
+    room's default (:func:`service_address`)."""
+    parser.add_argument(
+        "--lobby",
+        default=service_address("lobby", DEFAULT_LOBBY),
+        help=f"lobby ($RIVERBOAT_LOBBY_ADDRESS, else {DEFAULT_LOBBY})",
+    )
     if table:
         parser.add_argument(
-            "--table", default=DEFAULT_TABLE, help=f"table service ({DEFAULT_TABLE})"
+            "--table",
+            default=service_address("table", DEFAULT_TABLE),
+            help=f"table service ($RIVERBOAT_TABLE_ADDRESS, else {DEFAULT_TABLE})",
         )
     parser.add_argument(
         "--settlement",
-        default=DEFAULT_SETTLEMENT,
-        help=f"settlement service ({DEFAULT_SETTLEMENT})",
+        default=service_address("settlement", DEFAULT_SETTLEMENT),
+        help=f"settlement service ($RIVERBOAT_SETTLEMENT_ADDRESS, else {DEFAULT_SETTLEMENT})",
     )

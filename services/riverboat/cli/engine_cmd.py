@@ -27,6 +27,7 @@ def register(groups: Any) -> None:
     run = sub.add_parser("run", help="play a scenario file (JSON) and print the result as JSON")
     run.add_argument("file", help="scenario file, or - for standard input")
     run.add_argument("--indent", type=int, default=2, help="JSON indent (0 for one line)")
+    run.add_argument("--brief", action="store_true", help="leave out the events (the outcome only)")
     run.set_defaults(handler=cmd_run)
     demo = sub.add_parser("demo", help="bots play a few hands of stud hi/lo; print them")
     demo.add_argument("--hands", type=int, default=3)
@@ -55,11 +56,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"riverboat: the scenario is not valid JSON: {exc}", file=sys.stderr)
         return 2
     result = run_scenario(scenario)
-    print(json.dumps(result, indent=args.indent or None))
+    shown = _without_events(result) if args.brief else result
+    print(json.dumps(shown, indent=args.indent or None))
     if "error" in result:
         print(f"riverboat: {result['error']['reason']}", file=sys.stderr)
         return 2
     return 0
+
+
+def _without_events(value: Any) -> Any:
+    """A scenario result with every ``events`` list left out, at any depth (a table's hands
+    too): the outcome, as docs/games.md abridges it."""
+    if isinstance(value, dict):
+        return {k: _without_events(v) for k, v in value.items() if k != "events"}
+    if isinstance(value, list):
+        return [_without_events(v) for v in value]
+    return value
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -88,7 +88,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     wanted = set(args.hand)
 
     def named(h: Any) -> bool:
-        names = {h.hand_id, str(hand_number(h.hand_id)), f"{h.table_id}#{h.number}"}
+        names = {h.hand_id, str(hand_number(h)), f"{h.table_id}#{h.number}"}
         if len(args.table) == 1:
             names |= {str(h.number), f"#{h.number}"}  # the table's own numbers
         return bool(names & wanted)
@@ -116,18 +116,50 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _fail(f"no PHH code for variant {exc}")
     except ValueError as exc:  # two hands sharing a PokerStars hand number
         return _fail(str(exc))
+    if args.player:  # a player's export holds only the hands they were dealt into
+        hands = [h for h in hands if h.seat_of(args.player) is not None]
     if args.split_into is not None:
-        return _write_files(args.split_into, files)
+        return _write_files(args.split_into, files, hands)
     if args.output is None:
         sys.stdout.write(text)
     else:
         args.output.write_text(text, encoding="utf-8")
-        count = text.count("PokerStars Hand #") if args.format == "pokerstars" else len(hands)
-        print(f"wrote {count} hand(s) to {args.output}", file=sys.stderr)
+        print(f"wrote {_written(hands)} to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
-def _write_files(folder: Path, files: dict[str, str]) -> int:
+def _written(hands: list[Any]) -> str:
+    """The hands written, named by their numbers at their tables (with the ids of a few):
+    ``"3 hands: t1 #4 (t1-40), #5 (t1-49); t2 #1 (t2-5)"``, ``"40 hands: t1 #1-#40"``."""
+    if not hands:
+        return "0 hands"
+    by_table: dict[str, list[Any]] = {}
+    for hand in hands:
+        by_table.setdefault(hand.table_id, []).append(hand)
+    few = len(hands) <= 5
+    parts = []
+    for table_id, theirs in by_table.items():
+        if few:
+            names = [f"#{h.number} ({h.hand_id})" if h.number else h.hand_id for h in theirs]
+        else:
+            names = _ranges(sorted(h.number for h in theirs if h.number))
+            names += [h.hand_id for h in theirs if not h.number]
+        parts.append(f"{table_id} {', '.join(names)}")
+    return f"{len(hands)} hand{'s' if len(hands) != 1 else ''}: " + "; ".join(parts)
+
+
+def _ranges(numbers: list[int]) -> list[str]:
+    """``[1, 2, 3, 7]`` -> ``["#1-#3", "#7"]``."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and spans[-1][1] == n - 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return [f"#{a}" if a == b else f"#{a}-#{b}" for a, b in spans]
+
+
+def _write_files(folder: Path, files: dict[str, str], hands: list[Any]) -> int:
     """Write one PokerStars file per table and day into ``folder`` (made if need be)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -135,6 +167,5 @@ def _write_files(folder: Path, files: dict[str, str]) -> int:
             (folder / name).write_text(text, encoding="utf-8")
     except OSError as exc:
         return _fail(f"cannot write into {folder}: {exc}")
-    hands = sum(text.count("PokerStars Hand #") for text in files.values())
-    print(f"wrote {hands} hand(s) in {len(files)} file(s) to {folder}", file=sys.stderr)
+    print(f"wrote {_written(hands)} in {len(files)} file(s) to {folder}", file=sys.stderr)
     return EXIT_OK

@@ -17,6 +17,7 @@ import grpc
 
 from riverboat import eventloop
 from riverboat.auth import TokenIssuer, TokenKeyError, load_token_key
+from riverboat.cli.clientkit import DEFAULT_TABLE, service_address
 from riverboat.cli.up_cmd import narrator
 from riverboat.client import BotStats, TableClient, play_bot, random_chooser
 
@@ -26,7 +27,7 @@ DEMO_TABLE = "demo-stud"
 def register(groups: Any) -> None:
     """Add ``up``, ``bots`` and ``table``."""
     bots = groups.add_parser("bots", help="seat bots that play through the gRPC API")
-    bots.add_argument("--table-address", default="127.0.0.1:50052")
+    bots.add_argument("--table-address", default=service_address("table", DEFAULT_TABLE))
     bots.add_argument("--tables", type=int, default=1)
     bots.add_argument("--seats", type=int, default=4)
     bots.add_argument("--stack", type=int, default=20_000, help="chips each bot sits with")
@@ -48,13 +49,13 @@ def register(groups: Any) -> None:
     view = sub.add_parser("view", help="print a table as a player (or an observer) sees it")
     view.add_argument("table_id")
     view.add_argument("--token", help="bearer token (default: an operator's, as an observer)")
-    view.add_argument("--table-address", default="127.0.0.1:50052")
+    view.add_argument("--table-address", default=service_address("table", DEFAULT_TABLE))
     view.set_defaults(handler=cmd_table_view)
     watch = sub.add_parser("watch", help="follow a table's updates as JSON lines")
     watch.add_argument("table_id")
     watch.add_argument("--token", help="bearer token (default: an operator's, as an observer)")
     watch.add_argument("--after", type=int, default=0, help="resume after this version")
-    watch.add_argument("--table-address", default="127.0.0.1:50052")
+    watch.add_argument("--table-address", default=service_address("table", DEFAULT_TABLE))
     watch.set_defaults(handler=cmd_table_watch)
 
 

@@ -54,3 +54,13 @@ def test_cli_demo_plays_hands() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("Hand demo-") == 2
     assert "stacks:" in done.stdout
+
+
+def test_brief_leaves_out_the_events_and_nothing_else(tmp_path: Path) -> None:
+    doc = scenario(HANDS, [(2, "bring_in"), (1, "complete"), (2, "fold")], button=2)
+    full = json.loads(_cli(["engine", "run", "-"], stdin=json.dumps(doc)).stdout)
+    brief = _cli(["engine", "run", "--brief", "-"], stdin=json.dumps(doc))
+    assert brief.returncode == 0, brief.stderr
+    assert full["events"] and json.loads(brief.stdout) == {
+        k: v for k, v in full.items() if k != "events"
+    }

@@ -90,7 +90,10 @@ def test_a_progress_bar_on_a_terminal_and_none_in_a_pipe(
     if args[0] == "audit":
         assert done.stderr == ""
     else:
-        assert re.fullmatch(r"wrote \d+ hand\(s\) to out\.txt\n", done.stderr)
+        # The hands written, named by table and number (docs/hand-history.md).
+        assert re.fullmatch(
+            r"wrote \d+ hands: (\S+ #\d+(-#\d+)?(, |; |))+ to out\.txt\n", done.stderr
+        )
     # --no-progress: no bar even on a terminal.
     status, shown = under_a_terminal(command(*args, "--no-progress"), tmp_path)
     assert status == 0 and BAR not in shown
@@ -169,7 +172,11 @@ def test_split_into_one_pokerstars_file_per_table_and_day(
         day, table = re.fullmatch(r"HH(\d{8}) (.+?) - \$.*\.txt", path.name).groups()  # type: ignore[union-attr]
         got[(table, day)] += path.read_text().count("PokerStars Hand #")
     assert got == want
-    assert f"wrote {len(hands)} hand(s) in {len(files)} file(s)" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert said.startswith(f"wrote {len(hands)} hands: ") and f" in {len(files)} file(s)" in said
+    for table_id in {h.table_id for h in hands}:  # each table's hands, by number
+        last = max(h.number for h in hands if h.table_id == table_id)
+        assert f"{table_id} #" in said and f"-#{last}" in said, said
     # --split-into is for PokerStars files only, and not with -o: refused, nothing written.
     assert run(["history", "export", str(archive_path), "--split-into", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()

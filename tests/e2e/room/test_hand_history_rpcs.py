@@ -7,7 +7,8 @@ Oracles, from what each seat was shown live, never from the history code:
   a card that player's Watch stream showed them during that hand, from the update that
   started it to the one that ended it.
 * **Nothing missing**: the player's own cards from their Watch stream are in their history;
-  the operator's history of the hand holds every player's own cards (each seen by its owner).
+  the operator's history of the hand holds every player's own cards (each seen by its owner),
+  and an auditor's is the operator's (complete histories for both roles).
 * **Lists**: a player's ListHands is exactly the hands their stream saw start and end with
   them dealt in (among the hands their stream saw whole), newest first; paged, the pages are
   the unpaged list.
@@ -150,8 +151,11 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
     with grpc.insecure_channel(room.table_address) as channel:
         stub = _stub(channel)
         boss = _auth(room, "boss", "operator")
+        auditor = _auth(room, "auditor-1", "auditor")
         every = _all_hands(stub, boss, 100)
         assert len(every) >= 3
+        # Auditors list every hand as operators do, in pages too, and anyone's on request.
+        assert _all_hands(stub, auditor, 100) == every == _all_hands(stub, auditor, 2)
         for name in players:
             whole = seen[name].order
             mine = _all_hands(stub, _auth(room, name), 100)
@@ -162,6 +166,7 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
             for size in (1, 2, 3):
                 assert _all_hands(stub, _auth(room, name), size) == mine
             assert _all_hands(stub, boss, 2, player=name) == mine
+            assert _all_hands(stub, auditor, 2, player=name) == mine
             with pytest.raises(grpc.RpcError) as err:
                 stub.ListHands(
                     table_pb2.ListHandsRequest(table_id=TABLE, player="someone-else"),
@@ -184,7 +189,17 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
                 metadata=boss,
             )
             assert by_number.hand.hand_id == summary.hand_id
+            # The PokerStars number: the table's number in its last seven digits, the text's
+            # header, and a name of the hand as good as its id.
+            ps = summary.pokerstars_number
+            assert ps % 10**7 == summary.hand_number and len(str(ps)) == 15
+            assert by_number.text.startswith(f"PokerStars Hand #{ps}:  ")
+            by_ps = stub.GetHandHistory(
+                table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id=str(ps)), metadata=boss
+            )
+            assert by_ps.hand.hand_id == summary.hand_id
         assert compared >= 2
+        assert len({h.pokerstars_number // 10**7 for h in listed}) == 1  # one table, one code
         assert [h.hand_number for h in listed] == sorted(
             (h.hand_number for h in listed), reverse=True
         )
@@ -199,6 +214,14 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
             )
             assert full.perspective == "auditor"
             everyone = cards_in(full) & cards_in_text(full.text) & cards_in_phh(full.phh)
+            # An auditor reads the same complete history as the operator.
+            audited = stub.GetHandHistory(
+                table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id=hand_id),
+                metadata=auditor,
+            )
+            assert audited.perspective == "auditor"
+            assert (audited.text, audited.phh, audited.hand) == (full.text, full.phh, full.hand)
+            assert list(audited.events) == list(full.events)
             for name in players:
                 if hand_id not in seen[name].dealt_in or hand_id not in seen[name].own:
                     continue
@@ -221,6 +244,10 @@ async def test_hand_histories_show_each_player_only_what_they_saw(
 
         nope = table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id="t-hist-nope")
         assert code(stub.GetHandHistory, nope, boss) == grpc.StatusCode.NOT_FOUND
+        # A PokerStars number of another table (another code, the same last digits).
+        foreign = str(listed[0].pokerstars_number + 10**7)
+        elsewhere = table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id=foreign)
+        assert code(stub.GetHandHistory, elsewhere, auditor) == grpc.StatusCode.NOT_FOUND
         outsider = _auth(room, "outsider")
         first = table_pb2.GetHandHistoryRequest(table_id=TABLE, hand_id=every[0])
         assert code(stub.GetHandHistory, first, outsider) == grpc.StatusCode.PERMISSION_DENIED

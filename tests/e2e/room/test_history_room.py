@@ -79,7 +79,7 @@ async def test_exports_of_a_played_room(room: Room, operator: TableClient, tmp_p
                 continue
             forbidden = forbidden_cards(hand.events, seat)
             assert not hand_cards(mine[hand.hand_id]) & forbidden
-            block = written.split(f"PokerStars Hand #{hand_number(hand.hand_id)}:")[1].split(
+            block = written.split(f"PokerStars Hand #{hand_number(hand)}:")[1].split(
                 "PokerStars Hand #"
             )[0]
             assert not text_cards(block) & forbidden

@@ -25,7 +25,7 @@ import pytest
 from riverboat.client import TableClient
 from riverboat.engine import events as ev
 from riverboat.engine.cards import parse_card
-from riverboat.history import hand_number
+from riverboat.history.pokerstars import table_code
 from riverboat.v1 import table_pb2
 from tests.battery import size
 from tests.e2e.room._play import read_log
@@ -221,8 +221,11 @@ async def _check_exports(
             for hand_id, hand in doc.items():
                 lines = [*hand.get("actions", []), *(str(p) for p in hand.get("_passes", []))]
                 checker.export_text(hand_id, seat, "\n".join(lines), {}, f"{player}.phhs")
-            # PokerStars hand numbers are numbers (docs/hand-history.md): back to the hand ids.
-            by_number = {str(hand_number(h)): h for h in started}
+            # PokerStars hand numbers end with the table's hand number (docs/hand-history.md):
+            # back to the hand ids, numbered in the order the log deals them.
+            by_number = {
+                str(table_code(table_id) * 10**7 + n): h for n, h in enumerate(started, start=1)
+            }
             for block in text.read_text().split("PokerStars Hand #")[1:]:
                 number = block.split(":", 1)[0]
                 hand_id = by_number.get(number, number)

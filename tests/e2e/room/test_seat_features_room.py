@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,6 +311,120 @@ async def test_the_clock_draws_on_the_time_bank_and_a_disconnected_player_is_pro
         "deal",
         "timed out",
     ]
+    await _audit_finds_nothing(room, tmp_path)
+
+
+def _passive(
+    stub: table_pb2_grpc.TableServiceStub,
+    table_id: str,
+    md: tuple[tuple[str, str], ...],
+    when: Callable[[table_pb2.TableView], bool] = lambda v: True,
+) -> Callable[[table_pb2.TableView], Awaitable[None]]:
+    """A player who never folds while they can check, call or bring in (so every hand reaches
+    the other player's turn), when ``when`` says so."""
+    acted: set[int] = set()
+    order = ("check", "call", "bring_in")
+
+    async def move(view: table_pb2.TableView) -> None:
+        if not view.legal_actions or view.version in acted or not when(view):
+            return
+        acted.add(view.version)
+        names = [a.action for a in view.legal_actions]
+        legal = view.legal_actions[next((names.index(a) for a in order if a in names), 0)]
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await stub.Act(
+                table_pb2.ActRequest(
+                    table_id=table_id,
+                    hand_id=view.hand_id,
+                    seat=view.viewer_seat,
+                    action=legal.action,
+                    amount=legal.to[0] if legal.to else 0,
+                    request_id=f"p-{view.version}",
+                ),
+                metadata=md,
+            )
+
+    return move
+
+
+async def test_a_dropped_watch_stream_gets_the_protection_before_the_clock_once_per_n_hands(
+    room: Room, tmp_path: Path
+) -> None:
+    """p2 plays hand 1 with its Watch stream open, then its client cancels the stream as hand 2
+    starts and never comes back (it only sits in again when the clock sat it out). The rules
+    (docs/table-service.md): a disconnected player whose own bank is empty gets the table's
+    bank size once per ``protect_hands`` hands (here 2), before the clock acts for them."""
+    async with grpc.aio.insecure_channel(room.table_address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        tid = "t-drop"
+        bank = events_pb2.TimeBankPolicy(seconds=1, topup_seconds=0, topup_hands=0, protect_hands=2)
+        names = await _open(room, stub, tid, 2, action_seconds=1, bank=bank)
+        md = [_md(room, n) for n in names]
+        observer, p2 = Seen(), Seen()
+        dropped_at: list[int] = []  # the last version p2's stream received
+
+        async def p2_client() -> None:
+            call = stub.Watch(table_pb2.WatchRequest(table_id=tid), metadata=md[1])
+            act = _passive(stub, tid, md[1], when=lambda v: v.hand_number < 2)
+            async for update in call:
+                p2.updates.append(update)
+                if update.HasField("view"):
+                    if update.view.hand_number >= 2:
+                        call.cancel()  # the client drops the stream as hand 2 starts
+                        dropped_at.append(update.version)
+                        return
+                    await act(update.view)
+
+        sat_in: list[int] = []
+
+        async def p2_sits_in_when_sat_out(view: table_pb2.TableView) -> None:
+            # No stream, only the unary SitIn: p2 stays disconnected, dealt in again.
+            if dropped_at and view.seats[1].sitting_out and view.version not in sat_in:
+                sat_in.append(view.version)
+                await stub.SitIn(
+                    table_pb2.SitInRequest(table_id=tid, request_id=f"in-{view.version}"),
+                    metadata=md[1],
+                )
+
+        async with _tasks(
+            _watch(stub, tid, _md(room, "boss", "operator"), observer, p2_sits_in_when_sat_out),
+            _watch(stub, tid, md[0], Seen(), _passive(stub, tid, md[0])),
+            p2_client(),
+        ):
+            await _until(lambda: len(observer.kinds("hand_ended")) >= 4, "four hands played")
+    assert dropped_at and not any(u.version > dropped_at[0] for u in p2.updates)
+
+    # p2's bank events and time-outs, hand by hand (hand 1, 2, 3, 4), in log order.
+    per_hand: list[list[tuple[int, str]]] = []
+    for version, e in observer.events():
+        kind = e.WhichOneof("payload")
+        if kind == "hand_started":
+            per_hand.append([])
+        elif kind in ("time_bank_started", "time_bank_used", "player_timed_out"):
+            m = getattr(e, kind)
+            if m.player != names[1] or not per_hand:
+                continue
+            if kind == "time_bank_started":
+                per_hand[-1].append((version, f"bank {m.seconds}" + (" protection" * m.protection)))
+            elif kind == "time_bank_used":
+                per_hand[-1].append((version, f"drawn {m.seconds}"))
+            else:
+                per_hand[-1].append((version, "timed out"))
+    story = [[what for _, what in hand] for hand in per_hand[:4]]
+    # Hand 1, connected and acting: the clock never ran out on p2.
+    assert story[0] == [], story
+    # Hand 2, just dropped: the own bank (1 s) runs out, then the protection's second (not
+    # drawn from the bank), and only then the clock acts; nothing more is given this hand.
+    assert story[1][:5] == ["bank 1", "drawn 1", "bank 1 protection", "drawn 0", "timed out"]
+    assert set(story[1][5:]) <= {"timed out"}, story
+    # Hand 3: still away, bank empty, protection had one hand ago: the clock acts at once.
+    assert story[2] and set(story[2]) == {"timed out"}, story
+    # Hand 4: two hands after the last protection: given again, before the clock acts.
+    assert story[3][:3] == ["bank 1 protection", "drawn 0", "timed out"], story
+    assert set(story[3][3:]) <= {"timed out"}, story
+    # Every protection came after the stream was dropped.
+    given = [v for hand in per_hand for v, what in hand if what.endswith("protection")]
+    assert len(given) == 2 and all(v > dropped_at[0] for v in given)
     await _audit_finds_nothing(room, tmp_path)
 
 

@@ -17,6 +17,7 @@ from tests.unit.audit._tamper import (
     find,
     rechain,
     renumber_stream,
+    table_messages,
     with_batch,
 )
 
@@ -131,6 +132,35 @@ def test_a_seed_that_does_not_match_its_commitment(archive: Archive) -> None:
     assert mismatches[0].hand_id == record["hand_id"]
     assert mismatches[0].at is not None and mismatches[0].at.event == "HandCommitted"
     assert not only(report, Check.CARD_MISMATCH)
+
+
+def test_reports_name_a_hand_by_its_number_at_the_table(archive: Archive) -> None:
+    # The seed of a later hand of t2 no longer matches its commitment.
+    records = [
+        (k, json.loads(m.data))
+        for k, m in enumerate(archive.messages)
+        if m.stream == "RB_AUDIT" and json.loads(m.data)["table_id"] == "t2"
+    ]
+    k, record = records[6]
+    record["seed"] = ("00" if record["seed"][:2] != "00" else "01") + record["seed"][2:]
+    archive.messages[k] = archive.messages[k]._replace(data=json.dumps(record).encode())
+    report = audit(archive)
+    [bad] = only(report, Check.SEED_MISMATCH)
+    # People read the hand's number at its table (the hands dealt at t2 up to and including
+    # this one, counted here from the log), with its id.
+    number = 0
+    for i in table_messages(archive, "t2"):
+        kinds = [env.WhichOneof("payload") for env in batch_of(archive.messages[i]).events]
+        number += kinds.count("hand_started")
+        if any(env.hand_started.hand_id == record["hand_id"]
+               for env in batch_of(archive.messages[i]).events):  # fmt: skip
+            break
+    assert bad.hand_id == record["hand_id"] and bad.hand_number == number > 1
+    assert f"hand #{number} ({record['hand_id']}) at table t2" in str(bad)
+    [failed] = [h for h in report.hands if h.status == HandStatus.FAILED]
+    assert (failed.number, failed.hand_id) == (number, record["hand_id"])
+    assert f"hand #{number} ({record['hand_id']})" in "\n".join(report.summary_lines())
+    assert report.to_json()["violations"][0]["hand_number"] == number
 
 
 def test_a_deleted_message_is_named(archive: Archive) -> None:

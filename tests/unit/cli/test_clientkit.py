@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
+
 import grpc
 import pytest
 
 from riverboat.auth import TokenIssuer
-from riverboat.cli.clientkit import AmountError, error_sentence, parse_amount, sentence, token_info
+from riverboat.cli.clientkit import (
+    AmountError,
+    add_address_flags,
+    error_sentence,
+    parse_amount,
+    sentence,
+    token_info,
+)
 
 
 @pytest.mark.parametrize(
@@ -100,3 +109,30 @@ def test_token_info_reads_without_the_key() -> None:
     assert (info.subject, info.role, info.expires) == ("ann", "player", 1_060)
     with pytest.raises(ValueError, match="not a Riverboat token"):
         token_info("garbage")
+
+
+def test_addresses_come_from_a_flag_else_the_services_variable_else_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def parse(*argv: str) -> argparse.Namespace:
+        parser = argparse.ArgumentParser()
+        add_address_flags(parser, table=True)
+        return parser.parse_args(argv)
+
+    for name in ("LOBBY", "TABLE", "SETTLEMENT"):
+        monkeypatch.delenv(f"RIVERBOAT_{name}_ADDRESS", raising=False)
+    plain = parse()
+    assert (plain.lobby, plain.table, plain.settlement) == (
+        "127.0.0.1:50051",
+        "127.0.0.1:50052",
+        "127.0.0.1:50054",
+    )
+    monkeypatch.setenv("RIVERBOAT_LOBBY_ADDRESS", "10.0.0.5:7001")
+    monkeypatch.setenv("RIVERBOAT_SETTLEMENT_ADDRESS", "10.0.0.5:7004")
+    from_env = parse()
+    assert (from_env.lobby, from_env.table, from_env.settlement) == (
+        "10.0.0.5:7001",
+        "127.0.0.1:50052",
+        "10.0.0.5:7004",
+    )
+    assert parse("--lobby", "127.0.0.1:9").lobby == "127.0.0.1:9"

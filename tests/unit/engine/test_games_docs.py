@@ -38,6 +38,16 @@ def _subset(documented: Any, actual: Any) -> None:
         assert documented == actual
 
 
+FILES = sorted((Path(__file__).parents[3] / "docs" / "examples" / "games").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_the_example_files_the_docs_run_are_the_worked_examples(path: Path) -> None:
+    """docs/games.md runs some examples from files (``riverboat engine run --brief FILE``):
+    each is the worked example of the same name, as written in the doc."""
+    assert json.loads(path.read_text()) == EXAMPLES[path.stem][0]
+
+
 def test_there_is_one_worked_example_per_game_and_one_table() -> None:
     assert set(EXAMPLES) == {*GAMES, "seven_card_stud_hi_lo", "table"}
 

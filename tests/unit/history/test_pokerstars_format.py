@@ -169,10 +169,44 @@ def test_hand_numbers_are_numbers_the_same_in_every_export(
     assert all(0 <= n < 2**53 for n in numbers)
 
 
+def test_a_hand_number_ends_with_the_tables_own_number(room_hands: list[HandLog]) -> None:
+    """The number people read: the last seven digits are the hand's number at its table (its
+    place among the table's hands in log order, counted here), the eight before them the
+    same for every hand of a table and different from table to table."""
+    header = re.compile(r"^PokerStars Hand #(\d+):  ", re.MULTILINE)
+    tables: dict[str, list[HandLog]] = {}
+    for hand in sorted(room_hands, key=lambda h: h.first_version):
+        tables.setdefault(hand.table_id, []).append(hand)
+    assert len(tables) == 2
+    prefixes: dict[str, set[str]] = {}
+    for table_id, hands in tables.items():
+        # Every hand of the archive was dealt and finished: the k-th is the table's hand k.
+        for k, hand in enumerate(hands, start=1):
+            [number] = header.findall(to_pokerstars(hand) or "")
+            assert len(number) == 15 and number[8:] == f"{k:07d}", (table_id, k, number)
+            prefixes.setdefault(table_id, set()).add(number[:8])
+            assert ps_module.table_hand_number(table_id, int(number)) == k
+            other = next(t for t in tables if t != table_id)
+            assert ps_module.table_hand_number(other, int(number)) is None
+    assert all(len(p) == 1 for p in prefixes.values())
+    assert len(set.union(*prefixes.values())) == 2
+
+
+def test_the_number_oracle_catches_a_number_from_the_hand_id_alone(
+    room_hands: list[HandLog], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The numbering this replaced: digits from the SHA-256 of the hand id, nothing to read.
+    monkeypatch.setattr(
+        ps_module, "hand_number", lambda hand: ps_module._digest(hand.hand_id) % 10**15
+    )
+    with pytest.raises(AssertionError):
+        test_a_hand_number_ends_with_the_tables_own_number(room_hands)
+
+
 def test_two_hands_sharing_a_number_are_refused(
     room_hands: list[HandLog], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ps_module, "hand_number", lambda hand_id: 7)  # a planted collision
+    monkeypatch.setattr(ps_module, "hand_number", lambda hand: 7)  # a planted collision
     with pytest.raises(ValueError, match="share hand number 7"):
         to_pokerstars_all(room_hands[:2])
     with pytest.raises(ValueError, match="share hand number 7"):

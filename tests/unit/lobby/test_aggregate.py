@@ -9,7 +9,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from riverboat.engine.options import pacific_options
 from riverboat.eventcodec import options_to_pb
 from riverboat.lobby.aggregate import Folded, LobbyAggregate, decode_event
-from riverboat.v1 import lobby_pb2
+from riverboat.table.events import TimeBankPolicy
+from riverboat.v1 import events_pb2, lobby_pb2
 
 WHEN = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -78,6 +79,25 @@ def test_folds_accounts_tables_and_joins() -> None:
     assert (join.status, join.seat) == ("completed", 3)
     assert state.pending_joins() == []
     assert lobby.version("join-1") == 2 and lobby.version("account-bob") == 0
+
+
+def test_a_table_keeps_its_time_bank_and_dealers_choice_settings() -> None:
+    lobby = LobbyAggregate()
+    event = listed("t2")
+    event.table_listed.time_bank.CopyFrom(
+        events_pb2.TimeBankPolicy(seconds=90, topup_seconds=15, topup_hands=20, protect_hands=5)
+    )
+    event.table_listed.dealers_choice.CopyFrom(
+        events_pb2.DealersChoiceRules(games=["draw"], default_game="draw", edition=2,
+                                      min_small_bet=100, max_small_bet=500)
+    )  # fmt: skip
+    lobby.fold("table-t1", 1, listed("t1"))  # recorded before the lobby carried them
+    lobby.fold("table-t2", 1, event)
+    old, new = lobby.state.tables["t1"], lobby.state.tables["t2"]
+    assert (old.time_bank, old.rules) == (None, None)
+    assert new.time_bank == TimeBankPolicy(90, 15, 20, 5)
+    assert new.rules is not None and new.rules.games == ("draw",)
+    assert (new.rules.min_small_bet, new.rules.max_small_bet, new.rules.edition) == (100, 500, 2)
 
 
 def test_failed_join_keeps_its_reason() -> None:

@@ -31,8 +31,16 @@ from riverboat import paging
 from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_password
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
+from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
-from riverboat.eventcodec import options_to_pb
+from riverboat.engine.session import DealersChoiceRules
+from riverboat.eventcodec import (
+    options_to_pb,
+    rules_from_pb,
+    rules_to_pb,
+    time_bank_from_pb,
+    time_bank_to_pb,
+)
 from riverboat.eventstore import ConcurrencyError
 from riverboat.handtext import dollars
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
@@ -44,6 +52,8 @@ from riverboat.lobby.state import (
     LobbyRuleError,
     check_username,
     template_options,
+    template_rules,
+    template_time_bank,
 )
 from riverboat.rpcstatus import error_info
 from riverboat.services.common.auth import current_identity
@@ -63,6 +73,7 @@ from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abor
 from riverboat.services.lobby.log import Lobby
 from riverboat.services.lobby.owners import TableServices
 from riverboat.v1 import (
+    events_pb2,
     lobby_pb2,
     lobby_pb2_grpc,
     settlement_pb2,
@@ -401,26 +412,42 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             k: int(v) if isinstance(v, float) and v.is_integer() else v
             for k, v in overrides.items()
         }
+        template = request.template or "pacific"
         try:
-            variant, options = template_options(request.template or "pacific", overrides)
+            variant, options = template_options(template, overrides)
         except LobbyRuleError as exc:
             raise _rule_error(exc) from None
         except InvalidOptions as exc:  # the engine's rule is the reason, as at the table
+            raise _options_refused(exc, "overrides") from None
+        # The template's time bank and dealer's choice settings unless the operator gives
+        # their own; the table is opened with them spelled out, so what the lobby lists is
+        # what the table applies.
+        asked_bank = time_bank_from_pb(request.time_bank) if request.HasField("time_bank") else None
+        time_bank = template_time_bank(template, asked_bank)
+        try:
+            asked = (
+                rules_from_pb(request.dealers_choice, edition=RULE_BOOK)
+                if request.HasField("dealers_choice")
+                else None
+            )
+            rules = template_rules(template, asked)
+        except LobbyRuleError as exc:
             raise InvalidArgument(
-                exc.message,
-                reason=exc.rule.upper(),
-                metadata={"rule": exc.rule},
-                field="overrides",
+                str(exc), reason="NOT_DEALERS_CHOICE", field="dealers_choice"
             ) from None
+        except InvalidOptions as exc:
+            raise _options_refused(exc, "dealers_choice") from None
+        except ValueError as exc:  # game_defaults_json that is no JSON object
+            raise InvalidArgument(str(exc), field="dealers_choice.game_defaults_json") from None
         if amount_problem(MIN_BUY_IN_SMALL_BETS * options.small_bet, "the minimum buy-in"):
             raise InvalidArgument(
                 f"small_bet is at most {MAX_AMOUNT // MIN_BUY_IN_SMALL_BETS} cents: the minimum "
                 f"buy-in ({MIN_BUY_IN_SMALL_BETS} small bets) must stay within {MAX_AMOUNT} cents"
             )
-        name = request.name or f"{request.template or 'pacific'} table"
+        name = request.name or f"{template} table"
         if len(name) > 100:
             raise InvalidArgument("a table name is at most 100 characters", field="name")
-        table_id = f"{(request.template or 'pacific').replace('_', '-')}-{request_id}"[:64]
+        table_id = f"{template.replace('_', '-')}-{request_id}"[:64]
         listed = self.lobby.state.tables.get(table_id)
         if listed is not None:
             return lobby_pb2.CreateTableResponse(table=await self._created(listed, key, fp))
@@ -437,6 +464,8 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     action_seconds=action_seconds,
                     # The caller's key in the table's id: another caller's id opens nothing.
                     request_id=derived_id("lobby", caller, request_id),
+                    time_bank=time_bank_to_pb(time_bank),
+                    dealers_choice=rules_to_pb(rules) if rules is not None else None,
                 ),
                 metadata=self.metadata,
                 timeout=10,
@@ -449,14 +478,16 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 table_listed=lobby_pb2.TableListed(
                     table_id=table_id,
                     name=name,
-                    template=request.template or "pacific",
+                    template=template,
                     variant=variant,
                     options=options_to_pb(options),
                     action_seconds=action_seconds,
+                    time_bank=time_bank_to_pb(time_bank),
+                    dealers_choice=rules_to_pb(rules) if rules is not None else None,
                 ),
             ),
         )
-        log.info("table_created", table_id=table_id, template=request.template)
+        log.info("table_created", table_id=table_id, template=template)
         table = self.lobby.state.tables[table_id]
         return lobby_pb2.CreateTableResponse(table=await self._describe(table))
 
@@ -491,6 +522,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def _describe(self, table: ListedTable) -> lobby_pb2.LobbyTable:
         view, answered = await self._view(table.table_id)
+        rules = template_rules(table.template, table.rules)
         return lobby_pb2.LobbyTable(
             table_id=table.table_id,
             name=table.name,
@@ -509,6 +541,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             # followed; a lone table service without leases).
             owner_address=self.tables.owner_address(table.table_id) or answered,
             waiting_list=self._waiting_pb(table.table_id),
+            action_seconds=table.action_seconds,
+            # A table listed before the lobby recorded its time bank: the table's own word.
+            time_bank=time_bank_to_pb(table.time_bank) if table.time_bank else view.time_bank,
+            dealers_choice=_rules_shown(rules, table) if rules is not None else None,
         )
 
     async def ListTables(
@@ -1001,6 +1037,23 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             if code in passed:
                 raise passed[code](details, reason=reason, metadata=meta) from None
             raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
+
+
+def _options_refused(exc: InvalidOptions, field: str) -> InvalidArgument:
+    """INVALID_ARGUMENT for options the engine refuses: its rule is the reason, as at the
+    table."""
+    return InvalidArgument(
+        exc.message, reason=exc.rule.upper(), metadata={"rule": exc.rule}, field=field
+    )
+
+
+def _rules_shown(rules: DealersChoiceRules, table: ListedTable) -> events_pb2.DealersChoiceRules:
+    """A dealer's choice table's settings as listed: every declarable bound spelled out (an
+    unset one is the table's own small or big bet, as the table applies it)."""
+    shown = rules_to_pb(rules)
+    bounds = rules.limit_bounds(table.options)
+    shown.min_small_bet, shown.max_small_bet, shown.min_big_bet, shown.max_big_bet = bounds
+    return shown
 
 
 def _refuse_locked(account: Account | None) -> None:

@@ -29,6 +29,7 @@ from riverboat.eventcodec import event_to_pb
 from riverboat.eventstore import EventStore, EventStoreError
 from riverboat.history import AUDITOR, HandLog, Perspective, to_phh, to_pokerstars, visible_events
 from riverboat.history.hands import hands_from_log, log_from_records, table_name_of
+from riverboat.history.pokerstars import TABLE_HAND_DIGITS, hand_number, table_hand_number
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
     FailedPrecondition,
@@ -141,7 +142,7 @@ class HandHistories:
         if not request.hand_id:
             raise InvalidArgument("hand_id is required", reason="HAND_ID_REQUIRED")
         table = await self._read(_table_id(request.table_id))
-        hand = _find(table, request.hand_id)
+        hand = _find(request.table_id, table, request.hand_id)
         identity = current_identity()
         perspective = AUDITOR
         if identity.role == "player":
@@ -170,10 +171,12 @@ class HandHistories:
         )
 
 
-def _find(table: _Table, hand_id: str) -> HandLog | None:
-    """The hand named by its id or its number (decimal text)."""
+def _find(table_id: str, table: _Table, hand_id: str) -> HandLog | None:
+    """The hand named by its id, its number (decimal text) or its PokerStars hand number."""
     if hand_id.isascii() and hand_id.isdigit():
         number = int(hand_id)
+        if number >= 10**TABLE_HAND_DIGITS:  # no table deals that many: a PokerStars number
+            number = table_hand_number(table_id, number) or 0
         hand_id = next((h for h, n in table.numbers.items() if n == number), "")
     if table.current is not None and table.current.hand_id == hand_id:
         return table.current
@@ -225,4 +228,5 @@ def _summary(hand: HandLog) -> table_pb2.HandSummary:
         first_version=hand.first_version,
         last_version=hand.last_version,
         hand_number=hand.number,
+        pokerstars_number=hand_number(hand),
     )
