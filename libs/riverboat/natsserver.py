@@ -795,17 +795,26 @@ class NatsCluster:
         return data if isinstance(data, dict) else {}
 
     def meta_leader(self) -> str | None:
-        """The server name of the JetStream meta leader, as a live node reports it, or None."""
+        """The server name of the JetStream meta leader, or None: it must say so itself and
+        count every other running node as a current peer (a node it does not count yet is no
+        place for a replica: an R3 stream made then is refused, "no suitable peers")."""
+        running = {node.server_name for node in self.nodes if node.is_running}
         for node in self.nodes:
             meta = self.jsz(node).get("meta_cluster")
-            if isinstance(meta, dict) and meta.get("leader"):
-                leader = str(meta["leader"])
-                if self.node(leader).is_running:
-                    return leader
+            if not isinstance(meta, dict) or meta.get("leader") != node.server_name:
+                continue
+            current = {
+                str(peer.get("name"))
+                for peer in meta.get("replicas") or []
+                if isinstance(peer, dict) and peer.get("current")
+            }
+            if running - {node.server_name} <= current:
+                return node.server_name
         return None
 
     def wait_meta_leader(self, timeout: float | None = None) -> str:
-        """Wait until the live nodes agree on a running meta leader; return its name."""
+        """Wait until a running meta leader counts every running node as current; return its
+        name."""
         deadline = time.monotonic() + (self.startup_timeout if timeout is None else timeout)
         while True:
             leader = self.meta_leader()

@@ -809,7 +809,11 @@ async def test_sigterm_hands_its_tables_over_without_losing_a_hand(
             for t, lease in (await driver.leases.all()).items()
             if lease.holder == _holder(pair, "b")
         )
-        watching = asyncio.ensure_future(_watch_to_the_end(pair, "b", on_b[0]))
+        opened = asyncio.Event()
+        watching = asyncio.ensure_future(_watch_to_the_end(pair, "b", on_b[0], opened))
+        # Open before b stops: a Watch that came in while b was leaving could find nobody
+        # holding the table yet (NO_OWNER), which is right then, but not what this tests.
+        await asyncio.wait_for(opened.wait(), 30)
         await asyncio.to_thread(pair.instances["b"].stop, 60)
         assert pair.instances["b"].process is not None
         assert pair.instances["b"].process.returncode == 0
@@ -832,8 +836,11 @@ def _holder(pair: Pair, name: str) -> Holder:
     return Holder(name, pair.instances[name].address)
 
 
-async def _watch_to_the_end(pair: Pair, name: str, table_id: str) -> grpc.aio.AioRpcError:
-    """Watch ``table_id`` at instance ``name`` until the stream ends; the error it ends with."""
+async def _watch_to_the_end(
+    pair: Pair, name: str, table_id: str, opened: asyncio.Event
+) -> grpc.aio.AioRpcError:
+    """Watch ``table_id`` at instance ``name`` until the stream ends; the error it ends with
+    (``opened`` is set on its first message)."""
     async with grpc.aio.insecure_channel(pair.instances[name].address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         token = pair.issuer.issue("obs", "auditor")
@@ -843,7 +850,7 @@ async def _watch_to_the_end(pair: Pair, name: str, table_id: str) -> grpc.aio.Ai
         )
         try:
             async for _ in stream:
-                pass
+                opened.set()
         except grpc.aio.AioRpcError as exc:
             return exc
     raise AssertionError("the Watch stream ended without the redirect")
