@@ -460,11 +460,17 @@ class CardChecker:
         deal = hand.deal
         if deal is None:
             return ""
-        counted = deal.seen.get(card)
-        if counted is not None and index not in counted:
-            dealt = " or ".join(str(i + 1) for i in sorted(counted))
-            return f"it was dealt as card {dealt} of the deal, but its proof names card {index + 1}"
-        if counted is None and index not in deal.hidden:
+        counted = deal.seen.get(card, set())
+        # Out of sight: dealt hidden, and (if the viewer saw it dealt before) dealt again
+        # after a reshuffle, so later and past the first 52.
+        again = not counted or (index >= DECK_SIZE and index > max(counted))
+        if index not in counted and not (index in deal.hidden and again):
+            if counted:
+                dealt = " or ".join(str(i + 1) for i in sorted(counted))
+                return (
+                    f"it was dealt as card {dealt} of the deal, but its proof names card "
+                    f"{index + 1}"
+                )
             return (
                 f"its proof names card {index + 1} of the deal, which was no card dealt out "
                 "of your sight"

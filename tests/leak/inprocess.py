@@ -87,8 +87,10 @@ class InProcessTable:
         check_proofs: bool = False,
     ) -> None:
         self.table_id = table_id
-        #: Each viewer's own proof checker (seat 0: an observer), fed every message it gets.
+        #: Each viewer's own proof checker (seat 0: an observer), fed every message it gets,
+        #: and those messages.
         self.checkers: dict[int, CardChecker] | None = {} if check_proofs else None
+        self.messages: dict[int, list[Any]] = {}
         self.seed = b""
         self.commit: crv1.Commitment | None = None
         self.locked: list[crv1.ClientSeed] = []
@@ -128,6 +130,7 @@ class InProcessTable:
             self.checker.update(seat, msg, f"{self.table_id} watch")
             if self.checkers is not None:
                 self.checkers.setdefault(seat, CardChecker()).update(msg)
+                self.messages.setdefault(seat, []).append(msg)
 
     def deal(
         self, hand_id: str, rng: random.Random, *, silent: frozenset[int] = frozenset()
@@ -195,9 +198,11 @@ class InProcessTable:
         self.views.proofs.add_round(stub)
         return stub
 
-    def play_out(self, rng: random.Random) -> None:
-        """Random legal moves (and the dealer's reshuffles) until the hand ends."""
-        while (hand := self.state.hand) is not None and not hand.finished:
+    def play_out(self, rng: random.Random, *, calling: bool = False, moves_left: int = -1) -> None:
+        """Random legal moves (and the dealer's reshuffles) until the hand ends (or
+        ``moves_left`` moves were made); ``calling``: nobody folds, bets or raises."""
+        while (hand := self.state.hand) is not None and not hand.finished and moves_left:
+            moves_left -= 1
             if isinstance(hand, HandState) and hand.phase == RESHUFFLE:
                 proofs = self.views.proofs
                 round_ = 1 + (len(proofs.rounds) if proofs is not None else 0)
@@ -206,7 +211,8 @@ class InProcessTable:
                 self.deck = (*self.deck, *cards)
                 continue
             seat = rng.choice(waiting_for(hand))
-            self.do(table.act(self.state, _random_act(hand, seat, rng), self.deck))
+            act = _calling_act(hand, seat, rng) if calling else _random_act(hand, seat, rng)
+            self.do(table.act(self.state, act, self.deck))
 
 
 def _random_act(hand: Any, seat: int, rng: random.Random) -> Act:
@@ -228,6 +234,19 @@ def _random_act(hand: Any, seat: int, rng: random.Random) -> Act:
         if others:
             pick = rng.choice(others)
     return Act(seat, pick.action, rng.choice(pick.to) if pick.to else 0)
+
+
+def _calling_act(hand: Any, seat: int, rng: random.Random) -> Act:
+    """A check or a call when one is legal (everyone stays to the end), else a random move."""
+    for pick in moves(hand, seat):
+        if pick.action in ("check", "call", "bring_in"):
+            return Act(seat, pick.action, pick.to[0] if pick.to else 0)
+    act = _random_act(hand, seat, rng)
+    if act.action == "fold":
+        others = [m for m in moves(hand, seat) if m.action != "fold"]
+        if others:
+            return Act(seat, others[0].action, others[0].to[0] if others[0].to else 0)
+    return act
 
 
 def play_in_process(hands: int, seed: int, report: Report) -> Played:

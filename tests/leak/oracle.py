@@ -397,7 +397,9 @@ class Checker:
                     self.report.leak(
                         f"{where}: seat {viewer}'s proof of {proof.card} opens {card_str(opened)}"
                     )
-        if view.hand_id != facts.hand_id and facts.hand_id:
+        # (A voided hand is gone from the table: its views may name no hand.)
+        gone = facts.voided and not view.hand_id
+        if view.hand_id != facts.hand_id and facts.hand_id and not gone:
             self.report.leak(f"{where}: v{version} names hand {view.hand_id}, not {facts.hand_id}")
         if view.hand_in_progress != facts.live:
             self.report.leak(
