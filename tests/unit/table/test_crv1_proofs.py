@@ -5,7 +5,7 @@ card after committing, and an observer is shown no proof of a hidden card."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,159 +16,35 @@ from google.protobuf import json_format
 
 from riverboat.cli.app import run as cli_run
 from riverboat.engine.cards import card_str
-from riverboat.engine.options import pacific_options
-from riverboat.eventstore import InMemoryEventStore
 from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.services.common.errors import ServiceError
-from riverboat.services.table.config import TableConfig
-from riverboat.services.table.dealer_client import Commitment
-from riverboat.services.table.runner import TableRunner, Update
+from riverboat.services.table.runner import TableRunner
 from riverboat.services.table.viewpb import TableViews
 from riverboat.shuffle import crv1
 from riverboat.table import aggregate as table
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import table_pb2
-from tests.unit.table.fakes import CountingDealer, ManualClock, SwitchLease, settle
+from tests.unit.table.crv1kit import (
+    PAUSE,
+    WINDOW,
+    Crv1Dealer,
+    client_seed,
+    commit_seed,
+    dealt_hand,
+    messages_to,
+    opened,
+    reveal_seed,
+)
+from tests.unit.table.fakes import settle
 
 pytestmark = pytest.mark.timeout(60)
-
-PAUSE = 2.0
-#: One seed phase after that pause (the longest, 1 s by default).
-WINDOW = TableConfig(hand_pause=PAUSE).seed_phase_seconds(PAUSE)
-
-
-class Crv1Dealer(CountingDealer):
-    """An honest CRV1 dealer (the real scheme), or one that swaps the card at dealing index
-    ``cheat`` for another after committing (keeping the position's salt and path)."""
-
-    def __init__(self, cheat: int | None = None) -> None:
-        super().__init__()
-        self.cheat = cheat
-
-    def _seed(self, hand_id: str) -> bytes:
-        return hashlib.sha256(hand_id.encode()).digest()
-
-    async def commit_hand(self, table_id: str, hand_id: str) -> Commitment:
-        self._call("commit_hand")
-        commit = crv1.commit_deck(hand_id, self._seed(hand_id))
-        return Commitment("CRV1", commit.commitment, 52, commit.root)
-
-    async def get_dealt(
-        self,
-        table_id: str,
-        hand_id: str,
-        log_sequence: int,
-        seeds: Sequence[tuple[int, str, bytes, int]],
-    ) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
-        self._call("get_dealt")
-        locked = [crv1.ClientSeed(s, p, x, crv1.SeedOrigin(o)) for s, p, x, o in seeds]
-        hand = crv1.derive_hand(hand_id, self._seed(hand_id), locked)
-        cards = list(hand.dealt())
-        openings = [hand.commit.opening(j) for j in hand.order]
-        if self.cheat is not None:
-            i = self.cheat
-            other = cards[-1]  # the bottom card, never dealt in a short hand
-            cards[i], cards[-1] = other, cards[i]
-            good = openings[i]
-            openings[i] = crv1.Opening(good.position, other, good.salt, good.path)
-        return tuple(cards), tuple(o.to_bytes() for o in openings)
-
-
-def _seat(seat: int) -> Callable[[TableState], list[AnyEvent]]:
-    return lambda s: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000)
-
-
-def _client_seed(seat: int) -> bytes:
-    return hashlib.sha256(f"client seed of seat {seat}".encode()).digest()
-
-
-async def _opened(dealer: Crv1Dealer, pause: float = PAUSE) -> tuple[TableRunner, ManualClock]:
-    """A table of three, dealing by itself after ``pause``."""
-    clock = ManualClock()
-    runner = await TableRunner.load(
-        "t1", InMemoryEventStore(), dealer, TableConfig(hand_pause=pause), clock=clock,
-        lease=SwitchLease(),
-    )  # fmt: skip
-    await runner.submit(
-        lambda s: table.create_table(
-            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
-            action_seconds=30,
-        ),
-        request_id="open",
-        actor="op",
-    )  # fmt: skip
-    for seat in (1, 2, 3):
-        await runner.submit(_seat(seat), request_id=f"seat-{seat}", actor="op")
-    return runner, clock
-
-
-async def _commit(runner: TableRunner, seat: int, seed: bytes | None = None) -> None:
-    pending = runner.state.pending
-    assert pending is not None
-    digest = crv1.seed_commitment(pending.hand_id, seat, seed or _client_seed(seat))
-    await runner.submit(
-        lambda s: table.commit_seed(
-            s, seat=seat, player=f"p{seat}", hand_id=pending.hand_id, commitment=digest
-        ),
-        request_id=f"commit-{seat}",
-        actor=f"p{seat}",
-    )
-
-
-async def _reveal(runner: TableRunner, seat: int, seed: bytes | None = None) -> None:
-    pending = runner.state.pending
-    assert pending is not None
-    await runner.submit(
-        lambda s: table.send_seed(
-            s, seat=seat, player=f"p{seat}", hand_id=pending.hand_id,
-            seed=seed or _client_seed(seat),
-        ),
-        request_id=f"reveal-{seat}",
-        actor=f"p{seat}",
-    )  # fmt: skip
-
-
-async def _dealt(
-    dealer: Crv1Dealer, *, committing: Sequence[int] = (), revealing: Sequence[int] = ()
-) -> TableRunner:
-    """A table of three with its first hand dealt: ``committing`` seats' clients commit to
-    their seeds in the commit phase, ``revealing`` ones reveal them in the reveal phase."""
-    runner, clock = await _opened(dealer)
-    await clock.advance(PAUSE)  # the pause: then the commitment, and the commit phase opens
-    assert runner.state.seed_phase == "commit" and runner.state.hand is None
-    for seat in committing:
-        await _commit(runner, seat)
-    await settle()
-    if runner.state.seed_phase == "commit":
-        await clock.advance(WINDOW)
-    # (With no commitment to wait for, the reveal phase ends at once.)
-    assert runner.state.seed_phase == ("reveal" if committing else "")
-    for seat in revealing:
-        await _reveal(runner, seat)
-    await settle()
-    if runner.state.seed_phase == "reveal":
-        await clock.advance(WINDOW)
-    await settle()
-    assert runner.state.hand is not None
-    return runner
-
-
-async def _messages(runner: TableRunner, seat: int) -> list[table_pb2.WatchResponse]:
-    """What a Watch from the table's start sends ``seat``: every version's events, the last
-    with the view."""
-    views = TableViews("t1")
-    views.proofs, views.deal_indices = runner.proofs, runner.deal_indices
-    return [
-        views.update(runner.state, runner.version, seat, Update.from_record(record))
-        async for record in runner.store.iter_records("t1", 1)
-    ]
 
 
 async def _check(runner: TableRunner, seat: int) -> list[CardCheck]:
     """Seat ``seat``'s own checks of everything it was sent."""
     checker = CardChecker()
-    for message in await _messages(runner, seat):
+    for message in await messages_to(runner, seat):
         checker.update(message)
     return checker.checks
 
@@ -178,14 +54,14 @@ def _cards(checks: list[CardCheck]) -> list[CardCheck]:
 
 
 async def test_every_card_a_player_sees_verifies() -> None:
-    runner = await _dealt(Crv1Dealer(), committing=(1, 2), revealing=(2,))
+    runner = await dealt_hand(Crv1Dealer(), committing=(1, 2), revealing=(2,))
     locked, pending = runner.state.locked, runner.state.pending
     assert locked is not None and pending is None
     commit = crv1.commit_deck(locked.hand_id, hashlib.sha256(locked.hand_id.encode()).digest())
     # Seat 2's client committed and revealed; seat 1 committed but never revealed; seat 3 sent
     # nothing. Theirs are the seats' derived seeds, which only C and R decide.
     assert [(seat, origin) for seat, _, _, origin in locked.seeds] == [(1, 1), (2, 0), (3, 1)]
-    assert locked.seeds[1][2] == _client_seed(2)
+    assert locked.seeds[1][2] == client_seed(2)
     for seat in (1, 3):
         drawn = crv1.drawn_seed(locked.hand_id, commit.commitment, commit.root, seat)
         assert locked.seeds[seat - 1][2] == drawn
@@ -204,7 +80,7 @@ async def test_every_card_a_player_sees_verifies() -> None:
 
 
 async def test_an_observer_gets_only_the_up_cards_proofs() -> None:
-    runner = await _dealt(Crv1Dealer())
+    runner = await dealt_hand(Crv1Dealer())
     views = TableViews("t1")
     views.proofs = runner.proofs
     view = views.view(runner.state, runner.version, 0)
@@ -227,7 +103,7 @@ async def test_an_observer_gets_only_the_up_cards_proofs() -> None:
 
 @pytest.mark.parametrize("index", [0, 1, 2, 5, 8])
 async def test_a_dealer_that_changes_one_card_is_caught_by_its_receiver(index: int) -> None:
-    runner = await _dealt(Crv1Dealer(cheat=index))
+    runner = await dealt_hand(Crv1Dealer(cheat=index))
     hand = runner.state.hand
     assert hand is not None and runner.deck is not None
     changed = card_str(runner.deck[index])
@@ -244,7 +120,7 @@ async def test_a_dealer_that_changes_one_card_is_caught_by_its_receiver(index: i
 async def test_riverboat_verify_checks_a_saved_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    runner = await _dealt(Crv1Dealer())
+    runner = await dealt_hand(Crv1Dealer())
     views = TableViews("t1")
     views.proofs = runner.proofs
     view = views.view(runner.state, runner.version, 1)
@@ -280,14 +156,14 @@ def _dealt_to(messages: list[table_pb2.WatchResponse], seat: int) -> list[tuple[
 async def test_a_saved_watch_stream_is_verified_with_the_deal_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    runner = await _dealt(Crv1Dealer(), committing=(1, 2, 3), revealing=(1, 2, 3))
+    runner = await dealt_hand(Crv1Dealer(), committing=(1, 2, 3), revealing=(1, 2, 3))
     saved = tmp_path / "session.jsonl"
-    lines = [json_format.MessageToJson(m, indent=None) for m in await _messages(runner, 1)]
+    lines = [json_format.MessageToJson(m, indent=None) for m in await messages_to(runner, 1)]
     saved.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert cli_run(["verify", str(saved)]) == 0
     assert "All 5 cards verified in 1 hands." in capsys.readouterr().out
     # The file read again with one of seat 1's own cards said to be another card of the deal.
-    first, _ = _dealt_to(await _messages(runner, 1), 1)[0]
+    first, _ = _dealt_to(await messages_to(runner, 1), 1)[0]
     last = json_format.Parse(lines[-1], table_pb2.WatchResponse())
     mine = next(p for p in last.view.proofs if p.deal_index == first + 1)
     mine.deal_index = first + 2
@@ -300,17 +176,17 @@ async def test_a_saved_watch_stream_is_verified_with_the_deal_counted(
 async def test_the_seed_phases_exist_without_a_pause() -> None:
     """With no pause between hands a client still has the shortest window to seed in (the
     table cannot make every seed drawn by dealing at once)."""
-    runner, clock = await _opened(Crv1Dealer(), pause=0.0)
+    runner, clock = await opened(Crv1Dealer(), pause=0.0)
     least = runner.config.min_seed_window
     assert least > 0
     await clock.advance(0)  # the commitment, at once
     assert runner.state.seed_phase == "commit" and runner.state.hand is None
     await clock.advance(least * 0.9)
     assert runner.state.seed_phase == "commit"  # still open
-    await _commit(runner, 2)
+    await commit_seed(runner, 2)
     await clock.advance(least)
     assert runner.state.seed_phase == "reveal"
-    await _reveal(runner, 2)  # the only one committed: the lock and the deal follow at once
+    await reveal_seed(runner, 2)  # the only one committed: the lock and the deal follow at once
     await settle()
     locked = runner.state.locked
     assert runner.state.hand is not None and locked is not None
@@ -340,7 +216,7 @@ async def _refusal(runner: TableRunner, decide: Callable[[TableState], list[AnyE
 
 
 async def test_a_seed_after_the_lock_is_refused_with_seeds_locked() -> None:
-    runner = await _dealt(Crv1Dealer(), committing=(1,), revealing=(1,))
+    runner = await dealt_hand(Crv1Dealer(), committing=(1,), revealing=(1,))
     hand = runner.state.hand
     assert hand is not None and runner.state.locked is not None
     late = await _refusal(
@@ -359,10 +235,10 @@ async def test_a_seed_after_the_lock_is_refused_with_seeds_locked() -> None:
 
 
 async def test_a_commitment_after_the_commit_phase_and_a_seed_not_committed_are_refused() -> None:
-    runner, clock = await _opened(Crv1Dealer())
+    runner, clock = await opened(Crv1Dealer())
     await clock.advance(PAUSE)
-    await _commit(runner, 1)
-    await _commit(runner, 2)
+    await commit_seed(runner, 1)
+    await commit_seed(runner, 2)
     hand_id = runner.state.pending.hand_id  # type: ignore[union-attr]
     early = await _refusal(
         runner, lambda s: table.send_seed(s, seat=1, player="p1", hand_id=hand_id, seed=b"1" * 32)
@@ -387,8 +263,8 @@ async def test_a_commitment_after_the_commit_phase_and_a_seed_not_committed_are_
 
 
 async def test_a_commitment_changed_after_the_seeds_fails_the_players_check() -> None:
-    runner = await _dealt(Crv1Dealer(), committing=(1,), revealing=(1,))
-    messages = await _messages(runner, 1)
+    runner = await dealt_hand(Crv1Dealer(), committing=(1,), revealing=(1,))
+    messages = await messages_to(runner, 1)
     checker = CardChecker()
     for message in messages[:-1]:
         checker.update(message)
@@ -426,18 +302,18 @@ async def test_a_lock_the_table_bent_fails_the_players_check(
 ) -> None:
     """Seat 1's client committed to and revealed its seed; the lock it is shown drops or
     replaces that seed, or holds a drawn seed the table chose."""
-    runner = await _dealt(Crv1Dealer(), committing=(1,), revealing=(1,))
+    runner = await dealt_hand(Crv1Dealer(), committing=(1,), revealing=(1,))
     hand = runner.state.hand
     assert hand is not None
     checker = CardChecker()
-    checker.committing(hand.hand_id, 1, _client_seed(1))
+    checker.committing(hand.hand_id, 1, client_seed(1))
     checker.commit_accepted(hand.hand_id)
     checker.revealing(hand.hand_id)
     checker.reveal_accepted(hand.hand_id)
     honest = CardChecker()
-    for message in await _messages(runner, 1):
+    for message in await messages_to(runner, 1):
         honest.update(message)
-        _tampered_lock(message, seat, seed or _client_seed(1), origin)
+        _tampered_lock(message, seat, seed or client_seed(1), origin)
         checker.update(message)
     assert honest.failures == []
     assert any(says in f.reason for f in checker.failures), checker.failures
@@ -447,7 +323,7 @@ async def test_a_lock_the_table_bent_fails_the_players_check(
 async def test_a_card_handed_out_of_its_place_in_the_deal_fails() -> None:
     """The table gives seat 1, in the place of a card dealt to it, another card of the deck
     with that card's own (true) proof: the opening is good, but the place is not seat 1's."""
-    runner = await _dealt(Crv1Dealer(), committing=(1,), revealing=(1,))
+    runner = await dealt_hand(Crv1Dealer(), committing=(1,), revealing=(1,))
     hand, locked = runner.state.hand, runner.state.locked
     assert hand is not None and locked is not None
     seed = hashlib.sha256(hand.hand_id.encode()).digest()
@@ -456,7 +332,7 @@ async def test_a_card_handed_out_of_its_place_in_the_deal_fails() -> None:
         seed,
         [crv1.ClientSeed(s, p, x, crv1.SeedOrigin(o)) for s, p, x, o in locked.seeds],
     )
-    messages = await _messages(runner, 1)
+    messages = await messages_to(runner, 1)
     # Put card 40 of the deal (never dealt) in the place of seat 1's first card.
     first, mine = _dealt_to(messages, 1)[0]
     other = card_str(dealt.dealt()[39])
