@@ -163,7 +163,11 @@ async def test_a_played_dealers_choice_room_verifies(
             await asyncio.wait_for(stop.wait(), 90)
         finally:
             stop.set()
-            await asyncio.gather(*bots)
+            stats = await asyncio.gather(*bots)
+    # Every card each bot was shown, over every game the dealers chose, proved to it (CRV1).
+    assert [f for s in stats for f in s.proof_failures] == []
+    assert sum(s.cards_verified for s in stats) >= 12 * len(players) * 2
+    assert sum(s.seeds_sent for s in stats) > 0
     path = tmp_path / "dc.rba.gz"
     await export_when_revealed(room, path)
     capsys.readouterr()
