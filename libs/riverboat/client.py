@@ -398,42 +398,70 @@ class ClientSeeds:
         due = self.claim(view)
         return [] if due is None else await self.send(*due)
 
-    async def send(self, action: str, hand_id: str, seat: int) -> list[CardCheck]:
-        """Send one seed Act (from :meth:`claim`); the checks its answer settles."""
-        digest = seed = b""
+    def request(self, action: str, hand_id: str, seat: int) -> SeedRequest:
+        """The seed Act for ``action`` (from :meth:`claim`), its seed drawn and noted: send it
+        (unary :meth:`send` does; a Play stream sends it itself), then pass what the table
+        answered to :meth:`answered`."""
         if action == COMMIT_SEED:
             seed = self._seeds[hand_id] = secrets.token_bytes(crv1.CLIENT_SEED_SIZE)
             while len(self._seeds) > 4:
                 del self._seeds[next(iter(self._seeds))]
             self.checker.committing(hand_id, seat, seed)
-            digest, seed = crv1.seed_commitment(hand_id, seat, seed), b""
-        else:
-            self.checker.revealing(hand_id)
-            seed = self._seeds[hand_id]
+            digest = crv1.seed_commitment(hand_id, seat, seed)
+            return SeedRequest(
+                action, hand_id, seat, _seed_request_id(action, hand_id), b"", digest
+            )
+        self.checker.revealing(hand_id)
+        seed = self._seeds[hand_id]
+        return SeedRequest(action, hand_id, seat, _seed_request_id(action, hand_id), seed, b"")
+
+    def answered(self, request: SeedRequest, refused: str | None) -> list[CardCheck]:
+        """What the table answered ``request``: None accepted, else the refusal's details
+        (a refusal, not a lost answer); the checks this settles."""
+        if refused is not None:
+            self.refused += 1
+            return self.checker.refused(request.hand_id, f"the table refused it: {refused}")
+        if request.action == COMMIT_SEED:
+            return self.checker.commit_accepted(request.hand_id)
+        self.sent += 1
+        return self.checker.reveal_accepted(request.hand_id)
+
+    async def send(self, action: str, hand_id: str, seat: int) -> list[CardCheck]:
+        """Send one seed Act (from :meth:`claim`) and wait; the checks its answer settles."""
+        request = self.request(action, hand_id, seat)
         try:
             await self.client.act(
                 self.table_id,
                 hand_id,
                 seat,
                 action,
-                request_id=_seed_request_id(action, hand_id),
+                request_id=request.request_id,
                 timeout=ACT_TIMEOUT,
-                client_seed=seed,
-                seed_commitment=digest,
+                client_seed=request.client_seed,
+                seed_commitment=request.seed_commitment,
             )
         except grpc.aio.AioRpcError as exc:
             if exc.code() in (
                 grpc.StatusCode.FAILED_PRECONDITION,
                 grpc.StatusCode.INVALID_ARGUMENT,
             ):
-                self.refused += 1
-                return self.checker.refused(hand_id, f"the table refused it: {exc.details()}")
+                return self.answered(request, exc.details() or exc.code().name)
             # No answer: it may have been accepted; the views say so (seeding.my_*).
             return []
-        if action == COMMIT_SEED:
-            return self.checker.commit_accepted(hand_id)
-        self.sent += 1
-        return self.checker.reveal_accepted(hand_id)
+        return self.answered(request, None)
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRequest:
+    """One seed Act of :class:`ClientSeeds`: ``commit_seed`` carries ``seed_commitment``,
+    ``seed`` carries ``client_seed``."""
+
+    action: str
+    hand_id: str
+    seat: int
+    request_id: str
+    client_seed: bytes
+    seed_commitment: bytes
 
 
 async def play_bot(
