@@ -9,6 +9,7 @@ of game) they pick one and send ``Act``: betting through a :data:`Chooser`, ever
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import secrets
 import time
@@ -20,9 +21,11 @@ import grpc
 from google.protobuf.message import Message
 
 from riverboat.engine.betting import LegalAction
-from riverboat.proofcheck import CardChecker, Verdict
+from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.redirect import no_owner_delay
 from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
+from riverboat.shuffle import crv1
+from riverboat.table.aggregate import COMMIT_SEED, SEED
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 
 T = TypeVar("T")
@@ -202,10 +205,11 @@ class TableClient:
         options: dict[str, Any] | None = None,
         timeout: float | None = None,
         client_seed: bytes = b"",
+        seed_commitment: bytes = b"",
     ) -> table_pb2.ActResponse:
         """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration;
-        ``client_seed`` for action ``seed``); ``timeout``: seconds before the call fails with
-        DEADLINE_EXCEEDED."""
+        ``seed_commitment`` for action ``commit_seed``, ``client_seed`` for ``seed``);
+        ``timeout``: seconds before the call fails with DEADLINE_EXCEEDED."""
         request = table_pb2.ActRequest(
             table_id=table_id,
             hand_id=hand_id,
@@ -216,6 +220,7 @@ class TableClient:
             cards=list(cards),
             choice=choice,
             client_seed=client_seed,
+            seed_commitment=seed_commitment,
         )
         if options:
             request.options.update(options)
@@ -324,34 +329,139 @@ class BotStats:
     seeds_refused: int = 0
     cards_verified: int = 0
     proof_failures: list[str] = field(default_factory=list)
+    #: Hands in which no seed of the bot's went into the lock (one was drawn for it).
+    seeds_drawn: int = 0
+
+    def tally(self, checks: list[CardCheck]) -> None:
+        """Count a batch of the bot's own proof checks."""
+        for check in checks:
+            if check.verdict is Verdict.VERIFIED:
+                self.cards_verified += 1
+            elif check.verdict is Verdict.FAILED:
+                self.proof_failures.append(check.line())
+            else:
+                self.seeds_drawn += 1
 
 
-async def send_seed(client: TableClient, table_id: str, hand_id: str, seat: int) -> bool:
-    """CRV1: send a fresh client seed for the committed hand; False if it was refused (the
-    seeds were already locked: the table then drew one for this seat)."""
-    try:
-        await client.act(
-            table_id,
-            hand_id,
-            seat,
-            "seed",
-            request_id=f"seed-{hand_id}"[:64],
-            client_seed=secrets.token_bytes(32),
-            timeout=ACT_TIMEOUT,
-        )
-    except grpc.aio.AioRpcError as exc:
-        if exc.code() is grpc.StatusCode.FAILED_PRECONDITION:
-            return False
-        raise
-    return True
+def _seed_request_id(kind: str, hand_id: str) -> str:
+    """A request id per hand for a seed Act: hashed, since a long table id cut to 64
+    characters would give every hand of the table the same one."""
+    return f"{kind}-{hashlib.sha256(hand_id.encode()).hexdigest()[:32]}"
 
 
-def committed_hand(update: table_pb2.WatchResponse) -> str:
-    """The CRV1 hand an update commits, or ``""``."""
-    for env in update.events:
-        if env.WhichOneof("payload") == "hand_committed" and env.hand_committed.scheme == "CRV1":
-            return env.hand_committed.hand_id
-    return ""
+class ClientSeeds:
+    """This client's CRV1 seeds (docs/shuffle.md II.4), driven by the views: when a hand it
+    is dealt into awaits commitments, commit to a fresh 32-byte seed; once the commitments
+    are locked with its own among them, reveal that seed. What it sent, and what the table
+    answered, goes to ``checker``, which checks the lock (and says when a seed was drawn).
+    """
+
+    def __init__(self, client: TableClient, table_id: str, checker: CardChecker) -> None:
+        self.client = client
+        self.table_id = table_id
+        self.checker = checker
+        checker.sender = True
+        self.sent = 0
+        """Seeds revealed and accepted."""
+        self.refused = 0
+        """Commitments or seeds the table refused (late, or not committed)."""
+        self._seeds: dict[str, bytes] = {}
+        self._started: set[tuple[str, str]] = set()
+
+    def due(self, view: table_pb2.TableView) -> tuple[str, str, int] | None:
+        """The seed Act due now, as (action, hand id, seat), or None."""
+        if not view.HasField("seeding") or not view.viewer_seat:
+            return None
+        seeding, seat = view.seeding, view.viewer_seat
+        hand_id = seeding.hand_id
+        if seeding.phase == "commit" and (COMMIT_SEED, hand_id) not in self._started:
+            me = next((s for s in view.seats if s.seat == seat), None)
+            if me is not None and not me.sitting_out and me.stack > 0:
+                return COMMIT_SEED, hand_id, seat
+        if seeding.phase == "reveal" and (SEED, hand_id) not in self._started:
+            seed = self._seeds.get(hand_id)
+            mine = crv1.seed_commitment(hand_id, seat, seed) if seed else b""
+            if mine and any(c.seat == seat and c.commitment == mine for c in seeding.commits):
+                return SEED, hand_id, seat
+        return None
+
+    def claim(self, view: table_pb2.TableView) -> tuple[str, str, int] | None:
+        """The seed Act due in ``view``, marked as started (so it is sent once): pass it to
+        :meth:`send`."""
+        due = self.due(view)
+        if due is not None:
+            self._started.add((due[0], due[1]))
+        return due
+
+    async def step(self, view: table_pb2.TableView) -> list[CardCheck]:
+        """Send the seed Act due in ``view``, if any; the checks its answer settles."""
+        due = self.claim(view)
+        return [] if due is None else await self.send(*due)
+
+    def request(self, action: str, hand_id: str, seat: int) -> SeedRequest:
+        """The seed Act for ``action`` (from :meth:`claim`), its seed drawn and noted: send it
+        (unary :meth:`send` does; a Play stream sends it itself), then pass what the table
+        answered to :meth:`answered`."""
+        if action == COMMIT_SEED:
+            seed = self._seeds[hand_id] = secrets.token_bytes(crv1.CLIENT_SEED_SIZE)
+            while len(self._seeds) > 4:
+                del self._seeds[next(iter(self._seeds))]
+            self.checker.committing(hand_id, seat, seed)
+            digest = crv1.seed_commitment(hand_id, seat, seed)
+            return SeedRequest(
+                action, hand_id, seat, _seed_request_id(action, hand_id), b"", digest
+            )
+        self.checker.revealing(hand_id)
+        seed = self._seeds[hand_id]
+        return SeedRequest(action, hand_id, seat, _seed_request_id(action, hand_id), seed, b"")
+
+    def answered(self, request: SeedRequest, refused: str | None) -> list[CardCheck]:
+        """What the table answered ``request``: None accepted, else the refusal's details
+        (a refusal, not a lost answer); the checks this settles."""
+        if refused is not None:
+            self.refused += 1
+            return self.checker.refused(request.hand_id, f"the table refused it: {refused}")
+        if request.action == COMMIT_SEED:
+            return self.checker.commit_accepted(request.hand_id)
+        self.sent += 1
+        return self.checker.reveal_accepted(request.hand_id)
+
+    async def send(self, action: str, hand_id: str, seat: int) -> list[CardCheck]:
+        """Send one seed Act (from :meth:`claim`) and wait; the checks its answer settles."""
+        request = self.request(action, hand_id, seat)
+        try:
+            await self.client.act(
+                self.table_id,
+                hand_id,
+                seat,
+                action,
+                request_id=request.request_id,
+                timeout=ACT_TIMEOUT,
+                client_seed=request.client_seed,
+                seed_commitment=request.seed_commitment,
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() in (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.INVALID_ARGUMENT,
+            ):
+                return self.answered(request, exc.details() or exc.code().name)
+            # No answer: it may have been accepted; the views say so (seeding.my_*).
+            return []
+        return self.answered(request, None)
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRequest:
+    """One seed Act of :class:`ClientSeeds`: ``commit_seed`` carries ``seed_commitment``,
+    ``seed`` carries ``client_seed``."""
+
+    action: str
+    hand_id: str
+    seat: int
+    request_id: str
+    client_seed: bytes
+    seed_commitment: bytes
 
 
 async def play_bot(
@@ -370,6 +480,7 @@ async def play_bot(
     stats = stats or BotStats()
     pick = pick or random_picker(random.Random())
     checker = CardChecker()
+    seeds = ClientSeeds(client, table_id, checker)
     acted: set[tuple[str, int]] = set()
     # Views older than our last accepted action may still list the move we just made.
     acted_version = 0
@@ -382,20 +493,14 @@ async def play_bot(
                 after = update.version
                 if on_update is not None:
                     on_update(update)
+                checks = checker.update(update)
                 if not update.HasField("view"):
+                    stats.tally(checks)
                     continue
                 view = update.view
-                committed = committed_hand(update)
-                if committed and view.viewer_seat:
-                    if await send_seed(client, table_id, committed, view.viewer_seat):
-                        stats.seeds_sent += 1
-                    else:
-                        stats.seeds_refused += 1
-                for check in checker.view(view):
-                    if check.verdict is Verdict.VERIFIED:
-                        stats.cards_verified += 1
-                    else:
-                        stats.proof_failures.append(check.line())
+                checks += await seeds.step(view)
+                stats.seeds_sent, stats.seeds_refused = seeds.sent, seeds.refused
+                stats.tally(checks)
                 if view.hand_id:
                     stats.hands_seen.add(view.hand_id)
                 if sat_out(view):

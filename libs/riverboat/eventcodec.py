@@ -239,6 +239,22 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
                     merkle_root=event.root,
                 )
             )
+        case tev.ClientSeedCommitted():
+            env.client_seed_committed.CopyFrom(
+                pb.ClientSeedCommitted(
+                    seat=event.seat, player=event.player, commitment=event.commitment
+                )
+            )
+        case tev.SeedCommitsLocked():
+            env.seed_commits_locked.CopyFrom(
+                pb.SeedCommitsLocked(
+                    hand_id=event.hand_id,
+                    commits=[
+                        pb.SeedCommit(seat=seat, player=player, commitment=commitment)
+                        for seat, player, commitment in event.commits
+                    ],
+                )
+            )
         case tev.ClientSeedSent():
             env.client_seed_sent.CopyFrom(
                 pb.ClientSeedSent(seat=event.seat, player=event.player, seed=event.seed)
@@ -573,6 +589,12 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
         case "hand_committed":
             event = tev.HandCommitted(
                 m.hand_id, m.scheme, m.commitment, m.deck_size, m.button, m.merkle_root
+            )
+        case "client_seed_committed":
+            event = tev.ClientSeedCommitted(m.seat, m.player, m.commitment)
+        case "seed_commits_locked":
+            event = tev.SeedCommitsLocked(
+                m.hand_id, tuple((c.seat, c.player, c.commitment) for c in m.commits)
             )
         case "client_seed_sent":
             event = tev.ClientSeedSent(m.seat, m.player, m.seed)

@@ -46,6 +46,7 @@ class PlayStream:
         choice: str = "",
         options: dict[str, Any] | None = None,
         client_seed: bytes = b"",
+        seed_commitment: bytes = b"",
     ) -> None:
         """Send an action (the fields of ``Act``); its outcome comes on the stream."""
         request = table_pb2.ActRequest(
@@ -58,6 +59,7 @@ class PlayStream:
             cards=list(cards),
             choice=choice,
             client_seed=client_seed,
+            seed_commitment=seed_commitment,
         )
         if options:
             request.options.update(options)

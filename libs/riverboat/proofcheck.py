@@ -1,10 +1,18 @@
 """A player's own check of every card it receives (CRV1, docs/shuffle.md part II).
 
 :class:`CardChecker` reads what a client gets from ``TableService.Watch`` (or ``Act``,
-``GetTableView``): the hand's commitment and Merkle root, the locked seeds, and the proof of
-each card the viewer may see. It needs no secret and trusts nothing but the protos: for each
-card it recomputes the leaf, climbs the path to the committed root, and checks that the deck
-position is the one the locked seeds' dealing order gives the card's dealing index.
+``GetTableView``) and trusts nothing but the protos and its own count:
+
+- it pins the hand's commitment ``C`` and Merkle root ``R`` from the first sight of the hand,
+  before its seed phases (the ``HandCommitted`` event, or the view's ``seeding``), and fails
+  if a later view names others;
+- at the lock it recomputes every drawn seed from ``C`` and ``R`` and checks that the seed
+  this client sent is there, as its own (origin 0); a seat whose client sent none is told;
+- it counts the deal itself from the public events (each card taken is the next dealing
+  index, whoever gets it) and requires each proof to name the index it counted;
+- for each card it recomputes the leaf, climbs the path to ``R`` and checks that the deck
+  position is the one the locked seeds' dealing order gives that index (a reshuffled card:
+  one of its round's public positions).
 """
 
 from __future__ import annotations
@@ -13,35 +21,48 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from riverboat.engine.cards import card_str, parse_card
+from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
 from riverboat.shuffle import crv1
-from riverboat.v1 import table_pb2
+from riverboat.v1 import events_pb2, table_pb2
 
 __all__ = ["CardCheck", "CardChecker", "Verdict"]
 
+#: Hands remembered at once (the one in play, the next one seeding, a few before).
+_HANDS = 4
+
 
 class Verdict(enum.StrEnum):
-    """The outcome of one card's check."""
+    """The outcome of one check."""
 
     VERIFIED = "verified"
     FAILED = "failed"
+    NOTICE = "notice"
+    """Not a failure: something the player should know (a seed was drawn for it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class CardCheck:
-    """One card checked: which, where it was dealt, and how it went."""
+    """One card checked (or, with ``card`` empty, one check of the hand's commitment or
+    seeds): which, where it was dealt, and how it went."""
 
     hand_id: str
     card: str
     deal_index: int
-    """0-based dealing index (which card of the deal)."""
+    """0-based dealing index (which card of the deal); -1 if none."""
     position: int
     """Deck position the opening names (-1 if it could not be read)."""
     verdict: Verdict
     reason: str = ""
+    witnessed: bool = True
+    """The client counted the card's dealing index itself (it watched the deal from its
+    start); False: the index is the table's, checked against the dealing order only."""
 
     def line(self) -> str:
         """One line for a screen."""
+        if not self.card:
+            if self.verdict is Verdict.FAILED:
+                return f"PROOF FAILED for hand {self.hand_id}: {self.reason}"
+            return self.reason
         if self.verdict is Verdict.VERIFIED:
             return (
                 f"{self.card} verified: card {self.deal_index + 1} dealt, deck position "
@@ -51,20 +72,63 @@ class CardCheck:
 
 
 @dataclass(slots=True)
+class _Deal:
+    """This client's own count of one hand's deal, from the public events."""
+
+    cursor: int = 0
+    row_start: int = -1
+    row_turned: int = 0
+    #: Card text -> the dealing indices it was dealt at in the client's sight (twice: it was
+    #: discarded, reshuffled and dealt again).
+    seen: dict[str, set[int]] = field(default_factory=dict)
+    #: Dealing indices of cards dealt out of the client's sight (another's down card).
+    hidden: set[int] = field(default_factory=set)
+    #: Dealing index -> the card a proof opened there.
+    claimed: dict[int, str] = field(default_factory=dict)
+
+    def take(self, card: str) -> int:
+        index = self.cursor
+        self.cursor += 1
+        if card:
+            self.seen.setdefault(card, set()).add(index)
+        else:
+            self.hidden.add(index)
+        return index
+
+
+@dataclass(slots=True)
 class _Hand:
     hand_id: str
-    commitment: bytes = b""
-    root: bytes = b""
-    order: tuple[int, ...] = ()
+    #: (C, R) as first seen, and whether that was before the seeds were locked.
+    pin: tuple[bytes, bytes] | None = None
+    pinned_early: bool = False
     seeds: tuple[tuple[int, str, bytes, int], ...] = ()
+    order: tuple[int, ...] = ()
+    deal: _Deal | None = None
+    rounds: tuple[tuple[int, ...], ...] = ()
     checked: set[tuple[int, str]] = field(default_factory=set)
+    #: What this client sent: its seat, the seed it committed to, the commitment and the
+    #: reveal as the table accepted them (or acknowledged them in a view).
+    seat: int = 0
+    seed: bytes = b""
+    committed: bytes = b""
+    revealed: bytes = b""
+    revealing: bool = False
+    refused: str = ""
+    lock_mine: tuple[int, bytes] | None = None
+    commits_checked: bool = False
+    told: bool = False
 
 
 class CardChecker:
-    """Checks each CRV1 card proof a viewer receives, once per card."""
+    """Checks each CRV1 proof a viewer receives, once per card, and the hand's seeds."""
 
     def __init__(self) -> None:
-        self._hand: _Hand | None = None
+        self._hands: dict[str, _Hand] = {}
+        self._dealing: _Hand | None = None
+        #: This checker belongs to a client that sends seeds (a seed locked as its own that
+        #: it did not send is then a failure).
+        self.sender = False
         self.checks: list[CardCheck] = []
 
     @property
@@ -72,25 +136,164 @@ class CardChecker:
         """Every failed check so far."""
         return [c for c in self.checks if c.verdict is Verdict.FAILED]
 
+    # --- what the client sent -------------------------------------------------------------
+
+    def committing(self, hand_id: str, seat: int, seed: bytes) -> None:
+        """The client is about to commit to ``seed`` for ``hand_id`` (call before sending)."""
+        self.sender = True
+        hand = self._hand(hand_id)
+        hand.seat, hand.seed = seat, seed
+
+    def commit_accepted(self, hand_id: str) -> list[CardCheck]:
+        """The table accepted the client's commitment."""
+        hand = self._hand(hand_id)
+        hand.committed = crv1.seed_commitment(hand_id, hand.seat, hand.seed)
+        return []
+
+    def revealing(self, hand_id: str) -> None:
+        """The client is about to reveal its seed (call before sending)."""
+        self._hand(hand_id).revealing = True
+
+    def reveal_accepted(self, hand_id: str) -> list[CardCheck]:
+        """The table accepted the client's seed; returns the checks this settles."""
+        hand = self._hand(hand_id)
+        hand.revealed, hand.revealing = hand.seed, False
+        return self._settle_mine(hand)
+
+    def refused(self, hand_id: str, reason: str) -> list[CardCheck]:
+        """The table refused the client's commitment or seed; returns the checks this
+        settles (the notice that a seed was drawn, once the lock is known)."""
+        hand = self._hand(hand_id)
+        hand.refused, hand.revealing = reason, False
+        return self._settle_mine(hand)
+
+    # --- what the client received ---------------------------------------------------------
+
+    def update(self, update: table_pb2.WatchResponse) -> list[CardCheck]:
+        """Check one Watch message: its events (counted into the deal), then its view."""
+        out: list[CardCheck] = []
+        for env in update.events:
+            out.extend(self._event(env))
+        if update.HasField("view"):
+            out.extend(self._view(update.view))
+        self.checks.extend(out)
+        return out
+
     def view(self, view: table_pb2.TableView) -> list[CardCheck]:
-        """Check the proofs in ``view`` not checked before; returns the new checks."""
-        if view.scheme != crv1.SCHEME or not view.hand_id:
+        """Check the proofs in a view alone (an Act reply, GetTableView)."""
+        out = self._view(view)
+        self.checks.extend(out)
+        return out
+
+    def views(self, views: Iterable[table_pb2.TableView]) -> list[CardCheck]:
+        """Check several views in order."""
+        out: list[CardCheck] = []
+        for view in views:
+            out.extend(self.view(view))
+        return out
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _hand(self, hand_id: str) -> _Hand:
+        hand = self._hands.get(hand_id)
+        if hand is None:
+            hand = self._hands[hand_id] = _Hand(hand_id)
+            while len(self._hands) > _HANDS:
+                del self._hands[next(iter(self._hands))]
+        return hand
+
+    def _failed(self, hand: _Hand, reason: str) -> CardCheck:
+        return CardCheck(hand.hand_id, "", -1, -1, Verdict.FAILED, reason)
+
+    def _pin(self, hand: _Hand, c: bytes, r: bytes, *, early: bool) -> list[CardCheck]:
+        """Pin (C, R) at first sight; a later sight that differs fails."""
+        if not c or not r:
             return []
-        hand = self._hand
-        if hand is None or hand.hand_id != view.hand_id:
-            hand = self._hand = _Hand(view.hand_id)
-        if view.commitment and view.merkle_root and not hand.root:
-            hand.commitment, hand.root = bytes(view.commitment), bytes(view.merkle_root)
+        if hand.pin is None:
+            hand.pin, hand.pinned_early = (bytes(c), bytes(r)), early
+            return []
+        if hand.pin != (c, r):
+            return [
+                self._failed(
+                    hand,
+                    f"the hand's commitment changed: C {hand.pin[0].hex()[:16]}... and R "
+                    f"{hand.pin[1].hex()[:16]}... were committed before the seeds, now "
+                    f"{bytes(c).hex()[:16]}... and {bytes(r).hex()[:16]}...",
+                )
+            ]
+        return []
+
+    def _event(self, env: events_pb2.EventEnvelope) -> list[CardCheck]:
+        kind = env.WhichOneof("payload")
+        if kind == "hand_committed":
+            m = env.hand_committed
+            if m.scheme == crv1.SCHEME:
+                return self._pin(self._hand(m.hand_id), m.commitment, m.merkle_root, early=True)
+        elif kind == "seeds_locked":
+            lock = env.seeds_locked
+            seeds = tuple((s.seat, s.player, bytes(s.seed), s.origin) for s in lock.seeds)
+            return self._lock(self._hand(lock.hand_id), seeds)
+        elif kind == "hand_started":
+            hand = self._hand(env.hand_started.hand_id)
+            hand.deal = _Deal()
+            self._dealing = hand
+        elif self._dealing is not None and self._dealing.deal is not None:
+            return self._count(self._dealing, env, kind)
+        return []
+
+    def _count(
+        self, hand: _Hand, env: events_pb2.EventEnvelope, kind: str | None
+    ) -> list[CardCheck]:
+        """Count one event into the deal: every card taken from the deck is the next index."""
+        deal = hand.deal
+        assert deal is not None
+        if kind == "card_dealt":
+            m = env.card_dealt
+            index = deal.take(m.card)
+            if m.deal_index and m.deal_index != index + 1:
+                return [
+                    self._failed(
+                        hand,
+                        f"the table numbers the card dealt to seat {m.seat} as card "
+                        f"{m.deal_index}, but it is card {index + 1} of the deal",
+                    )
+                ]
+        elif kind == "community_card_dealt":
+            deal.take(env.community_card_dealt.card)
+        elif kind == "table_row_dealt":
+            deal.row_start = deal.cursor
+            deal.cursor += env.table_row_dealt.count
+        elif kind == "table_card_turned":
+            turned = env.table_card_turned
+            if turned.from_stock:
+                deal.take(turned.card)
+            elif deal.row_start >= 0:
+                # The row is turned in the order it was dealt.
+                deal.seen.setdefault(turned.card, set()).add(deal.row_start + deal.row_turned)
+                deal.row_turned += 1
+        return []
+
+    def _view(self, view: table_pb2.TableView) -> list[CardCheck]:
+        out: list[CardCheck] = []
+        if view.HasField("seeding"):
+            out.extend(self._seeding(view.seeding, view.viewer_seat))
+        if view.scheme != crv1.SCHEME or not view.hand_id:
+            return out
+        hand = self._hand(view.hand_id)
+        out.extend(self._pin(hand, view.commitment, view.merkle_root, early=False))
         seeds = tuple((s.seat, s.player, bytes(s.seed), s.origin) for s in view.locked_seeds)
         if seeds and seeds != hand.seeds:
-            self._lock(hand, seeds)
-        out = []
+            out.extend(self._lock(hand, seeds))
+        if view.viewer_seat and not hand.seat:
+            hand.seat = view.viewer_seat  # now known: this viewer's entry in a lock seen before
+            out.extend(self._mine(hand))
+        hand.rounds = tuple(tuple(r.positions) for r in view.reshuffles)
         for proof in view.proofs:
             key = (proof.deal_index, proof.card)
             if key in hand.checked:
                 continue
             hand.checked.add(key)
-            out.append(self._check(hand, proof))
+            out.append(self._check(hand, proof, view))
         mine = next((s for s in view.seats if s.seat == view.viewer_seat), None)
         proven = {p.card for p in view.proofs}
         for card in mine.cards if mine is not None else ():
@@ -99,29 +302,123 @@ class CardChecker:
                 out.append(
                     CardCheck(hand.hand_id, card.card, -1, -1, Verdict.FAILED, "no proof came")
                 )
-        self.checks.extend(out)
         return out
 
-    def _lock(self, hand: _Hand, seeds: tuple[tuple[int, str, bytes, int], ...]) -> None:
+    def _seeding(self, seeding: table_pb2.SeedRound, seat: int) -> list[CardCheck]:
+        """A hand in its seed phases: pin C and R; note what the table acknowledges this
+        viewer sent; once the commitments are locked, this client's must be among them."""
+        hand = self._hand(seeding.hand_id)
+        out = self._pin(hand, seeding.commitment, seeding.merkle_root, early=True)
+        if seat and not hand.seat:
+            hand.seat = seat
+        if seeding.my_commitment and not hand.committed:
+            hand.committed = bytes(seeding.my_commitment)
+        if seeding.my_seed and not hand.revealed:
+            hand.revealed = bytes(seeding.my_seed)
+        if seeding.phase == "reveal" and hand.committed and not hand.commits_checked:
+            hand.commits_checked = True
+            locked = {(c.seat, bytes(c.commitment)) for c in seeding.commits}
+            if (hand.seat, hand.committed) not in locked:
+                out.append(
+                    self._failed(
+                        hand,
+                        "the table accepted your seed commitment, but the commitments it "
+                        "locked leave it out",
+                    )
+                )
+        return out
+
+    def _lock(self, hand: _Hand, seeds: tuple[tuple[int, str, bytes, int], ...]) -> list[CardCheck]:
+        """The lock: the dealing order, every drawn seed's derivation, this client's seed."""
         hand.seeds = seeds
+        out: list[CardCheck] = []
+        if hand.pin is None:
+            hand.order = ()
+            return [self._failed(hand, "the seeds were locked before the hand's commitment")]
+        c, r = hand.pin
         try:
             key = crv1.mix_key(
                 hand.hand_id,
-                hand.commitment,
-                hand.root,
+                c,
+                r,
                 [crv1.ClientSeed(s, p, seed, crv1.SeedOrigin(o)) for s, p, seed, o in seeds],
             )
             hand.order = crv1.dealing_order(hand.hand_id, key)
-        except ValueError:
+        except ValueError as exc:
             hand.order = ()
+            return [self._failed(hand, f"the locked seeds are malformed: {exc}")]
+        for seat, _, seed, origin in seeds:
+            if origin == crv1.SeedOrigin.DRAWN and seed != crv1.drawn_seed(
+                hand.hand_id, c, r, seat
+            ):
+                out.append(
+                    self._failed(
+                        hand,
+                        f"seat {seat}'s seed is marked drawn but is not the seed the "
+                        "commitment fixes for it: the table chose it",
+                    )
+                )
+        return out + self._mine(hand)
 
-    def _check(self, hand: _Hand, proof: table_pb2.CardProof) -> CardCheck:
+    def _mine(self, hand: _Hand) -> list[CardCheck]:
+        """This viewer's entry in the lock, once both are known."""
+        if hand.lock_mine is None and hand.seat:
+            mine = next(((o, s) for seat, _, s, o in hand.seeds if seat == hand.seat), None)
+            if mine is not None:
+                hand.lock_mine = mine
+                return self._settle_mine(hand)
+        return []
+
+    def _settle_mine(self, hand: _Hand) -> list[CardCheck]:
+        """This client's own entry in the lock, once both the lock and what it sent are
+        known: its revealed seed as its own, or a notice that one was drawn for it."""
+        if hand.lock_mine is None or hand.told:
+            return []
+        origin, seed = hand.lock_mine
+        if origin == crv1.SeedOrigin.CLIENT:
+            if seed in {hand.seed, hand.revealed} - {b""}:
+                hand.told = True
+                return []
+            if hand.seed or hand.revealed or self.sender:
+                hand.told = True
+                return [self._failed(hand, "the lock holds a seed as yours that you did not send")]
+            return []
+        if hand.revealed:
+            hand.told = True
+            return [
+                self._failed(
+                    hand,
+                    "the table accepted your seed, but the lock marks your seat's seed drawn",
+                )
+            ]
+        if hand.revealing:
+            return []  # settled when the reveal's answer comes
+        hand.told = True
+        why = f" ({hand.refused})" if hand.refused else ""
+        return [
+            CardCheck(
+                hand.hand_id,
+                "",
+                -1,
+                -1,
+                Verdict.NOTICE,
+                f"No seed of yours went into hand {hand.hand_id}{why}: the seed locked for your "
+                "seat was drawn (derived from the dealer's commitment, checked).",
+            )
+        ]
+
+    def _check(
+        self, hand: _Hand, proof: table_pb2.CardProof, view: table_pb2.TableView
+    ) -> CardCheck:
         index = proof.deal_index - 1
+        witnessed = hand.deal is not None
 
         def failed(reason: str, position: int = -1) -> CardCheck:
-            return CardCheck(hand.hand_id, proof.card, index, position, Verdict.FAILED, reason)
+            return CardCheck(
+                hand.hand_id, proof.card, index, position, Verdict.FAILED, reason, witnessed
+            )
 
-        if not hand.root:
+        if hand.pin is None:
             return failed("the hand's committed root is unknown")
         if index < 0:
             return failed("the proof names no dealing index")
@@ -136,21 +433,83 @@ class CardChecker:
                 f"not {proof.card}",
                 opening.position,
             )
+        problem = self._index_problem(hand, proof.card, index)
+        if problem:
+            return failed(problem, opening.position)
         if index < len(hand.order):
             expected: int | None = hand.order[index]
-        elif index < 52:
+        elif index < DECK_SIZE:
             return failed("the locked seeds are unknown or malformed", opening.position)
         else:
-            expected = None  # a reshuffled card: its order is the auditors' to check
+            expected = None
+            problem = self._reshuffle_problem(hand, opening.position, index, view)
+            if problem:
+                return failed(problem, opening.position)
         try:
-            crv1.check_opening(hand.hand_id, hand.root, opening, expected_position=expected)
+            crv1.check_opening(hand.hand_id, hand.pin[1], opening, expected_position=expected)
         except crv1.OpeningError as exc:
             return failed(str(exc), opening.position)
-        return CardCheck(hand.hand_id, proof.card, index, opening.position, Verdict.VERIFIED)
+        return CardCheck(
+            hand.hand_id, proof.card, index, opening.position, Verdict.VERIFIED, "", witnessed
+        )
 
-    def views(self, views: Iterable[table_pb2.TableView]) -> list[CardCheck]:
-        """Check several views in order (a saved session)."""
-        out: list[CardCheck] = []
-        for view in views:
-            out.extend(self.view(view))
-        return out
+    @staticmethod
+    def _index_problem(hand: _Hand, card: str, index: int) -> str:
+        """What is wrong with the dealing index a proof names, by this client's own count
+        ("" if nothing, or if the client did not watch the deal from its start)."""
+        deal = hand.deal
+        if deal is None:
+            return ""
+        counted = deal.seen.get(card, set())
+        # Out of sight: dealt hidden, and (if the viewer saw it dealt before) dealt again
+        # after a reshuffle, so later and past the first 52.
+        again = not counted or (index >= DECK_SIZE and index > max(counted))
+        if index not in counted and not (index in deal.hidden and again):
+            if counted:
+                dealt = " or ".join(str(i + 1) for i in sorted(counted))
+                return (
+                    f"it was dealt as card {dealt} of the deal, but its proof names card "
+                    f"{index + 1}"
+                )
+            return (
+                f"its proof names card {index + 1} of the deal, which was no card dealt out "
+                "of your sight"
+            )
+        other = deal.claimed.setdefault(index, card)
+        if other != card:
+            return f"card {index + 1} of the deal was already proved to be {other}"
+        return ""
+
+    @staticmethod
+    def _reshuffle_problem(
+        hand: _Hand, position: int, index: int, view: table_pb2.TableView
+    ) -> str:
+        """A card dealt from a reshuffled stub: its position must be one of its round's
+        public positions, which hold no card the viewer still keeps."""
+        start = DECK_SIZE
+        for number, positions in enumerate(hand.rounds, start=1):
+            if index < start + len(positions):
+                if position not in positions:
+                    return (
+                        f"it comes from deck position {position}, which reshuffle round "
+                        f"{number} does not hold ({len(positions)} positions published)"
+                    )
+                if len(set(positions)) != len(positions):
+                    return f"reshuffle round {number} lists a deck position twice"
+                kept = {
+                    crv1.Opening.from_bytes(bytes(p.opening)).position
+                    for p in view.proofs
+                    if 0 < p.deal_index <= start
+                    and len(p.opening) > 1
+                    and p.card in _own_cards(view)
+                }
+                if kept & set(positions):
+                    return f"reshuffle round {number} reshuffles a card you still hold"
+                return ""
+            start += len(positions)
+        return f"card {index + 1} of the deal is past every reshuffle round published"
+
+
+def _own_cards(view: table_pb2.TableView) -> set[str]:
+    mine = next((s for s in view.seats if s.seat == view.viewer_seat), None)
+    return {c.card for c in mine.cards if c.card} if mine is not None else set()

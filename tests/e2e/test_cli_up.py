@@ -114,9 +114,13 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
     ports = _ports()
     output = tmp_path / "up.out"
     var = tmp_path / "var"
+    # The chain heads, published every second to VAR and through a command (a stand-in for
+    # an outside timestamping service: a shell appending to a file of its own).
+    tsa = tmp_path / "tsa.jsonl"
+    heads = ["--heads-interval", "1", "--heads-command", f"cat >> {tsa}"]
     with output.open("w") as sink:
         up = subprocess.Popen(
-            _up(var, ports), stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path, env=ENV
+            _up(var, ports, *heads), stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path, env=ENV
         )
     nats_url = f"nats://127.0.0.1:{ports[4]}"
     try:
@@ -166,6 +170,21 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
             check=False,
         )
         assert audit.returncode == 0 and "RESULT: OK" in audit.stdout, audit.stdout + audit.stderr
+        # The publisher `up` started: the service's copy of the signed heads is the local one,
+        # and the live log holds every head published.
+        assert f"chain heads   every 1 s to {var / 'chain-heads.jsonl'}" in seen, seen
+        received = tsa.read_text().splitlines()  # (first: the file is written before the pipe)
+        published = (var / "chain-heads.jsonl").read_text().splitlines()
+        assert len(received) >= 2 and published[: len(received)] == received
+        checked = subprocess.run(
+            _riverboat(
+                "audit", "--nats", nats_url, *login, "--heads", str(tsa), "--heads-key",
+                str(var / "heads.key"),
+            ),
+            capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+        )  # fmt: skip
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "signed publications checked" in checked.stdout
         # The operator's identity replays the logs into a ledger of its own, as rebuild does.
         operator = ["--nats-user", "operator", "--nats-password-file"]
         rebuilt = subprocess.run(

@@ -43,6 +43,18 @@ BAD: list[tuple[table_pb2.ActRequest, set[str]]] = [
         table_pb2.ActRequest(table_id="t", seat=1, action="call", request_id="no spaces"),
         {"request_id"},
     ),
+    (
+        table_pb2.ActRequest(
+            table_id="t", seat=1, action="seed", request_id="r", client_seed=b"x" * 33
+        ),
+        {"client_seed"},
+    ),
+    (
+        table_pb2.ActRequest(
+            table_id="t", seat=1, action="commit_seed", request_id="r", seed_commitment=b"x" * 33
+        ),
+        {"seed_commitment"},
+    ),
 ]
 GOOD = table_pb2.ActRequest(table_id="t-1", hand_id="t-1-4", seat=2, action="call", request_id="r1")
 

@@ -12,7 +12,8 @@ Beyond single cards, nothing about where another player's hidden cards are may s
   face-down cards, discards, cards put down to pass, stacking order and sealed declaration
   hidden (how many cards stays visible), a pass only to its giver and receiver, the discards
   sent for a reshuffle to nobody, someone else's shown hand in canonical order (highest first),
-  never the order it was held in;
+  never the order it was held in, a client seed revealed before the lock (CRV1) only to its
+  sender;
 - in a view, another player's row is the public row (:class:`Facts.public`): face-up cards as
   they came up and a blank per face-down card, the same for every viewer, a passer included;
   a folded row is empty; a shown row has its blanks filled highest first. Only the viewer's
@@ -37,7 +38,13 @@ from google.protobuf.message import Message
 from riverboat.engine import events as ev
 from riverboat.engine.cards import card_str
 from riverboat.eventcodec import EventMeta, event_to_pb
-from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, SeedsLocked
+from riverboat.table.events import (
+    AnyEvent,
+    ClientSeedSent,
+    HandCommitted,
+    HandVoided,
+    SeedsLocked,
+)
 from riverboat.v1 import table_pb2
 
 #: A card written as text, not inside a longer word (ids and hashes hold letters and digits).
@@ -252,6 +259,8 @@ def expected_event(e: AnyEvent, viewer: int) -> AnyEvent:
             return replace(e, cards=(hidden,) * len(e.cards))
         case ev.HandShown() if e.seat != viewer:
             return replace(e, cards=canonical(e.cards))
+        case ClientSeedSent() if e.seat != viewer:
+            return replace(e, seed=b"")
     return e
 
 
@@ -388,7 +397,9 @@ class Checker:
                     self.report.leak(
                         f"{where}: seat {viewer}'s proof of {proof.card} opens {card_str(opened)}"
                     )
-        if view.hand_id != facts.hand_id and facts.hand_id:
+        # (A voided hand is gone from the table: its views may name no hand.)
+        gone = facts.voided and not view.hand_id
+        if view.hand_id != facts.hand_id and facts.hand_id and not gone:
             self.report.leak(f"{where}: v{version} names hand {view.hand_id}, not {facts.hand_id}")
         if view.hand_in_progress != facts.live:
             self.report.leak(

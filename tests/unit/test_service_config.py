@@ -178,3 +178,19 @@ def test_the_handover_timeout_flag_over_the_environment_over_30_s() -> None:
     assert config(["--handover-timeout", "4.5"], env).handover_seconds == 4.5
     with pytest.raises(ValueError, match="--handover-timeout"):
         config(["--handover-timeout", "0"], {})
+
+
+def test_the_seed_windows_flags_over_the_environment_and_a_phase_never_absent() -> None:
+    def config(argv: list[str], env: Mapping[str, str]) -> TableConfig:
+        return TableConfig.from_namespace(table_parse(argv), env)
+
+    env = {"RIVERBOAT_SEED_WINDOW": "3", "RIVERBOAT_MIN_SEED_WINDOW": "0.5"}
+    assert (config([], {}).seed_window, config([], {}).min_seed_window) == (1.0, 0.25)
+    assert (config([], env).seed_window, config([], env).min_seed_window) == (3.0, 0.5)
+    flags = ["--seed-window", "2", "--min-seed-window", "0.1"]
+    assert (config(flags, env).seed_window, config(flags, env).min_seed_window) == (2.0, 0.1)
+    # A seed phase lasts the pause within [min, max]: with no pause, the minimum.
+    table = config([], env)
+    assert [table.seed_phase_seconds(p) for p in (0.0, 2.0, 10.0)] == [0.5, 2.0, 3.0]
+    with pytest.raises(ValueError, match="--min-seed-window"):
+        config(["--min-seed-window", "0"], {})

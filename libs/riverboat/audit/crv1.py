@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["SCHEME", "Hand", "climb", "derive", "parse_opening"]
+__all__ = ["SCHEME", "Hand", "client_commitment", "climb", "derive", "drawn", "parse_opening"]
 
 SCHEME: Final = "CRV1"
 
@@ -66,6 +66,18 @@ def _path(leaves: Sequence[bytes], m: int) -> list[bytes]:
     if m < k:
         return [*_path(leaves[:k], m), _mth(leaves[k:])]
     return [*_path(leaves[k:], m - k), _mth(leaves[:k])]
+
+
+def drawn(hand_id: str, commitment: bytes, root: bytes, seat: int) -> bytes:
+    """The seed a lock must hold for a seat whose client sent none (II.4)."""
+    return hashlib.sha256(
+        _t("CRV1/drawn") + _hid(hand_id) + commitment + root + bytes([seat])
+    ).digest()
+
+
+def client_commitment(hand_id: str, seat: int, seed: bytes) -> bytes:
+    """What a client commits to before revealing ``seed`` (II.4)."""
+    return hashlib.sha256(_t("CRV1/client") + _hid(hand_id) + bytes([seat]) + seed).digest()
 
 
 def leaf(hand_id: str, position: int, card: int, salt: bytes) -> bytes:

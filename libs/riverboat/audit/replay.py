@@ -54,6 +54,7 @@ from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
     SEAT_EVENTS,
     AnyEvent,
+    ClientSeedCommitted,
     ClientSeedSent,
     HandCommitted,
     HandVoided,
@@ -62,6 +63,7 @@ from riverboat.table.events import (
     PlayerSatIn,
     PlayerSatOut,
     PlayerSeated,
+    SeedCommitsLocked,
     SeedsLocked,
     TableCreated,
     TimeBankStarted,
@@ -81,6 +83,8 @@ _TABLE_COMMANDS = (
     HandCommitted,
     ev.DealerUp,
     ev.GameChosen,
+    ClientSeedCommitted,
+    SeedCommitsLocked,
     ClientSeedSent,
     SeedsLocked,
 )
@@ -322,7 +326,19 @@ class Replayer:
                 )
                 self.hand_id = first.hand_id
                 self.hand = None
+            case ClientSeedCommitted():
+                pending = table.pending
+                expected = aggregate.commit_seed(
+                    table,
+                    seat=first.seat,
+                    player=first.player,
+                    hand_id=pending.hand_id if pending is not None else "",
+                    commitment=first.commitment,
+                )
+            case SeedCommitsLocked():
+                expected = aggregate.lock_seed_commits(table)
             case ClientSeedSent():
+                # The rules check the seed against the seat's locked commitment.
                 pending = table.pending
                 expected = aggregate.send_seed(
                     table,
@@ -332,20 +348,9 @@ class Replayer:
                     seed=first.seed,
                 )
             case SeedsLocked():
-                # The drawn seeds are the table's to draw; which seats drew, and every seed a
-                # client sent, the rules decide (a sent seed relabelled as drawn fails here).
-                drawn = {seat: seed for seat, _, seed, origin in first.seeds if origin == 1}
-                try:
-                    expected = aggregate.lock_seeds(table, drawn)
-                except KeyError as exc:
-                    self._fail(
-                        Check.REPLAY_MISMATCH,
-                        f"seat {exc.args[0]} sent no seed, but the lock does not mark its seed "
-                        "drawn",
-                        m.events[0].ref,
-                    )
-                    self._skip(m)
-                    return
+                # The rules decide every seed of the lock: each seed a client revealed, and
+                # for every other seat its derived seed (a relabelled or chosen one differs).
+                expected = aggregate.lock_seeds(table)
             case _:
                 raise AssertionError(f"not a table command: {first!r}")
         self._compare(m.events, expected)

@@ -40,6 +40,9 @@ class Check(enum.StrEnum):
     """A revealed seed does not hash to the hand's logged commitment."""
     SEED_RECORD = "seed_record"
     """A seed record is malformed, early, duplicated, or names no logged hand."""
+    CLIENT_SEEDS = "client_seeds"
+    """A CRV1 lock holds a seed the rules do not give: a drawn seed that is not its
+    derivation from C and R, or a client's seed that is not the one its commitment names."""
     CARD_MISMATCH = "card_mismatch"
     """A dealt card is not the committed deck's card at that position."""
     ILLEGAL_ACTION = "illegal_action"

@@ -3,9 +3,11 @@ services store them. For tests and the audit benchmark, no services needed.
 
 Each accepted command becomes one message in the table-log format the table service writes
 (``encode_batch`` with the hash chain, the ``Rb-Version``/``Rb-Request-Id``/``Nats-Msg-Id``
-headers, the same request ids and actors), decks come from RBS1 seeds through the dealer's own
-:mod:`riverboat.shuffle`, and every finished hand's seed is revealed in the dealer's
-``SeedRevealed`` JSON format. The result is an :class:`~riverboat.audit.archive.Archive`.
+headers, the same request ids and actors), decks come from RBS1 seeds (or, with ``scheme="CRV1"``,
+from CRV1 commitments, client seeds committed and revealed by most players and derived for the
+others, as the table service logs them) through the dealer's own :mod:`riverboat.shuffle`, and
+every finished hand's seed is revealed in the dealer's ``SeedRevealed`` JSON format. The
+result is an :class:`~riverboat.audit.archive.Archive`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from riverboat.engine.games import moves, waiting_for
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
 from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import GENESIS_HASH, encode_chained_batch
-from riverboat.shuffle import commitment, derive_deck, derive_reshuffle
+from riverboat.shuffle import commitment, crv1, derive_deck, derive_reshuffle
 from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableState
 from riverboat.table.events import AnyEvent
@@ -81,7 +83,8 @@ class Room:
 
 
 class _Table:
-    def __init__(self, room: Room, table_id: str, rng: random.Random) -> None:
+    def __init__(self, room: Room, table_id: str, rng: random.Random, scheme: str = "RBS1") -> None:
+        self.scheme = scheme
         self.room = room
         self.table_id = table_id
         self.rng = rng
@@ -90,6 +93,9 @@ class _Table:
         self.chain = GENESIS_HASH
         self.deck: tuple[int, ...] = ()
         self.seed = b""
+        #: CRV1: the hand's commitment and locked seeds (its reshuffles are bound to them).
+        self.commit: crv1.Commitment | None = None
+        self.client_seeds: list[crv1.ClientSeed] = []
         self.requests = 0
         self.last_sequence = 0
 
@@ -132,11 +138,15 @@ class _Table:
         lay = self.room.layout
         record = {
             "type": REVEAL_RECORD_TYPE,
-            "scheme": "RBS1",
+            "scheme": self.scheme,
             "table_id": self.table_id,
             "hand_id": hand_id,
             "seed": self.seed.hex(),
-            "commitment": commitment(hand_id, self.seed).hex(),
+            "commitment": (
+                crv1.commitment(hand_id, self.seed)
+                if self.scheme == crv1.SCHEME
+                else commitment(hand_id, self.seed)
+            ).hex(),
             "revealed_at": self.room.clock.isoformat(),
         }
         self.room.seed_sequence += 1
@@ -214,18 +224,21 @@ class _Table:
             return
         hand_id = f"{self.table_id}-{self.version + 1}"
         self.seed = self.rng.randbytes(32)
-        self.submit(
-            aggregate.commit_hand(
-                self.state,
-                hand_id=hand_id,
-                scheme="RBS1",
-                commitment=commitment(hand_id, self.seed),
-                deck_size=52,
-            ),
-            f"commit-{hand_id}",
-            "service:table",
-        )
-        self.deck = derive_deck(hand_id, self.seed)
+        if self.scheme == crv1.SCHEME:
+            self.deck = self.commit_crv1(hand_id)
+        else:
+            self.submit(
+                aggregate.commit_hand(
+                    self.state,
+                    hand_id=hand_id,
+                    scheme="RBS1",
+                    commitment=commitment(hand_id, self.seed),
+                    deck_size=52,
+                ),
+                f"commit-{hand_id}",
+                "service:table",
+            )
+            self.deck = derive_deck(hand_id, self.seed)
         self.submit(aggregate.deal_hand(self.state, self.deck), f"deal-{hand_id}", "service:table")
         leave_at = self.rng.randint(1, 12) if self.rng.random() < leave_share else -1
         void_at = self.rng.randint(1, 12) if self.rng.random() < void_share else -1
@@ -249,7 +262,10 @@ class _Table:
                 break
             if isinstance(hand, HandState) and hand.phase == RESHUFFLE:
                 reshuffles += 1
-                cards = derive_reshuffle(hand_id, self.seed, reshuffles, hand.reshuffle_cards)
+                if self.scheme == crv1.SCHEME:
+                    cards = self.reshuffle_crv1(hand_id, reshuffles, hand.reshuffle_cards)
+                else:
+                    cards = derive_reshuffle(hand_id, self.seed, reshuffles, hand.reshuffle_cards)
                 self.submit(
                     aggregate.act(self.state, Reshuffle(cards), self.deck, hand_id),
                     f"reshuffle-{hand_id}-{reshuffles}",
@@ -268,6 +284,71 @@ class _Table:
                 request, actor = self.request_id(), hand.players[hand.seats.index(seat)]
             self.submit(events, request, actor)
         self.reveal(hand_id)  # voided hands' seeds are revealed too
+
+    def commit_crv1(self, hand_id: str) -> tuple[int, ...]:
+        """A CRV1 hand's commitment and seed phases as the table service logs them: most
+        players commit to a seed and reveal it, a few do not (their seeds are derived).
+        Returns the deck in the locked seeds' dealing order."""
+        commit = crv1.commit_deck(hand_id, self.seed)
+        self.submit(
+            aggregate.commit_hand(
+                self.state,
+                hand_id=hand_id,
+                scheme=crv1.SCHEME,
+                commitment=commit.commitment,
+                deck_size=52,
+                root=commit.root,
+            ),
+            f"commit-{hand_id}",
+            "service:table",
+        )
+        seeds = {}
+        for seat in self.state.ready_players():
+            if self.rng.random() < 0.8:
+                seeds[seat.seat] = seed = self.rng.randbytes(32)
+                self.submit(
+                    aggregate.commit_seed(
+                        self.state,
+                        seat=seat.seat,
+                        player=seat.player,
+                        hand_id=hand_id,
+                        commitment=crv1.seed_commitment(hand_id, seat.seat, seed),
+                    ),
+                    self.request_id(),
+                    seat.player,
+                )
+        self.submit(aggregate.lock_seed_commits(self.state), f"commits-{hand_id}", "service:table")
+        for seat in self.state.ready_players():
+            if seat.seat in seeds and self.rng.random() < 0.9:  # a few never reveal
+                self.submit(
+                    aggregate.send_seed(
+                        self.state,
+                        seat=seat.seat,
+                        player=seat.player,
+                        hand_id=hand_id,
+                        seed=seeds[seat.seat],
+                    ),
+                    self.request_id(),
+                    seat.player,
+                )
+        self.submit(aggregate.lock_seeds(self.state), f"lock-{hand_id}", "service:table")
+        locked = self.state.locked
+        assert locked is not None
+        self.client_seeds = [
+            crv1.ClientSeed(seat, player, seed, crv1.SeedOrigin(origin))
+            for seat, player, seed, origin in locked.seeds
+        ]
+        self.commit = commit
+        return crv1.derive_hand(hand_id, self.seed, self.client_seeds).dealt()
+
+    def reshuffle_crv1(self, hand_id: str, round_: int, cards: tuple[int, ...]) -> tuple[int, ...]:
+        """A CRV1 reshuffle, as the dealer serves it (by deck position, docs/shuffle.md II.7)."""
+        commit = self.commit
+        assert commit is not None
+        key = crv1.mix_key(hand_id, commit.commitment, commit.root, self.client_seeds)
+        where = {card: j for j, card in enumerate(commit.deck)}
+        order = crv1.reshuffle_order(hand_id, self.seed, key, round_, [where[c] for c in cards])
+        return tuple(commit.deck[j] for j in order)
 
     def refill(self, next_player: int, stack: int) -> int:
         """Busted players leave; new ones sit down so there are enough to deal."""
@@ -303,6 +384,7 @@ def play_archive(
     leave_share: float = 0.05,
     void_share: float = 0.02,
     dealers_choice: bool = False,
+    scheme: str = "RBS1",
 ) -> Archive:
     """``tables`` tables of ``players`` bots, ``hands`` hands each, as a stored archive.
 
@@ -310,6 +392,7 @@ def play_archive(
     hands a player asks to leave part-way (and goes when it ends), and after as many a player
     leaves between hands; ``void_share`` of the hands are voided part-way. With
     ``dealers_choice`` the tables are dealer's choice tables (every game, chosen at random).
+    ``scheme`` is the shuffle scheme the hands are committed under (``RBS1`` or ``CRV1``).
     """
     room = Room()
     rng = random.Random(seed)
@@ -320,7 +403,7 @@ def play_archive(
     else:
         opts = pacific_options(max_players=players)
     for t in range(1, tables + 1):
-        table = _Table(room, f"t{t}", random.Random(rng.random()))
+        table = _Table(room, f"t{t}", random.Random(rng.random()), scheme)
         table.submit(
             aggregate.create_table(
                 table.state,

@@ -33,7 +33,13 @@ from riverboat.engine.events import (
     UncalledBetReturned,
 )
 from riverboat.engine.events import Event as HandEvent
-from riverboat.table.events import HandCommitted, HandVoided, SeedsLocked, TableEvent
+from riverboat.table.events import (
+    HandCommitted,
+    HandVoided,
+    SeedCommitsLocked,
+    SeedsLocked,
+    TableEvent,
+)
 
 __all__ = ["HandRecord", "audit_table", "hand_numbers", "scan_hands"]
 
@@ -52,7 +58,9 @@ class HandRecord:
     deck: DeckLog = field(default_factory=DeckLog)
     events: list[LoggedEvent] = field(default_factory=list)
     end: HandEnded | HandVoided | None = None
-    #: CRV1: the locked seeds, where the lock is, and whether a card came before it.
+    #: CRV1: the locked commitments, the locked seeds, where the lock is, and whether a card
+    #: came before it.
+    commits: SeedCommitsLocked | None = None
     locked: SeedsLocked | None = None
     locked_at: LoggedEvent | None = None
     dealt_before_lock: bool = False
@@ -86,6 +94,10 @@ def scan_hands(log: list[LoggedMessage]) -> list[HandRecord]:
                 if current is not None and current.hand_id == event.hand_id and not current.end:
                     current.locked, current.locked_at = event, logged
                     current.dealt_before_lock = bool(current.deck.positions)
+            elif kind is SeedCommitsLocked:
+                assert isinstance(event, SeedCommitsLocked)
+                if current is not None and current.hand_id == event.hand_id and not current.end:
+                    current.commits = event
             elif kind in boundaries:
                 if isinstance(event, HandCommitted):
                     current = begin(event.hand_id, m.version)
@@ -132,6 +144,8 @@ def _check_deck(
     for message, logged in [*hand.deck.problems, *hand.deck.duplicates()]:
         fail(Check.CARD_MISMATCH, message, logged)
     commit = hand.commit
+    if commit is not None and commit.scheme == crv1.SCHEME:
+        _check_lock(table_id, hand, out)
     if reveal is None:
         if isinstance(hand.end, HandEnded):
             fail(
@@ -204,6 +218,45 @@ def _check_deck(
             f"the seed was revealed at {reveal.stored_at}, before the hand ended ({hand.end_time})",
             hand.commit_at,
         )
+
+
+def _check_lock(table_id: str, hand: HandRecord, out: list[Violation]) -> None:
+    """A CRV1 lock, with the audit's own derivations and no secret (docs/shuffle.md II.4):
+    each drawn seed is its seat's derivation from C and R, each client's seed the one its
+    locked commitment names."""
+    commit, locked = hand.commit, hand.locked
+    if commit is None or locked is None:
+        return
+    commits = {seat: c for seat, _, c in hand.commits.commits} if hand.commits else {}
+    for seat, _, seed, origin in locked.seeds:
+        if origin == 1:
+            try:
+                want = crv1.drawn(hand.hand_id, commit.commitment, commit.root, seat)
+            except ValueError:
+                want = b""
+            if seed != want:
+                out.append(
+                    Violation(
+                        Check.CLIENT_SEEDS,
+                        f"seat {seat}'s seed is marked drawn, but it is not the seed C and R "
+                        f"fix for the seat ({seed.hex()[:16]}..., not {want.hex()[:16]}...): "
+                        "the table chose it",
+                        table_id,
+                        hand.hand_id,
+                        hand.locked_at.ref if hand.locked_at else None,
+                    )
+                )
+        elif commits.get(seat) != crv1.client_commitment(hand.hand_id, seat, seed):
+            said = "no locked commitment" if seat not in commits else "another commitment"
+            out.append(
+                Violation(
+                    Check.CLIENT_SEEDS,
+                    f"seat {seat}'s seed is locked as its client's own, but the seat has {said}",
+                    table_id,
+                    hand.hand_id,
+                    hand.locked_at.ref if hand.locked_at else None,
+                )
+            )
 
 
 def _check_crv1(table_id: str, hand: HandRecord, reveal: Reveal, out: list[Violation]) -> None:

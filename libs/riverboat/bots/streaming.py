@@ -2,16 +2,16 @@
 updates and its actions on one stream instead of a ``Watch`` stream and a unary ``Act`` each.
 
 It decides as ``play_bot`` does (:func:`~riverboat.client.next_move` on the view's legal
-actions, client seeds for CRV1 hands, every card proof checked), sends each action without
-waiting, and learns what became of it from the outcome the stream brings back: an action's
-latency is from sending it to its outcome.
+actions, client seeds committed and revealed for CRV1 hands through
+:class:`~riverboat.client.ClientSeeds`, every card proof and lock checked), sends each action
+without waiting, and learns what became of it from the outcome the stream brings back: an
+action's latency is from sending it to its outcome.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 import time
 
 import grpc
@@ -19,22 +19,20 @@ import grpc
 from riverboat.client import (
     BotStats,
     Chooser,
+    ClientSeeds,
     Picker,
+    SeedRequest,
     TableClient,
-    committed_hand,
     next_move,
     random_picker,
     sat_out,
 )
 from riverboat.playstream import PlayStream, open_play, refusal
-from riverboat.proofcheck import CardChecker, Verdict
+from riverboat.proofcheck import CardChecker
 from riverboat.redirect import no_owner_delay
 from riverboat.v1 import table_pb2
 
 __all__ = ["play_bot_streaming"]
-
-#: Request ids of client seeds start with this (their outcomes are counted apart).
-SEED_PREFIX = "seed-"
 
 
 async def play_bot_streaming(
@@ -79,6 +77,9 @@ class _Bot:
         self.stats = stats
         self.pick = pick or random_picker(random.Random())
         self.checker = CardChecker()
+        self.seeds = ClientSeeds(client, table_id, self.checker)
+        #: Seed Acts sent on the stream, by request id (their outcomes are counted apart).
+        self.seeding: dict[str, SeedRequest] = {}
         self.acted: set[tuple[str, int]] = set()
         #: Views older than our last accepted action may still list the move we just made.
         self.acted_version = 0
@@ -132,12 +133,12 @@ class _Bot:
     def _outcome(self, outcome: table_pb2.ActOutcome) -> None:
         began = self.sent.pop(outcome.request_id, None)
         error = refusal(outcome)
-        if outcome.request_id.startswith(SEED_PREFIX):
-            # Refused: the seeds were already locked (the table drew one for this seat).
-            if error is None:
-                self.stats.seeds_sent += 1
-            else:
-                self.stats.seeds_refused += 1
+        seed = self.seeding.pop(outcome.request_id, None)
+        if seed is not None:
+            # Refused: too late (the table derives this seat's seed; the lock says so).
+            checks = self.seeds.answered(seed, None if error is None else error.details())
+            self.stats.seeds_sent, self.stats.seeds_refused = self.seeds.sent, self.seeds.refused
+            self.stats.tally(checks)
             return
         if error is not None:
             # A clock expiry can beat us to it; the next update brings the new turn.
@@ -150,25 +151,23 @@ class _Bot:
 
     async def _update(self, stream: PlayStream, update: table_pb2.WatchResponse) -> None:
         self.after = update.version
+        self.stats.tally(self.checker.update(update))
         if not update.HasField("view"):
             return
         view = update.view
-        committed = committed_hand(update)
-        if committed and view.viewer_seat:
-            request_id = f"{SEED_PREFIX}{committed}"[:64]
-            self.sent[request_id] = time.perf_counter()
+        due = self.seeds.claim(view)
+        if due is not None:
+            seed = self.seeds.request(*due)
+            self.seeding[seed.request_id] = seed
+            self.sent[seed.request_id] = time.perf_counter()
             await stream.act(
-                committed,
-                view.viewer_seat,
-                "seed",
-                request_id=request_id,
-                client_seed=secrets.token_bytes(32),
+                seed.hand_id,
+                seed.seat,
+                seed.action,
+                request_id=seed.request_id,
+                client_seed=seed.client_seed,
+                seed_commitment=seed.seed_commitment,
             )
-        for check in self.checker.view(view):
-            if check.verdict is Verdict.VERIFIED:
-                self.stats.cards_verified += 1
-            else:
-                self.stats.proof_failures.append(check.line())
         if view.hand_id:
             self.stats.hands_seen.add(view.hand_id)
         if sat_out(view):

@@ -47,6 +47,8 @@ TAG_LEAF: Final = b"CRV1/leaf"
 TAG_MIX: Final = b"CRV1/mix"
 TAG_CUT: Final = b"CRV1/cut"
 TAG_RESHUFFLE: Final = b"CRV1/reshuffle"
+TAG_DRAWN: Final = b"CRV1/drawn"
+TAG_CLIENT: Final = b"CRV1/client"
 
 LEAF_PREFIX: Final = b"\x00"
 NODE_PREFIX: Final = b"\x01"
@@ -62,7 +64,8 @@ class SeedOrigin(enum.IntEnum):
     CLIENT = 0
     """The player's client sent it after the commitment and before the lock."""
     DRAWN = 1
-    """The client sent none; the table drew one for it (the view says so)."""
+    """The client sent none (or did not reveal the seed it committed to): the seed is
+    :func:`drawn_seed`, fixed by the commitment before any client seed was known."""
 
 
 class OpeningFailure(enum.StrEnum):
@@ -297,6 +300,31 @@ class ClientSeed:
         return bytes((self.seat, len(raw))) + raw + bytes((int(self.origin),)) + seed
 
 
+def drawn_seed(hand_id: str, commitment_: bytes, root: bytes, seat: int) -> bytes:
+    """``SHA-256(tag("CRV1/drawn") || HID || C || R || u8(seat))``: the seed locked for a seat
+    whose client sent none.
+
+    Derived, not drawn at random: it is fixed once C and R are, before any client seed
+    exists, so whoever runs the table cannot pick it after seeing the others' seeds (or the
+    deck), and anyone holding C and R checks it.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 255:
+        raise ShuffleInputError(f"seat must be 1..255, got {seat!r}")
+    c = _check_seed(commitment_, HASH_SIZE, "commitment")
+    r = _check_seed(root, HASH_SIZE, "root")
+    msg = tag(TAG_DRAWN) + encode_hand_id(hand_id) + c + r + bytes((seat,))
+    return hashlib.sha256(msg).digest()
+
+
+def seed_commitment(hand_id: str, seat: int, seed: bytes) -> bytes:
+    """``SHA-256(tag("CRV1/client") || HID || u8(seat) || seed)``: a client's commitment to
+    its seed, sent (and locked) before any seed is revealed."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= 255:
+        raise ShuffleInputError(f"seat must be 1..255, got {seat!r}")
+    body = bytes((seat,)) + _check_seed(seed, CLIENT_SEED_SIZE, "client seed")
+    return hashlib.sha256(tag(TAG_CLIENT) + encode_hand_id(hand_id) + body).digest()
+
+
 def mix_key(hand_id: str, commitment_: bytes, root: bytes, seeds: Iterable[ClientSeed]) -> bytes:
     """``k = SHA-256(tag("CRV1/mix") || HID || C || R || u8(n) || entries by seat)``.
 
@@ -423,11 +451,13 @@ __all__ = [
     "dealing_order",
     "derive_deck",
     "derive_hand",
+    "drawn_seed",
     "leaf_hash",
     "merkle_root",
     "mix_key",
     "reshuffle_order",
     "root_from_path",
     "salt",
+    "seed_commitment",
     "tag",
 ]

@@ -28,9 +28,11 @@ from riverboat.engine.options import TableOptions
 from riverboat.engine.rotation import next_seat, pot_carried_in, riding_pot
 from riverboat.engine.session import DealersChoiceRules
 from riverboat.engine.state import STUD_VARIANT, HandState
+from riverboat.shuffle import crv1
 from riverboat.table.events import (
     NO_TIME_BANK,
     AnyEvent,
+    ClientSeedCommitted,
     ClientSeedSent,
     HandCommitted,
     HandVoided,
@@ -40,6 +42,7 @@ from riverboat.table.events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerTimedOut,
+    SeedCommitsLocked,
     SeedsLocked,
     TableCreated,
     TimeBankPolicy,
@@ -49,8 +52,11 @@ from riverboat.table.events import (
 )
 
 MAX_PLAYER_ID = 64
-#: Bytes of a CRV1 client seed (docs/shuffle.md II.4).
+#: Bytes of a CRV1 client seed, and of a commitment to one (docs/shuffle.md II.4).
 CLIENT_SEED_BYTES = 32
+#: The Act actions of CRV1's two seed phases: commit to a client seed, then reveal it.
+COMMIT_SEED = "commit_seed"
+SEED = "seed"
 #: The variant of a table whose dealer chooses each deal's game.
 DEALERS_CHOICE = "dealers_choice"
 #: Time-outs in a row that sit a player out.
@@ -127,8 +133,12 @@ class TableState:
             return False
         return hand_id in (hand.hand_id, str(self.hands_played))
 
-    #: CRV1: the client seeds sent for the committed hand (seat -> seed), until the lock;
-    #: then the lock itself, kept until the next commitment.
+    #: CRV1 (docs/shuffle.md II.4): the commitments to client seeds sent for the committed
+    #: hand (seat -> commitment) until they are locked; the commitments locked; the seeds
+    #: revealed (seat -> seed) until the lock; then the lock itself, kept until the next
+    #: commitment.
+    seed_commits: Mapping[int, bytes] = field(default_factory=dict)
+    commits_locked: SeedCommitsLocked | None = None
     client_seeds: Mapping[int, bytes] = field(default_factory=dict)
     locked: SeedsLocked | None = None
 
@@ -140,6 +150,16 @@ class TableState:
             and self.pending.scheme == "CRV1"
             and (self.locked is None or self.locked.hand_id != self.pending.hand_id)
         )
+
+    @property
+    def seed_phase(self) -> str:
+        """CRV1: ``commit`` (clients send commitments), ``reveal`` (clients reveal the seeds
+        they committed to), or ``""`` (no hand awaits seeds)."""
+        if not self.needs_seeds:
+            return ""
+        assert self.pending is not None
+        done = self.commits_locked
+        return "reveal" if done is not None and done.hand_id == self.pending.hand_id else "commit"
 
     @property
     def dealers_choice(self) -> bool:
@@ -203,6 +223,8 @@ _TABLE_LEVEL: frozenset[type] = frozenset(
         TimeoutsCleared,
         TimeBankStarted,
         TimeBankUsed,
+        ClientSeedCommitted,
+        SeedCommitsLocked,
         ClientSeedSent,
         SeedsLocked,
     }
@@ -274,7 +296,19 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                 limits=(event.small_bet, event.big_bet),
             )
         case HandCommitted():
-            return replace(state, pending=event, client_seeds={}, locked=None)
+            return replace(
+                state,
+                pending=event,
+                seed_commits={},
+                commits_locked=None,
+                client_seeds={},
+                locked=None,
+            )
+        case ClientSeedCommitted():
+            commits = {**state.seed_commits, event.seat: event.commitment}
+            return replace(state, seed_commits=commits)
+        case SeedCommitsLocked():
+            return replace(state, commits_locked=event, seed_commits={})
         case ClientSeedSent():
             return replace(state, client_seeds={**state.client_seeds, event.seat: event.seed})
         case SeedsLocked():
@@ -513,21 +547,20 @@ def commit_hand(
                 "the dealer has not chosen the game", kind="precondition", rule="not_chosen"
             )
         button = state.dealer
+    if scheme == crv1.SCHEME and (len(commitment) != 32 or len(root) != 32):
+        # Its drawn seeds and every opening hang on C and R: both are 32 bytes.
+        raise TableError(
+            "a CRV1 commitment needs a 32-byte commitment and Merkle root",
+            kind="invalid",
+            rule="bad_commitment",
+        )
     return [HandCommitted(hand_id, scheme, commitment, deck_size, button, root)]
 
 
-def send_seed(
-    state: TableState, *, seat: int, player: str, hand_id: str, seed: bytes
-) -> list[AnyEvent]:
-    """CRV1: a player's client seed for the committed hand, before the lock."""
+def _seeding(state: TableState, *, seat: int, player: str, hand_id: str, phase: str) -> None:
+    """CRV1: refuse a client's commitment or seed that does not count now (TableError)."""
     _exists(state)
     pending = state.pending
-    if len(seed) != CLIENT_SEED_BYTES:
-        raise TableError(
-            f"a client seed is exactly {CLIENT_SEED_BYTES} bytes, got {len(seed)}",
-            kind="invalid",
-            rule="bad_seed",
-        )
     if state.locked is not None and state.locked.hand_id == hand_id:
         raise TableError(
             f"the seeds of hand {hand_id} are locked: a seed counts only between the "
@@ -543,28 +576,105 @@ def send_seed(
             kind="precondition",
             rule="not_seeding",
         )
+    if phase == "commit" and state.seed_phase == "reveal":
+        raise TableError(
+            f"the seed commitments of hand {hand_id} are locked: a commitment counts only "
+            "before that (reveal the seed committed to, if any)",
+            kind="precondition",
+            rule="seeds_locked",
+        )
+    if phase == "reveal" and state.seed_phase == "commit":
+        raise TableError(
+            f"hand {hand_id} takes seed commitments now: reveal a seed once the commitments "
+            "are locked",
+            kind="precondition",
+            rule="not_seeding",
+        )
     who = state.seat_at(seat)
     if who is None or who.player != player:
         raise TableError(
             f"{player} does not sit at seat {seat}", kind="precondition", rule="not_your_seat"
         )
+
+
+def commit_seed(
+    state: TableState, *, seat: int, player: str, hand_id: str, commitment: bytes
+) -> list[AnyEvent]:
+    """CRV1: a player's commitment to its client seed (``crv1.seed_commitment``), in the
+    commit phase (docs/shuffle.md II.4)."""
+    if len(commitment) != CLIENT_SEED_BYTES:
+        raise TableError(
+            f"a seed commitment is exactly {CLIENT_SEED_BYTES} bytes, got {len(commitment)}",
+            kind="invalid",
+            rule="bad_seed",
+        )
+    _seeding(state, seat=seat, player=player, hand_id=hand_id, phase="commit")
+    return [ClientSeedCommitted(seat, player, bytes(commitment))]
+
+
+def lock_seed_commits(state: TableState) -> list[AnyEvent]:
+    """CRV1: end the commit phase: the commitments of the players to be dealt in."""
+    _exists(state)
+    pending = state.pending
+    if pending is None or state.seed_phase != "commit":
+        raise TableError("no hand awaits seed commitments", kind="precondition", rule="not_seeding")
+    commits = tuple(
+        (s.seat, s.player, state.seed_commits[s.seat])
+        for s in state.ready_players()
+        if s.seat in state.seed_commits
+    )
+    return [SeedCommitsLocked(pending.hand_id, commits)]
+
+
+def send_seed(
+    state: TableState, *, seat: int, player: str, hand_id: str, seed: bytes
+) -> list[AnyEvent]:
+    """CRV1: a player's client seed, revealed after the commitments were locked; it must be
+    the seed its locked commitment names."""
+    if len(seed) != CLIENT_SEED_BYTES:
+        raise TableError(
+            f"a client seed is exactly {CLIENT_SEED_BYTES} bytes, got {len(seed)}",
+            kind="invalid",
+            rule="bad_seed",
+        )
+    _seeding(state, seat=seat, player=player, hand_id=hand_id, phase="reveal")
+    assert state.commits_locked is not None
+    committed = {s: c for s, _, c in state.commits_locked.commits}
+    if seat not in committed:
+        raise TableError(
+            f"seat {seat} has no locked seed commitment in hand {hand_id}: its seed is drawn",
+            kind="precondition",
+            rule="not_committed",
+        )
+    if crv1.seed_commitment(hand_id, seat, bytes(seed)) != committed[seat]:
+        raise TableError(
+            f"the seed does not match the commitment seat {seat} sent",
+            kind="invalid",
+            rule="seed_mismatch",
+        )
     return [ClientSeedSent(seat, player, bytes(seed))]
 
 
-def lock_seeds(state: TableState, drawn: Mapping[int, bytes]) -> list[AnyEvent]:
-    """CRV1: lock the seeds of the committed hand: each ready seat's own seed if it sent
-    one, else the one in ``drawn`` (the caller drew it; the lock marks it drawn)."""
+def lock_seeds(state: TableState) -> list[AnyEvent]:
+    """CRV1: lock the seeds of the committed hand: each player to be dealt in with the seed
+    its client revealed (origin 0), else the seat's derived seed (origin 1,
+    ``crv1.drawn_seed``: fixed by C and R, so nobody picks it)."""
     _exists(state)
     pending = state.pending
-    if pending is None or not state.needs_seeds:
-        raise TableError("no hand awaits its seeds", kind="precondition", rule="not_seeding")
+    if pending is None or state.seed_phase != "reveal":
+        raise TableError(
+            "no hand awaits its seeds (the commitments are locked first)",
+            kind="precondition",
+            rule="not_seeding",
+        )
     seeds = []
     for s in state.ready_players():
         sent = state.client_seeds.get(s.seat)
         if sent is not None:
-            seeds.append((s.seat, s.player, sent, 0))
+            seeds.append((s.seat, s.player, sent, int(crv1.SeedOrigin.CLIENT)))
         else:
-            seeds.append((s.seat, s.player, bytes(drawn[s.seat]), 1))
+            drawn = crv1.drawn_seed(pending.hand_id, pending.commitment, pending.root, s.seat)
+            seeds.append((s.seat, s.player, drawn, int(crv1.SeedOrigin.DRAWN)))
     return [SeedsLocked(pending.hand_id, tuple(seeds))]
 
 
@@ -776,6 +886,8 @@ def hand_events_only(events: Sequence[AnyEvent]) -> list[HandEvent]:
         TimeoutsCleared,
         TimeBankStarted,
         TimeBankUsed,
+        ClientSeedCommitted,
+        SeedCommitsLocked,
         ClientSeedSent,
         SeedsLocked,
     )

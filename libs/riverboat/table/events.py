@@ -86,9 +86,29 @@ class HandCommitted:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientSeedCommitted:
+    """CRV1: a player's commitment to the client seed it will reveal (docs/shuffle.md II.4),
+    after the dealer's commitment and before the commitments are locked. Public (a hash of 256
+    random bits says nothing); sending again replaces it."""
+
+    seat: int
+    player: str
+    commitment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SeedCommitsLocked:
+    """CRV1: the end of the commit phase: the commitments (seat, player, commitment) by seat
+    whose seeds may now be revealed; no other seat's client seed counts in this hand."""
+
+    hand_id: str
+    commits: tuple[tuple[int, str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ClientSeedSent:
-    """CRV1: a player's client seed for the committed hand, before the lock (seen by the
-    sender only until then; sending again replaces it)."""
+    """CRV1: a player's client seed for the committed hand, revealed after the commitments
+    were locked and matching the seat's commitment (seen by the sender only until the lock)."""
 
     seat: int
     player: str
@@ -98,7 +118,8 @@ class ClientSeedSent:
 @dataclass(frozen=True, slots=True)
 class SeedsLocked:
     """CRV1: the seeds fixing the hand's dealing order: (seat, player, seed, origin) by seat,
-    origin 0 sent by the client, 1 drawn for it. After the commitment, before the first card."""
+    origin 0 revealed by the client, 1 the seat's derived seed (``crv1.drawn_seed``) because its
+    client revealed none. After the commitment, before the first card."""
 
     hand_id: str
     seeds: tuple[tuple[int, str, bytes, int], ...]
@@ -196,6 +217,8 @@ TableEvent = (
     | TimeoutsCleared
     | TimeBankStarted
     | TimeBankUsed
+    | ClientSeedCommitted
+    | SeedCommitsLocked
     | ClientSeedSent
     | SeedsLocked
 )

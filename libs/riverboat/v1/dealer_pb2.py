@@ -26,7 +26,7 @@ from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from riverboat.v1 import events_pb2 as riverboat_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/dealer.proto\x12\x0criverboat.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x19riverboat/v1/events.proto\"\xd2\x01\n\x10ReshuffleRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x16\n\x05round\x18\x03 \x01(\x05\x42\x07\xbaH\x04\x1a\x02(\x01\x12\x1e\n\x05\x63\x61rds\x18\x04 \x03(\tB\x0f\xbaH\x0c\x92\x01\t\x10\x34\"\x05r\x03\x98\x01\x02\x12\'\n\x05seeds\x18\x05 \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\"\"\n\x11ReshuffleResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"r\n\x11\x43ommitHandRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\"`\n\x12\x43ommitHandResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\tdeck_size\x18\x03 \x01(\x05\x12\x13\n\x0bmerkle_root\x18\x04 \x01(\x0c\"\xb7\x01\n\x0eGetDeckRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x1d\n\x0clog_sequence\x18\x03 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12\'\n\x05seeds\x18\x04 \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\"2\n\x0fGetDeckResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\x12\x10\n\x08openings\x18\x02 \x03(\x0c\"\x88\x01\n\x11RevealSeedRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x14\n\x0clog_sequence\x18\x03 \x01(\x04\"F\n\x12RevealSeedResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x32\xc7\x02\n\rDealerService\x12O\n\nCommitHand\x12\x1f.riverboat.v1.CommitHandRequest\x1a .riverboat.v1.CommitHandResponse\x12\x46\n\x07GetDeck\x12\x1c.riverboat.v1.GetDeckRequest\x1a\x1d.riverboat.v1.GetDeckResponse\x12O\n\nRevealSeed\x12\x1f.riverboat.v1.RevealSeedRequest\x1a .riverboat.v1.RevealSeedResponse\x12L\n\tReshuffle\x12\x1e.riverboat.v1.ReshuffleRequest\x1a\x1f.riverboat.v1.ReshuffleResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19riverboat/v1/dealer.proto\x12\x0criverboat.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x19riverboat/v1/events.proto\"\xe8\x01\n\x10ReshuffleRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x16\n\x05round\x18\x03 \x01(\x05\x42\x07\xbaH\x04\x1a\x02(\x01\x12\x1e\n\x05\x63\x61rds\x18\x04 \x03(\tB\x0f\xbaH\x0c\x92\x01\t\x10\x34\"\x05r\x03\x98\x01\x02\x12\'\n\x05seeds\x18\x05 \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\x12\x14\n\x0clog_sequence\x18\x06 \x01(\x04\"\"\n\x11ReshuffleResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"r\n\x11\x43ommitHandRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\"`\n\x12\x43ommitHandResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\tdeck_size\x18\x03 \x01(\x05\x12\x13\n\x0bmerkle_root\x18\x04 \x01(\x0c\"\xb7\x01\n\x0eGetDeckRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x1d\n\x0clog_sequence\x18\x03 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12\'\n\x05seeds\x18\x04 \x03(\x0b\x32\x18.riverboat.v1.LockedSeed\"2\n\x0fGetDeckResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\x12\x10\n\x08openings\x18\x02 \x03(\x0c\"\x88\x01\n\x11RevealSeedRequest\x12.\n\x08table_id\x18\x01 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12-\n\x07hand_id\x18\x02 \x01(\tB\x1c\xbaH\x19r\x17\x10\x01\x18\x80\x01\x32\x10^[A-Za-z0-9_-]*$\x12\x14\n\x0clog_sequence\x18\x03 \x01(\x04\"F\n\x12RevealSeedResponse\x12\x0e\n\x06scheme\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x32\xc7\x02\n\rDealerService\x12O\n\nCommitHand\x12\x1f.riverboat.v1.CommitHandRequest\x1a .riverboat.v1.CommitHandResponse\x12\x46\n\x07GetDeck\x12\x1c.riverboat.v1.GetDeckRequest\x1a\x1d.riverboat.v1.GetDeckResponse\x12O\n\nRevealSeed\x12\x1f.riverboat.v1.RevealSeedRequest\x1a .riverboat.v1.RevealSeedResponse\x12L\n\tReshuffle\x12\x1e.riverboat.v1.ReshuffleRequest\x1a\x1f.riverboat.v1.ReshuffleResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -56,21 +56,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REVEALSEEDREQUEST'].fields_by_name['hand_id']._loaded_options = None
   _globals['_REVEALSEEDREQUEST'].fields_by_name['hand_id']._serialized_options = b'\272H\031r\027\020\001\030\200\0012\020^[A-Za-z0-9_-]*$'
   _globals['_RESHUFFLEREQUEST']._serialized_start=100
-  _globals['_RESHUFFLEREQUEST']._serialized_end=310
-  _globals['_RESHUFFLERESPONSE']._serialized_start=312
-  _globals['_RESHUFFLERESPONSE']._serialized_end=346
-  _globals['_COMMITHANDREQUEST']._serialized_start=348
-  _globals['_COMMITHANDREQUEST']._serialized_end=462
-  _globals['_COMMITHANDRESPONSE']._serialized_start=464
-  _globals['_COMMITHANDRESPONSE']._serialized_end=560
-  _globals['_GETDECKREQUEST']._serialized_start=563
-  _globals['_GETDECKREQUEST']._serialized_end=746
-  _globals['_GETDECKRESPONSE']._serialized_start=748
-  _globals['_GETDECKRESPONSE']._serialized_end=798
-  _globals['_REVEALSEEDREQUEST']._serialized_start=801
-  _globals['_REVEALSEEDREQUEST']._serialized_end=937
-  _globals['_REVEALSEEDRESPONSE']._serialized_start=939
-  _globals['_REVEALSEEDRESPONSE']._serialized_end=1009
-  _globals['_DEALERSERVICE']._serialized_start=1012
-  _globals['_DEALERSERVICE']._serialized_end=1339
+  _globals['_RESHUFFLEREQUEST']._serialized_end=332
+  _globals['_RESHUFFLERESPONSE']._serialized_start=334
+  _globals['_RESHUFFLERESPONSE']._serialized_end=368
+  _globals['_COMMITHANDREQUEST']._serialized_start=370
+  _globals['_COMMITHANDREQUEST']._serialized_end=484
+  _globals['_COMMITHANDRESPONSE']._serialized_start=486
+  _globals['_COMMITHANDRESPONSE']._serialized_end=582
+  _globals['_GETDECKREQUEST']._serialized_start=585
+  _globals['_GETDECKREQUEST']._serialized_end=768
+  _globals['_GETDECKRESPONSE']._serialized_start=770
+  _globals['_GETDECKRESPONSE']._serialized_end=820
+  _globals['_REVEALSEEDREQUEST']._serialized_start=823
+  _globals['_REVEALSEEDREQUEST']._serialized_end=959
+  _globals['_REVEALSEEDRESPONSE']._serialized_start=961
+  _globals['_REVEALSEEDRESPONSE']._serialized_end=1031
+  _globals['_DEALERSERVICE']._serialized_start=1034
+  _globals['_DEALERSERVICE']._serialized_end=1361
 # @@protoc_insertion_point(module_scope)

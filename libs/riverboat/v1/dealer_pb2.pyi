@@ -9,18 +9,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ReshuffleRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id", "round", "cards", "seeds")
+    __slots__ = ("table_id", "hand_id", "round", "cards", "seeds", "log_sequence")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     SEEDS_FIELD_NUMBER: _ClassVar[int]
+    LOG_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
     round: int
     cards: _containers.RepeatedScalarFieldContainer[str]
     seeds: _containers.RepeatedCompositeFieldContainer[_events_pb2.LockedSeed]
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., round: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ...) -> None: ...
+    log_sequence: int
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., round: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ..., log_sequence: _Optional[int] = ...) -> None: ...
 
 class ReshuffleResponse(_message.Message):
     __slots__ = ("cards",)

@@ -202,7 +202,7 @@ class UnseatPlayerResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., pending: _Optional[bool] = ..., stack: _Optional[int] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id", "choice", "options", "cards", "small_bet", "big_bet", "client_seed")
+    __slots__ = ("table_id", "hand_id", "seat", "action", "amount", "request_id", "choice", "options", "cards", "small_bet", "big_bet", "client_seed", "seed_commitment")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -215,6 +215,7 @@ class ActRequest(_message.Message):
     SMALL_BET_FIELD_NUMBER: _ClassVar[int]
     BIG_BET_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     hand_id: str
     seat: int
@@ -227,7 +228,8 @@ class ActRequest(_message.Message):
     small_bet: int
     big_bet: int
     client_seed: bytes
-    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ..., choice: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., cards: _Optional[_Iterable[str]] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., client_seed: _Optional[bytes] = ...) -> None: ...
+    seed_commitment: bytes
+    def __init__(self, table_id: _Optional[str] = ..., hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., amount: _Optional[int] = ..., request_id: _Optional[str] = ..., choice: _Optional[str] = ..., options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., cards: _Optional[_Iterable[str]] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., client_seed: _Optional[bytes] = ..., seed_commitment: _Optional[bytes] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("version", "view")
@@ -358,7 +360,7 @@ class LegalAction(_message.Message):
     def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ..., choices: _Optional[_Iterable[str]] = ..., min_cards: _Optional[int] = ..., max_cards: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards", "hand_number", "time_bank", "scheme", "merkle_root", "locked_seeds", "my_seed", "proofs", "commitment")
+    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards", "hand_number", "time_bank", "scheme", "merkle_root", "locked_seeds", "proofs", "commitment", "seeding", "reshuffles")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -389,9 +391,10 @@ class TableView(_message.Message):
     SCHEME_FIELD_NUMBER: _ClassVar[int]
     MERKLE_ROOT_FIELD_NUMBER: _ClassVar[int]
     LOCKED_SEEDS_FIELD_NUMBER: _ClassVar[int]
-    MY_SEED_FIELD_NUMBER: _ClassVar[int]
     PROOFS_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEEDING_FIELD_NUMBER: _ClassVar[int]
+    RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
@@ -422,7 +425,34 @@ class TableView(_message.Message):
     scheme: str
     merkle_root: bytes
     locked_seeds: _containers.RepeatedCompositeFieldContainer[_events_pb2.LockedSeed]
-    my_seed: bytes
     proofs: _containers.RepeatedCompositeFieldContainer[CardProof]
     commitment: bytes
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ..., hand_number: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., scheme: _Optional[str] = ..., merkle_root: _Optional[bytes] = ..., locked_seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ..., my_seed: _Optional[bytes] = ..., proofs: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ..., commitment: _Optional[bytes] = ...) -> None: ...
+    seeding: SeedRound
+    reshuffles: _containers.RepeatedCompositeFieldContainer[ReshuffleRound]
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ..., hand_number: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., scheme: _Optional[str] = ..., merkle_root: _Optional[bytes] = ..., locked_seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ..., proofs: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ..., commitment: _Optional[bytes] = ..., seeding: _Optional[_Union[SeedRound, _Mapping]] = ..., reshuffles: _Optional[_Iterable[_Union[ReshuffleRound, _Mapping]]] = ...) -> None: ...
+
+class SeedRound(_message.Message):
+    __slots__ = ("hand_id", "commitment", "merkle_root", "phase", "commits", "my_commitment", "my_seed")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    MERKLE_ROOT_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    MY_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    MY_SEED_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    commitment: bytes
+    merkle_root: bytes
+    phase: str
+    commits: _containers.RepeatedCompositeFieldContainer[_events_pb2.SeedCommit]
+    my_commitment: bytes
+    my_seed: bytes
+    def __init__(self, hand_id: _Optional[str] = ..., commitment: _Optional[bytes] = ..., merkle_root: _Optional[bytes] = ..., phase: _Optional[str] = ..., commits: _Optional[_Iterable[_Union[_events_pb2.SeedCommit, _Mapping]]] = ..., my_commitment: _Optional[bytes] = ..., my_seed: _Optional[bytes] = ...) -> None: ...
+
+class ReshuffleRound(_message.Message):
+    __slots__ = ("round", "positions")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    POSITIONS_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    positions: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, round: _Optional[int] = ..., positions: _Optional[_Iterable[int]] = ...) -> None: ...

@@ -236,7 +236,6 @@ def _private_key(path: Path) -> Any:
 def cmd_heads(args: argparse.Namespace) -> int:
     """Publish each table's chain head, signed, every ``--interval`` seconds."""
     import datetime
-    import subprocess
     import time
 
     from riverboat.audit.heads import heads_of, sign_publication
@@ -251,7 +250,7 @@ def cmd_heads(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         return _fail(f"--heads-key: {exc}")
     args.source = None
-    done = 0
+    done = unsent = 0
     while True:
         archive = load(args, show_progress=False)
         if isinstance(archive, int):
@@ -261,22 +260,38 @@ def cmd_heads(args: argparse.Namespace) -> int:
         line = sign_publication(key, now, heads)
         with args.heads.open("a", encoding="utf-8") as out:
             out.write(line + "\n")
-        if args.publish_command:
-            sent = subprocess.run(
-                args.publish_command, shell=True, input=line + "\n", text=True, check=False
-            )
-            if sent.returncode:
-                print(
-                    f"riverboat audit heads: {args.publish_command!r} exited {sent.returncode}",
-                    file=sys.stderr,
-                )
+        if args.publish_command and not _send_publication(args.publish_command, line, args):
+            unsent += 1
         print(
             f"published the chain heads of {len(heads)} tables at {now} to {args.heads}", flush=True
         )
         done += 1
         if args.times and done >= args.times:
-            return EXIT_OK
+            # Every line is in the local file; one the outside service did not take fails.
+            return EXIT_FAILED if unsent else EXIT_OK
         time.sleep(args.interval)
+
+
+def _send_publication(command: str, line: str, args: argparse.Namespace) -> bool:
+    """Pipe one publication line to ``command``; False (and a line on stderr) if it failed."""
+    import subprocess
+
+    try:
+        sent = subprocess.run(
+            command,
+            shell=True,
+            input=line + "\n",
+            text=True,
+            check=False,
+            timeout=max(10.0, args.interval),
+        )
+    except subprocess.TimeoutExpired:
+        print(f"riverboat audit heads: {command!r} did not finish in time", file=sys.stderr)
+        return False
+    if sent.returncode:
+        print(f"riverboat audit heads: {command!r} exited {sent.returncode}", file=sys.stderr)
+        return False
+    return True
 
 
 def _compare_ledger(report: Any, archive: Any, url: str) -> int | None:

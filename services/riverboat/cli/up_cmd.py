@@ -43,7 +43,7 @@ from riverboat.natsserver import (
     port_holder,
 )
 from riverboat.services.common.addresses import split_address
-from riverboat.services.launcher import ServiceProcess, free_port
+from riverboat.services.launcher import ServiceProcess, ToolProcess, free_port
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
 OPERATOR = "operator"
@@ -51,6 +51,9 @@ OPERATOR = "operator"
 #: buy-ins: it can bust and buy back in four times before its wallet is empty.
 DEMO_BUY_INS = 4
 DEMO_BANKROLL = 5
+#: Seconds between published chain heads: a log rewritten after a publication fails the audit,
+#: so this bounds how far back a rewrite can go unseen (docs/audit.md).
+HEADS_INTERVAL = 10.0
 DEMO_TABLES = (
     ("pacific", "Pacific $1/$2 stud hi/lo", "demo-pacific"),
     ("dealers_choice", "Dealer's choice", "demo-choice"),
@@ -87,6 +90,20 @@ def register(groups: Any) -> None:
     up.add_argument("--bots", type=int, default=3, help="bots at each demo table (default 3)")
     up.add_argument("--hand-pause", type=float, default=2.0, help="seconds between hands")
     up.add_argument("--quiet", action="store_true", help="do not print the demo table's hands")
+    up.add_argument(
+        "--heads-interval",
+        type=float,
+        default=HEADS_INTERVAL,
+        metavar="SECONDS",
+        help="publish the signed chain heads every SECONDS (riverboat audit heads; default "
+        f"{HEADS_INTERVAL:g}) to VAR/chain-heads.jsonl; 0: no publisher",
+    )
+    up.add_argument(
+        "--heads-command",
+        metavar="COMMAND",
+        help="also pipe each signed publication to COMMAND (an external timestamping service "
+        "the operator does not control alone; docs/audit.md)",
+    )
     up.set_defaults(handler=cmd_up)
 
 
@@ -317,6 +334,15 @@ def cmd_up(args: argparse.Namespace) -> int:
             out.say(f"nats-server   {nats_url}{where}")
         for label, process in zip(labels, started, strict=True):
             out.say(f"{label:<13} {process.address}  (log {process.log_path})")
+        if args.heads_interval > 0:
+            publisher = _heads_publisher(args, var, nats_url, login("auditor"))
+            started.append(publisher)
+            publisher.start()
+            out.say(
+                f"chain heads   every {args.heads_interval:g} s to {var / HEADS_FILE}"
+                f"{' and ' + repr(args.heads_command) if args.heads_command else ''}"
+                f"  (key {var / HEADS_KEY}.pub, log {publisher.log_path})"
+            )
         asyncio.run(_demo(args, password, out.say, nats_url if ours else None, auth_dir))
     except KeyboardInterrupt:
         pass
@@ -336,6 +362,34 @@ def cmd_up(args: argparse.Namespace) -> int:
             nats_cluster.close()
     out.say("stopped.")
     return 0
+
+
+#: The published chain heads and the publisher's key, under VAR.
+HEADS_FILE = "chain-heads.jsonl"
+HEADS_KEY = "heads.key"
+
+
+def _heads_publisher(
+    args: argparse.Namespace, var: Path, nats_url: str, login: list[str]
+) -> ToolProcess:
+    """``riverboat audit heads`` as a child: the room's chain heads, signed, every
+    ``--heads-interval`` seconds, to VAR/chain-heads.jsonl (and ``--heads-command``)."""
+    command = [
+        "audit",
+        "heads",
+        "--nats",
+        nats_url,
+        *login,
+        "--heads",
+        str(var / HEADS_FILE),
+        "--heads-key",
+        str(var / HEADS_KEY),
+        "--interval",
+        str(args.heads_interval),
+    ]
+    if args.heads_command:
+        command += ["--publish-command", args.heads_command]
+    return ToolProcess("heads", "", command, log_path=var / "logs" / "heads.log")
 
 
 def client_flags(args: argparse.Namespace) -> tuple[str, str]:
@@ -377,10 +431,16 @@ async def _demo(
         say("")
         for table in tables:
             say(f"table  {table.table_id:<28} {table.name}")
+        var = Path(args.var)
+        heads = (
+            f" \\\n      --heads {var / HEADS_FILE} --heads-key {var / HEADS_KEY}"
+            if args.heads_interval > 0
+            else ""
+        )
         audit = (
-            f"""Audit the room as the auditor's NATS user:
+            f"""Audit the room as the auditor's NATS user (against the published chain heads):
   .venv/bin/riverboat audit --nats {nats_url} --nats-user auditor \\
-      --nats-password-file {auth_dir / "auditor.password"}
+      --nats-password-file {auth_dir / "auditor.password"}{heads}
 """
             if nats_url
             else ""

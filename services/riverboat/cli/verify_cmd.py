@@ -1,9 +1,12 @@
 """``riverboat verify``: a player's own check of a saved session's cards (CRV1).
 
-``riverboat play --save FILE`` appends every table view the player received to FILE, one JSON
-``TableView`` a line. ``riverboat verify FILE`` checks every card proof in it again, with
-nothing but the file (docs/shuffle.md II.5): exit 0 if all verify, 1 if one fails, 2 if the
-file cannot be read.
+``riverboat play --save FILE`` appends every Watch message the player received to FILE, one
+JSON ``WatchResponse`` a line (its events and view; a line holding a bare ``TableView`` is read
+too). ``riverboat verify FILE`` checks, with nothing but the file, every card proof in it again,
+the dealing index each names against the deal counted from the events, the hand's commitment
+against the one pinned before its seeds, and that the seed the table acknowledged is in the lock
+(docs/shuffle.md II.5, II.11): exit 0 if all verify, 1 if one fails, 2 if the file cannot be
+read.
 """
 
 from __future__ import annotations
@@ -46,17 +49,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if not line.strip():
             continue
         try:
-            view = json_format.Parse(line, table_pb2.TableView())
-        except json_format.ParseError as exc:
-            print(
-                f"riverboat verify: {args.session} line {number} is not a table view: {exc}",
-                file=sys.stderr,
-            )
-            return 2
-        checker.view(view)
+            update = json_format.Parse(line, table_pb2.WatchResponse())
+        except json_format.ParseError:
+            try:
+                view = json_format.Parse(line, table_pb2.TableView())
+            except json_format.ParseError as exc:
+                print(
+                    f"riverboat verify: {args.session} line {number} is not a Watch message or "
+                    f"a table view: {exc}",
+                    file=sys.stderr,
+                )
+                return 2
+            update = table_pb2.WatchResponse(version=view.version, view=view)
+        checker.update(update)
     good = Counter(c.hand_id for c in checker.checks if c.verdict is Verdict.VERIFIED)
     for hand_id, count in good.items():
         print(f"hand {hand_id}: {count} card{'s' if count != 1 else ''} verified")
+    for notice in (c for c in checker.checks if c.verdict is Verdict.NOTICE):
+        print(f"hand {notice.hand_id}: {notice.line()}")
     for failure in checker.failures:
         print(f"hand {failure.hand_id}: {failure.line()}")
     total = sum(good.values())

@@ -71,10 +71,13 @@ class ServiceProcess:
         self.env = env
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 30.0) -> None:
-        """Start and wait for SERVING; on failure, the error includes the log's tail."""
+    def _module(self) -> str:
+        """The module run as ``python -m``: the service's."""
+        return f"riverboat.services.{self.name}"
+
+    def _spawn(self) -> None:
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        command = [sys.executable, "-m", f"riverboat.services.{self.name}", *self.args]
+        command = [sys.executable, "-m", self._module(), *self.args]
         # Its own process group: a Ctrl-C at the terminal reaches the launcher only, which stops
         # the services in order (and a closed stdout pipe cannot take them down half-way).
         self.process = subprocess.Popen(
@@ -87,6 +90,11 @@ class ServiceProcess:
         )
         if self.log_path:
             out.close()  # type: ignore[union-attr]
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start and wait for SERVING; on failure, the error includes the log's tail."""
+        self._spawn()
+        assert self.process is not None
         try:
             wait_serving(self.address, timeout, process=self.process)
         except TimeoutError as exc:
@@ -122,3 +130,22 @@ class ServiceProcess:
     def running(self) -> bool:
         """Whether the process is alive."""
         return self.process is not None and self.process.poll() is None
+
+
+class ToolProcess(ServiceProcess):
+    """A ``riverboat`` command as a child process (``python -m riverboat.cli ARGS``) that serves
+    nothing, such as the chain-heads publisher of ``riverboat up``: started, not waited for;
+    stopped like a service."""
+
+    def _module(self) -> str:
+        return "riverboat.cli"
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start; fail if it exits at once (bad arguments), with its log's tail."""
+        self._spawn()
+        assert self.process is not None
+        try:
+            code = self.process.wait(min(timeout, 1.0))
+        except subprocess.TimeoutExpired:
+            return
+        raise RuntimeError(f"{self.name} exited at once (status {code})\n{self.log_tail()}")

@@ -163,7 +163,11 @@ async def test_a_played_dealers_choice_room_verifies(
             await asyncio.wait_for(stop.wait(), 90)
         finally:
             stop.set()
-            await asyncio.gather(*bots)
+            stats = await asyncio.gather(*bots)
+    # Every card each bot was shown, over every game the dealers chose, proved to it (CRV1).
+    assert [f for s in stats for f in s.proof_failures] == []
+    assert sum(s.cards_verified for s in stats) >= 12 * len(players) * 2
+    assert sum(s.seeds_sent for s in stats) > 0
     path = tmp_path / "dc.rba.gz"
     await export_when_revealed(room, path)
     capsys.readouterr()
@@ -172,3 +176,51 @@ async def test_a_played_dealers_choice_room_verifies(
     verified = [h for h in report["hands"] if h["status"] == "verified"]
     assert len(verified) >= 12
     assert len({h["variant"] for h in verified}) >= 4  # the dealers chose several games
+
+
+@pytest.mark.timeout(120)
+async def test_chain_heads_go_through_the_publish_command_and_check_the_live_log(
+    room: Room, operator: TableClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``riverboat audit heads --publish-command`` end to end: the publisher reads the live
+    streams, signs each table's head, appends the line to its file and pipes it to the
+    command (here a stand-in for a timestamping service: a shell appending to another file);
+    the audit checks the live log against the copy the command received."""
+    table = "t-heads"
+    players = await setup_table(operator, table, 3)
+    await play_hands(room, table, players, hands=2)
+    heads, received, key = tmp_path / "heads.jsonl", tmp_path / "tsa.jsonl", tmp_path / "heads.key"
+    publish = [
+        "audit",
+        "heads",
+        "--nats",
+        room.nats_url,
+        *stream_flags(room),
+        "--heads",
+        str(heads),
+        "--heads-key",
+        str(key),
+        "--interval",
+        "0.2",
+    ]
+    command = f"cat >> {received}"
+    assert await cli(*publish, "--times", "2", "--publish-command", command) == 0
+    lines = received.read_text().splitlines()
+    assert len(lines) == 2 and lines == heads.read_text().splitlines()
+    assert all(f'"{table}"' in line for line in lines)
+    capsys.readouterr()
+    check = ["audit", "--nats", room.nats_url, *stream_flags(room), "--no-progress"]
+    assert await cli(*check, "--heads", str(received), "--heads-key", str(key)) == 0
+    out = capsys.readouterr().out
+    assert "heads       2 signed publications checked" in out and "RESULT: OK" in out
+    # A service that refuses the line: the publisher says so and fails (its own file keeps it).
+    assert await cli(*publish, "--times", "1", "--publish-command", "cat > /dev/null; exit 3") == 1
+    assert "exited 3" in capsys.readouterr().err
+    assert len(heads.read_text().splitlines()) == 3
+    # A received line whose head was changed no longer carries the publisher's signature.
+    forged = received.read_text()
+    first = json.loads(lines[0])
+    head = first["heads"][table]["head"]
+    received.write_text(forged.replace(head, ("0" if head[0] != "0" else "1") + head[1:], 1))
+    assert await cli(*check, "--heads", str(received), "--heads-key", str(key)) == 1
+    assert "not signed by the publisher's key" in capsys.readouterr().out

@@ -16,6 +16,7 @@ from riverboat.v1 import dealer_pb2, events_pb2
 from tests.integration.dealer._kit import (
     DealerClient,
     TableLog,
+    committed,
     ended,
     rpc_error,
     started,
@@ -28,8 +29,15 @@ pytestmark = pytest.mark.timeout(60)
 SEEDS = [(2, "ann", b"\x0a" * 32, 0), (5, "bob", b"\x0b" * 32, 1)]
 
 
-def _locked() -> list[events_pb2.LockedSeed]:
-    return [events_pb2.LockedSeed(seat=s, player=p, seed=x, origin=o) for s, p, x, o in SEEDS]
+def _locked(seeds: list[tuple[int, str, bytes, int]] = SEEDS) -> list[events_pb2.LockedSeed]:
+    return [events_pb2.LockedSeed(seat=s, player=p, seed=x, origin=o) for s, p, x, o in seeds]
+
+
+def _lock(hand: str) -> events_pb2.EventEnvelope:
+    """The table's SeedsLocked for ``hand`` with :data:`SEEDS`."""
+    return events_pb2.EventEnvelope(
+        seeds_locked=events_pb2.SeedsLocked(hand_id=hand, seeds=_locked())
+    )
 
 
 @pytest.fixture
@@ -70,6 +78,13 @@ async def test_crv1_commit_deal_in_the_seeds_order_and_reveal(
         reason="MISSING_FIELD",
     )
     request.seeds.extend(_locked())
+    # Seeds the log has not locked are not served: the dealer reads the lock from the log.
+    await rpc_error(
+        client.stub.GetDeck(request, metadata=client.metadata),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        reason="SEEDS_NOT_LOCKED",
+    )
+    await table_log.append(table, _lock(hand))
     dealt = await client.stub.GetDeck(request, metadata=client.metadata)
     assert len(dealt.cards) == 52 == len(dealt.openings) and len(set(dealt.cards)) == 52
     # Every opening climbs to the committed root and opens the card dealt with it.
@@ -81,7 +96,12 @@ async def test_crv1_commit_deal_in_the_seeds_order_and_reveal(
     thrown = list(dealt.cards[:3])
     stub = await client.stub.Reshuffle(
         dealer_pb2.ReshuffleRequest(
-            table_id=table, hand_id=hand, round=1, cards=thrown, seeds=_locked()
+            table_id=table,
+            hand_id=hand,
+            round=1,
+            cards=thrown,
+            seeds=_locked(),
+            log_sequence=logged.stream_sequence,
         ),
         metadata=client.metadata,
     )
@@ -119,3 +139,42 @@ async def test_crv1_get_deck_refuses_malformed_seeds(
             grpc.StatusCode.INVALID_ARGUMENT,
             reason="BAD_SEEDS",
         )
+
+
+async def test_crv1_serves_only_the_order_of_the_seeds_the_log_locked(
+    crv1_client: DealerClient, table_log: TableLog
+) -> None:
+    """A table process that asks for the deck (or a reshuffle) under other seeds than the
+    lock in its own log, to pick the order it likes, is refused and learns nothing."""
+    client = crv1_client
+    table, hand = unique("t"), unique("h")
+    commit = await client.commit(table, hand)
+    logged = await table_log.append(table, committed(commit, hand))
+    await table_log.append(table, _lock(hand))
+    other = [(2, "ann", b"\x0c" * 32, 0), (5, "bob", b"\x0b" * 32, 1)]
+    request = dealer_pb2.GetDeckRequest(
+        table_id=table, hand_id=hand, log_sequence=logged.stream_sequence, seeds=_locked(other)
+    )
+    await rpc_error(
+        client.stub.GetDeck(request, metadata=client.metadata),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        reason="SEEDS_MISMATCH",
+    )
+    reshuffle = dealer_pb2.ReshuffleRequest(
+        table_id=table,
+        hand_id=hand,
+        round=1,
+        cards=["Ah", "2c"],
+        seeds=_locked(other),
+        log_sequence=logged.stream_sequence,
+    )
+    await rpc_error(
+        client.stub.Reshuffle(reshuffle, metadata=client.metadata),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        reason="SEEDS_MISMATCH",
+    )
+    # The log's own seeds, listed in another order, are the same lock.
+    del request.seeds[:]
+    request.seeds.extend(_locked(SEEDS[::-1]))
+    dealt = await client.stub.GetDeck(request, metadata=client.metadata)
+    assert len(dealt.cards) == 52

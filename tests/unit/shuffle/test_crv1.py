@@ -100,6 +100,17 @@ def _independent(vector: dict[str, Any]) -> dict[str, Any]:
         srt = sorted(positions)
         ctx = r.to_bytes(4, "big") + k
         order += [srt[i] for i in _shuffle(_stream(s, "CRV1/reshuffle", hid, ctx), len(srt))]
+    client = {
+        str(e["seat"]): {
+            "seed_commitment": hashlib.sha256(
+                _t("CRV1/client") + hid + bytes([e["seat"]]) + bytes.fromhex(e["seed"])
+            ).hexdigest(),
+            "drawn_seed": hashlib.sha256(
+                _t("CRV1/drawn") + hid + c + root + bytes([e["seat"]])
+            ).hexdigest(),
+        }
+        for e in seeds
+    }
     openings = {}
     for j in vector["openings"]:
         path = _path(leaves, int(j))
@@ -115,6 +126,7 @@ def _independent(vector: dict[str, Any]) -> dict[str, Any]:
         "order": order,
         "dealt": [card_str(deck[j]) for j in order],
         "openings": openings,
+        "client": client,
     }
 
 
@@ -128,8 +140,18 @@ def _seeds(vector: dict[str, Any]) -> list[ClientSeed]:
 @pytest.mark.parametrize("vector", _load(), ids=lambda v: v["comment"][:40])
 def test_known_answers_match_the_document_and_the_library(vector: dict[str, Any]) -> None:
     independent = _independent(vector)
+    client = independent.pop("client")
     for field, value in independent.items():
         assert vector[field] == value, field
+    c, r = bytes.fromhex(vector["commitment"]), bytes.fromhex(vector["root"])
+    for e in vector["client_seeds"]:
+        assert client[str(e["seat"])]["seed_commitment"] == e["seed_commitment"]
+        assert client[str(e["seat"])]["drawn_seed"] == e["drawn_seed"]
+        seed = bytes.fromhex(e["seed"])
+        assert (
+            crv1.seed_commitment(vector["hand_id"], e["seat"], seed).hex() == e["seed_commitment"]
+        )
+        assert crv1.drawn_seed(vector["hand_id"], c, r, e["seat"]).hex() == e["drawn_seed"]
     hand = crv1.derive_hand(
         vector["hand_id"], bytes.fromhex(vector["seed"]), _seeds(vector), vector["reshuffles"]
     )
@@ -169,6 +191,11 @@ def test_the_library_agrees_with_the_document_everywhere(seed: bytes, hand_id: s
     want = _independent(vector)
     hand = crv1.derive_hand(hand_id, seed, _seeds(vector), [[5, 1, 30]])
     assert hand.commit.root.hex() == want["root"]
+    c, r = hand.commit.commitment, hand.commit.root
+    assert crv1.drawn_seed(hand_id, c, r, 4).hex() == want["client"]["4"]["drawn_seed"]
+    assert (
+        crv1.seed_commitment(hand_id, 4, seed[::-1]).hex() == want["client"]["4"]["seed_commitment"]
+    )
     assert list(hand.order) == want["order"]
     assert hand.commit.opening(7).to_bytes().hex() == want["openings"]["7"]
 
@@ -186,6 +213,30 @@ def test_any_one_flipped_bit_of_an_opening_is_rejected(position: int, bit: int) 
     raw[bit // 8] ^= 1 << (bit % 8)
     with pytest.raises(OpeningError):
         crv1.check_opening("tamper-hand", _COMMIT.root, Opening.from_bytes(bytes(raw)))
+
+
+def test_every_single_bit_flip_of_every_opening_is_rejected() -> None:
+    """Exhaustive: each of the 52 openings, every bit of its card, salt and path (and of the
+    position and count bytes): 100% rejected, none accepted."""
+    flips = rejected = 0
+    for position in range(52):
+        raw = _COMMIT.opening(position).to_bytes()
+        for bit in range(len(raw) * 8):
+            bad = bytearray(raw)
+            bad[bit // 8] ^= 1 << (bit % 8)
+            flips += 1
+            try:
+                crv1.check_opening(
+                    "tamper-hand",
+                    _COMMIT.root,
+                    Opening.from_bytes(bytes(bad)),
+                    expected_position=position,
+                )
+            except OpeningError:
+                rejected += 1
+    # 48 openings of 227 bytes, 4 of 163: every bit of each.
+    assert flips == (48 * 227 + 4 * 163) * 8
+    assert rejected == flips
 
 
 @settings(max_examples=300, deadline=None)
@@ -263,6 +314,23 @@ def test_client_seeds_move_the_order_and_must_be_well_formed() -> None:
         )
 
 
+def test_drawn_seeds_and_client_commitments_are_bound_to_their_hand_and_seat() -> None:
+    c, r = _COMMIT.commitment, _COMMIT.root
+    drawn = {crv1.drawn_seed("h", c, r, seat) for seat in range(1, 11)}
+    assert len(drawn) == 10  # one per seat
+    assert crv1.drawn_seed("h2", c, r, 1) != crv1.drawn_seed("h", c, r, 1)
+    other = bytes(32)
+    assert crv1.drawn_seed("h", other, r, 1) != crv1.drawn_seed("h", c, r, 1)
+    assert crv1.drawn_seed("h", c, other, 1) != crv1.drawn_seed("h", c, r, 1)
+    seed = b"\x42" * 32
+    assert crv1.seed_commitment("h", 1, seed) != crv1.seed_commitment("h", 2, seed)
+    assert crv1.seed_commitment("h", 1, seed) != crv1.seed_commitment("h2", 1, seed)
+    with pytest.raises(ValueError):
+        crv1.drawn_seed("h", c, r, 0)
+    with pytest.raises(ValueError):
+        crv1.seed_commitment("h", 1, b"short")
+
+
 def test_positions_and_cards_are_the_engine_cards() -> None:
     assert parse_card("2c") == 0 and parse_card("As") == 51
 
@@ -297,6 +365,17 @@ def test_the_auditors_own_crv1_gives_the_known_answers(vector: dict[str, Any]) -
         vector["mix_key"],
     )
     assert list(hand.order) == vector["order"]
+    for e in vector["client_seeds"]:
+        assert (
+            audit_crv1.drawn(vector["hand_id"], hand.commitment, hand.root, e["seat"]).hex()
+            == (e["drawn_seed"])
+        )
+        assert (
+            audit_crv1.client_commitment(
+                vector["hand_id"], e["seat"], bytes.fromhex(e["seed"])
+            ).hex()
+            == (e["seed_commitment"])
+        )
     for j, raw in vector["openings"].items():
         assert hand.opening(vector["hand_id"], seed, int(j)).hex() == raw
         climbed = audit_crv1.climb(vector["hand_id"], bytes.fromhex(raw))

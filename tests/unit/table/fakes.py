@@ -121,6 +121,7 @@ class CountingDealer:
         round_: int,
         cards: tuple[int, ...],
         seeds: Sequence[tuple[int, str, bytes, int]] = (),
+        log_sequence: int = 0,
     ) -> tuple[int, ...]:
         self._call("reshuffle")
         return tuple(sorted(cards))

@@ -41,8 +41,8 @@ from riverboat.cli.play.render import (
     table_panel,
 )
 from riverboat.cli.play.text import card_text, my_seat, owes_move
-from riverboat.client import LobbyClient, TableClient, committed_hand, send_seed
-from riverboat.proofcheck import CardChecker, Verdict
+from riverboat.client import ClientSeeds, LobbyClient, TableClient
+from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
 
 T = TypeVar("T")
@@ -119,8 +119,10 @@ class PlaySession:
         self.prompt_shown = False
         self.was_my_turn = False
         self.quit_warned = False
-        #: CRV1: this player's own check of every card it is shown (docs/shuffle.md II.5).
+        #: CRV1: this player's own check of every card it is shown (docs/shuffle.md II.5),
+        #: and the seeds its client sends (II.4); per table followed.
         self.checker = CardChecker()
+        self.seeds: ClientSeeds | None = None
         self.saved: TextIO | None = None
         self.seeding: set[asyncio.Task[None]] = set()
 
@@ -579,11 +581,15 @@ class PlaySession:
         self.detach()
         self.table_id = table_id
         self.view = view
+        self.checker = CardChecker()
+        self.seeds = ClientSeeds(self.tables, table_id, self.checker)
+        first = table_pb2.WatchResponse(version=view.version, view=view)
+        proofs = self._proof_lines(first)
         self.narrator = Narrator(self.player)
         self.recent.clear()
         self.was_my_turn = False
         self.watcher = asyncio.ensure_future(self._watch(table_id, view.version))
-        self.show(table_panel(view, player=self.player))
+        self.show(table_panel(view, player=self.player), *proofs)
         self.was_my_turn = self.my_turn()
 
     def detach(self) -> None:
@@ -639,40 +645,26 @@ class PlaySession:
             self.tables.set_owner(table_id, table.owner_address)
 
     def _proof_lines(self, update: table_pb2.WatchResponse) -> list[RenderableType]:
-        """Send a seed for a hand just committed (CRV1), and check every new card proof:
-        one quiet line for the cards verified, a loud one for each that is not."""
-        committed = committed_hand(update)
-        if committed and self.seated() and self.tables is not None and self.view is not None:
-            seat = my_seat(self.view)
-            if seat is not None:
-                task = asyncio.ensure_future(self._send_seed(committed, seat.seat))
+        """Check every new card proof and the hand's seeds (CRV1), and send this client's
+        seed commitment or seed when one is due: the lines to show."""
+        if self.saved is not None:
+            self.saved.write(json_format.MessageToJson(update, indent=None) + "\n")
+            self.saved.flush()
+        checks = self.checker.update(update)
+        seeds = self.seeds
+        if update.HasField("view") and seeds is not None and self.seated():
+            due = seeds.claim(update.view)
+            if due is not None:
+                task = asyncio.ensure_future(self._send_seed(seeds, *due))
                 self.seeding.add(task)
                 task.add_done_callback(self.seeding.discard)
-        if not update.HasField("view"):
-            return []
-        if self.saved is not None:
-            self.saved.write(json_format.MessageToJson(update.view, indent=None) + "\n")
-            self.saved.flush()
-        checks = self.checker.view(update.view)
-        good = [c.card for c in checks if c.verdict is Verdict.VERIFIED]
-        lines: list[RenderableType] = []
-        if good:
-            line = Text("Verified ", style="dim")
-            for card in good:
-                line.append_text(card_text(card))
-                line.append(" ")
-            line.append("against the deck committed before the deal.", style="dim")
-            lines.append(line)
-        for bad in (c for c in checks if c.verdict is Verdict.FAILED):
-            lines.append(Text(f"!!! {bad.line()} !!!", style="bold white on red"))
-        return lines
+        return check_lines(checks)
 
-    async def _send_seed(self, hand_id: str, seat: int) -> None:
-        """This client's own seed for the hand just committed (late or refused: the table
-        draws one, and the locked seeds say so)."""
-        assert self.tables is not None
-        with contextlib.suppress(grpc.aio.AioRpcError):
-            await send_seed(self.tables, self.table_id, hand_id, seat)
+    async def _send_seed(self, seeds: ClientSeeds, action: str, hand_id: str, seat: int) -> None:
+        """Send one seed Act; show what its answer settles (a seed drawn, a failure)."""
+        lines = check_lines(await seeds.send(action, hand_id, seat))
+        if lines and seeds is self.seeds:
+            self.show(*lines)
 
     def _on_update(self, update: table_pb2.WatchResponse) -> bool:
         """Print one update; False once the player has left the table."""
@@ -747,3 +739,24 @@ class PlaySession:
         if reply is not None and current is not None and reply.view.version > current.version:
             self.view = reply.view
             self.was_my_turn = self.my_turn()
+
+
+def check_lines(checks: list[CardCheck]) -> list[RenderableType]:
+    """CRV1 checks as screen lines: one quiet line for the cards verified, a notice for a
+    seed drawn for the player, and a loud line for each check that failed."""
+    good = [c.card for c in checks if c.verdict is Verdict.VERIFIED]
+    lines: list[RenderableType] = []
+    if good:
+        line = Text("Verified ", style="dim")
+        for card in good:
+            line.append_text(card_text(card))
+            line.append(" ")
+        line.append("against the deck committed before the deal.", style="dim")
+        if not all(c.witnessed for c in checks if c.verdict is Verdict.VERIFIED):
+            line.append(" (Dealt before you watched: places in the deal as the table says.)")
+        lines.append(line)
+    for notice in (c for c in checks if c.verdict is Verdict.NOTICE):
+        lines.append(Text(notice.line(), style="bold yellow"))
+    for bad in (c for c in checks if c.verdict is Verdict.FAILED):
+        lines.append(Text(f"!!! {bad.line()} !!!", style="bold white on red"))
+    return lines

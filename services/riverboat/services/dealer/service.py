@@ -24,6 +24,7 @@ from riverboat.services.dealer.tablelog import (
     HandProgress,
     check_commitment_message,
     find_hand_progress,
+    logged_seeds,
 )
 from riverboat.shuffle import (
     SCHEME,
@@ -207,7 +208,7 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
             commitment=record.commitment,
         )
         if record.scheme == crv1.SCHEME:
-            seeds = locked_seeds(request.seeds)
+            seeds = await self._logged(store, table_id, hand_id, request.log_sequence, request)
             hand = crv1.derive_hand(hand_id, self._vault.open(record), seeds)
             _log.info("deck served", log_sequence=request.log_sequence, scheme=record.scheme)
             return dealer_pb2.GetDeckResponse(
@@ -283,7 +284,9 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         try:
             if record.scheme == crv1.SCHEME:
                 # CRV1 reshuffles deck positions (docs/shuffle.md II.7), bound to the seeds.
-                seeds = locked_seeds(request.seeds)
+                seeds = await self._logged(
+                    self.store, table_id, hand_id, request.log_sequence, request
+                )
                 commit = crv1.commit_deck(hand_id, seed)
                 key = crv1.mix_key(hand_id, commit.commitment, commit.root, seeds)
                 where = {card: j for j, card in enumerate(commit.deck)}
@@ -298,6 +301,35 @@ class DealerService(dealer_pb2_grpc.DealerServiceServicer):
         return dealer_pb2.ReshuffleResponse(cards=[card_str(card) for card in shuffled])
 
     # -- helpers ------------------------------------------------------------------------------
+
+    async def _logged(
+        self,
+        store: DealerStore,
+        table_id: str,
+        hand_id: str,
+        log_sequence: int,
+        request: dealer_pb2.GetDeckRequest | dealer_pb2.ReshuffleRequest,
+    ) -> list[crv1.ClientSeed]:
+        """CRV1: the request's locked seeds, which must be the ones the table's log locked
+        for the hand (read from the commitment's record, ``log_sequence``, on)."""
+        asked = locked_seeds(request.seeds)
+        if log_sequence <= 0:
+            raise InvalidArgument(
+                "log_sequence is required for a CRV1 hand: the stream sequence of the table's "
+                "record holding HandCommitted for this hand",
+                reason="MISSING_FIELD",
+                field="log_sequence",
+            )
+        logged = await logged_seeds(
+            store.table_log, table_id=table_id, hand_id=hand_id, log_sequence=log_sequence
+        )
+        if sorted((s.seat, s.player, s.seed, int(s.origin)) for s in asked) != sorted(logged):
+            raise FailedPrecondition(
+                f"the seeds sent for hand {hand_id!r} are not the ones the log of table "
+                f"{table_id!r} locked (SeedsLocked); the deal follows the log's",
+                reason="SEEDS_MISMATCH",
+            )
+        return asked
 
     async def _committed(self, store: DealerStore, table_id: str, hand_id: str) -> SealedSeedRecord:
         record = await store.load_seed(table_id, hand_id)

@@ -23,7 +23,13 @@ from riverboat.eventstore import EventStoreError, JetStreamEventStore, StoredRec
 from riverboat.services.common.errors import DataLoss, FailedPrecondition, Unavailable
 from riverboat.v1 import events_pb2
 
-__all__ = ["HandProgress", "HandScan", "check_commitment_message", "find_hand_progress"]
+__all__ = [
+    "HandProgress",
+    "HandScan",
+    "check_commitment_message",
+    "find_hand_progress",
+    "logged_seeds",
+]
 
 _STREAM_NOT_FOUND = 10059  # JetStream's err_code, chained under the event store's error
 _FIRST_WINDOW = 64  # records read back from the end of the log before widening the search
@@ -224,3 +230,49 @@ async def _scan(scan: HandScan, records: AsyncGenerator[StoredRecord, None]) -> 
             if scan.feed(record):
                 break
     return scan
+
+
+LockedEntry = tuple[int, str, bytes, int]
+
+
+async def logged_seeds(
+    log: JetStreamEventStore, *, table_id: str, hand_id: str, log_sequence: int
+) -> tuple[LockedEntry, ...]:
+    """CRV1: the seeds the table's log locked for the hand (its ``SeedsLocked``), read from
+    the record holding the hand's commitment (``log_sequence``) on.
+
+    The dealer serves a deck (and a reshuffle) only in the order of the seeds the log locked:
+    a table process that asked for another order, to see which it liked, is refused.
+
+    Raises:
+        FailedPrecondition: the log holds no lock for the hand before its deal, or none yet
+            (``SEEDS_NOT_LOCKED``).
+        DataLoss: a record is not an ``EventBatch``.
+        Unavailable: the log cannot be read.
+    """
+    try:
+        async with aclosing(log.iter_records_at(table_id, log_sequence)) as reading:
+            async for record in reading:
+                where = f"record {record.version} of the log of table {table_id!r}"
+                for envelope in _decode_batch(record.payload, where).events:
+                    kind = envelope.WhichOneof("payload")
+                    if kind == "seeds_locked" and envelope.seeds_locked.hand_id == hand_id:
+                        return tuple(
+                            (s.seat, s.player, bytes(s.seed), s.origin)
+                            for s in envelope.seeds_locked.seeds
+                        )
+                    other = kind == "hand_committed" and envelope.hand_committed.hand_id != hand_id
+                    if other or kind in ("hand_started", "hand_voided"):
+                        break
+                else:
+                    continue
+                break
+    except EventStoreError as exc:
+        raise Unavailable(
+            f"cannot read the log of table {table_id!r}: {exc}", reason="TABLE_LOG_UNAVAILABLE"
+        ) from None
+    raise FailedPrecondition(
+        f"the log of table {table_id!r} locks no client seeds for hand {hand_id!r} before its "
+        "deal: log SeedsLocked first",
+        reason="SEEDS_NOT_LOCKED",
+    )

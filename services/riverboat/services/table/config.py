@@ -35,9 +35,13 @@ class TableConfig(ServiceConfig):
     subject_prefix: str = "rb.tables"
     #: Pause between hands, seconds (players see the showdown before the next deal).
     hand_pause: float = 2.0
-    #: CRV1: seconds after a hand's commitment in which players' clients send their seeds
-    #: (cut short once all have); at most the pause, so none without one.
+    #: CRV1: seconds each of the two seed phases after a hand's commitment lasts at most
+    #: (clients commit to their seeds, then reveal them; each phase is cut short once every
+    #: client it waits for has answered): the pause, within [min_seed_window, seed_window].
     seed_window: float = 1.0
+    #: CRV1: the shortest seed phase, also when the pause between hands is 0: a client must
+    #: always have time to send its seed (else the table could make every seed drawn).
+    min_seed_window: float = 0.25
     #: Deal hands automatically when enough players sit (off: hands start on request only).
     auto_deal: bool = True
     #: A hand that cannot resume (dealer unreachable) within this many seconds is voided.
@@ -62,6 +66,12 @@ class TableConfig(ServiceConfig):
     #: is bounded by about twice this, so a SIGTERM'd instance exits whatever NATS does.
     handover_seconds: float = 30.0
 
+    def seed_phase_seconds(self, pause: float) -> float:
+        """How long one CRV1 seed phase waits for the clients after a ``pause`` between
+        hands: the pause, but never less than ``min_seed_window`` nor (unless that minimum
+        is longer) more than ``seed_window``."""
+        return max(self.min_seed_window, min(self.seed_window, pause))
+
     def __post_init__(self) -> None:
         check_address("--address", self.address)
         check_address("--dealer", self.dealer_address)
@@ -70,6 +80,8 @@ class TableConfig(ServiceConfig):
             raise ValueError("--hand-pause must be 0 or more seconds")
         if self.seed_window < 0:
             raise ValueError("--seed-window must be 0 or more seconds")
+        if self.min_seed_window <= 0:
+            raise ValueError("--min-seed-window must be more than 0 seconds")
         if self.lease_ttl < 1:
             raise ValueError("--lease-ttl must be at least 1 second")
         if self.handover_seconds <= 0:
@@ -101,6 +113,9 @@ class TableConfig(ServiceConfig):
         seed_window = settings.get("seed_window", "RIVERBOAT_SEED_WINDOW", None, float)
         if seed_window is not None:
             values["seed_window"] = seed_window
+        least = settings.get("min_seed_window", "RIVERBOAT_MIN_SEED_WINDOW", None, float)
+        if least is not None:
+            values["min_seed_window"] = least
         for name in ("stream", "subject_prefix"):
             if getattr(args, name, None) is not None:
                 values[name] = getattr(args, name)
@@ -128,6 +143,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hand-pause",
         type=float,
         help="seconds between hands (env RIVERBOAT_HAND_PAUSE; default 2)",
+    )
+    own.add_argument(
+        "--seed-window",
+        type=float,
+        help="CRV1: longest seed phase, seconds (env RIVERBOAT_SEED_WINDOW; default 1); each "
+        "phase lasts the pause between hands, within the shortest and the longest",
+    )
+    own.add_argument(
+        "--min-seed-window",
+        type=float,
+        help="CRV1: shortest seed phase, seconds, also with no pause (env "
+        "RIVERBOAT_MIN_SEED_WINDOW; default 0.25)",
     )
     own.add_argument("--stream", help="JetStream stream of table logs (default RB_TABLES)")
     own.add_argument("--subject-prefix", help="subject prefix of table logs (rb.tables)")

@@ -136,6 +136,7 @@ class DealerClient:
         round_: int,
         cards: tuple[int, ...],
         seeds: Sequence[tuple[int, str, bytes, int]] = (),
+        log_sequence: int = 0,
     ) -> tuple[int, ...]:
         """The dealer's reshuffle of a draw's discards (deterministic per hand and round)."""
         reply = await self._call(
@@ -146,6 +147,7 @@ class DealerClient:
                 round=round_,
                 cards=[card_str(c) for c in cards],
                 seeds=_locked(seeds),
+                log_sequence=log_sequence,
             ),
             table_id=table_id,
             hand_id=hand_id,

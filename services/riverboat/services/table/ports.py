@@ -47,8 +47,10 @@ class Dealer(Protocol):
         round_: int,
         cards: tuple[int, ...],
         seeds: Sequence[tuple[int, str, bytes, int]] = (),
+        log_sequence: int = 0,
     ) -> tuple[int, ...]:
-        """The dealer's reshuffle of a draw's discards (CRV1: bound to the locked seeds)."""
+        """The dealer's reshuffle of a draw's discards (CRV1: bound to the locked seeds, which
+        the dealer reads from the log from ``log_sequence``, the commitment's record, on)."""
         ...
 
     async def reveal_seed(self, table_id: str, hand_id: str, log_sequence: int = 0) -> None:

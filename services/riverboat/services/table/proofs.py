@@ -7,6 +7,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from riverboat.engine.events import (
+    CardDealt,
+    CommunityCardDealt,
+    HandStarted,
+    TableCardTurned,
+    TableRowDealt,
+)
+from riverboat.table.aggregate import TableState
+from riverboat.table.events import AnyEvent
+
 
 @dataclass(slots=True)
 class HandProofs:
@@ -21,6 +31,8 @@ class HandProofs:
     commitment: bytes = b""
     cards: list[int] = field(default_factory=list)
     openings: dict[int, bytes] = field(default_factory=dict)
+    #: Each reshuffle round's deck positions, ascending (public: docs/shuffle.md II.7).
+    rounds: list[tuple[int, ...]] = field(default_factory=list)
     _where: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -37,8 +49,14 @@ class HandProofs:
         proofs.openings = dict(zip(cards, openings, strict=True))
         return proofs
 
+    def add_round(self, stub: Sequence[int]) -> None:
+        """A reshuffled stub dealt after the cards so far (the openings are the cards' own,
+        so the round's positions are theirs)."""
+        self.rounds.append(tuple(sorted(self.openings[c][0] for c in stub)))
+        self.extend(stub)
+
     def extend(self, cards: Sequence[int]) -> None:
-        """A reshuffled stub dealt after the cards so far (the openings are the cards' own)."""
+        """Cards dealt after the cards so far."""
         for card in cards:
             self._where.setdefault(card, []).append(len(self.cards))
             self.cards.append(card)
@@ -48,3 +66,30 @@ class HandProofs:
         dealing: a reshuffled card is dealt again), or None if it was not dealt."""
         where = [i for i in self._where.get(card, ()) if i < consumed]
         return where[-1] if where else None
+
+
+def deal_indices(state: TableState, events: Sequence[AnyEvent]) -> dict[int, int] | None:
+    """CRV1: each ``CardDealt`` of a batch just folded into ``state``, by its index in the
+    batch, with its dealing index (0-based; public in the views, docs/shuffle.md II.6).
+    Counted back from the hand's deck position after the batch: every card taken moves it by
+    one (a table row by its size), a reshuffle does not. None: no CRV1 card in the batch."""
+    hand, locked = state.hand, state.locked
+    if hand is None or locked is None or locked.hand_id != hand.hand_id:
+        return None
+    if not any(isinstance(e, CardDealt) for e in events):
+        return None
+    cursor = hand.deck_pos
+    found: dict[int, int] = {}
+    for k in range(len(events) - 1, -1, -1):
+        event = events[k]
+        if isinstance(event, HandStarted):
+            break
+        if isinstance(event, CardDealt | CommunityCardDealt):
+            cursor -= 1
+            if isinstance(event, CardDealt):
+                found[k] = cursor
+        elif isinstance(event, TableRowDealt):
+            cursor -= event.count
+        elif isinstance(event, TableCardTurned) and event.from_stock:
+            cursor -= 1
+    return found

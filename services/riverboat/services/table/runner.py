@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import secrets
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -30,14 +29,10 @@ import structlog
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import (
-    CardDealt,
-    CommunityCardDealt,
     DiscardsReshuffled,
     HandEnded,
     HandStarted,
     ReshuffleRequested,
-    TableCardTurned,
-    TableRowDealt,
 )
 from riverboat.engine.games import waiting_for
 from riverboat.engine.state import RESHUFFLE, HandState
@@ -48,13 +43,14 @@ from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.mailbox import Inbox, Mailbox, MailboxFull
 from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock, TableLease, Timer
-from riverboat.services.table.proofs import HandProofs
+from riverboat.services.table.proofs import HandProofs, deal_indices
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
     AnyEvent,
+    ClientSeedCommitted,
     ClientSeedSent,
     HandCommitted,
     HandVoided,
@@ -268,9 +264,8 @@ class TableRunner:
                 self.deck = None
                 self.reshuffles = []
                 self.proofs = None
-            elif isinstance(event, ClientSeedSent):
-                ready = {s.seat for s in self.state.ready_players()}
-                if self._seeds_in is not None and ready <= set(self.state.client_seeds):
+            elif isinstance(event, ClientSeedCommitted | ClientSeedSent):
+                if self._seeds_in is not None and self._seeds_complete():
                     self._seeds_in.set()
             elif isinstance(event, HandStarted):
                 current = event.hand_id
@@ -293,29 +288,10 @@ class TableRunner:
         return ended
 
     def _note_deal_indices(self, events: Sequence[AnyEvent], version: int) -> None:
-        """CRV1: each ``CardDealt``'s dealing index, public in the views (docs/shuffle.md
-        II.6). Counted back from the hand's deck position after the batch: every card
-        taken moves it by one (a table row by its size), a reshuffle does not."""
-        hand, locked = self.state.hand, self.state.locked
-        if hand is None or locked is None or locked.hand_id != hand.hand_id:
-            return
-        if not any(isinstance(e, CardDealt) for e in events):
-            return
-        cursor = hand.deck_pos
-        found: dict[int, int] = {}
-        for k in range(len(events) - 1, -1, -1):
-            event = events[k]
-            if isinstance(event, HandStarted):
-                break
-            if isinstance(event, CardDealt | CommunityCardDealt):
-                cursor -= 1
-                if isinstance(event, CardDealt):
-                    found[k] = cursor
-            elif isinstance(event, TableRowDealt):
-                cursor -= event.count
-            elif isinstance(event, TableCardTurned) and event.from_stock:
-                cursor -= 1
-        self.deal_indices[version] = found
+        """CRV1: each ``CardDealt``'s public dealing index, for the views (II.6)."""
+        found = deal_indices(self.state, events)
+        if found is not None:
+            self.deal_indices[version] = found
 
     def _remember(self, stored: str, version: int, events: Sequence[AnyEvent]) -> None:
         """Remember the record's request key (``stored``: see :meth:`RequestKey.stored`) with
@@ -469,10 +445,12 @@ class TableRunner:
             # Reshuffles already made (one still awaited is made by _reshuffle).
             done = len(self.reshuffles) - (1 if _awaits_reshuffle(hand) else 0)
             for round_, cards in enumerate(self.reshuffles[:done], start=1):
-                stub = await self.dealer.reshuffle(self.table_id, hand_id, round_, cards, seeds)
+                stub = await self.dealer.reshuffle(
+                    self.table_id, hand_id, round_, cards, seeds, self.commit_sequence
+                )
                 deck += stub
                 if proofs is not None:
-                    proofs.extend(stub)
+                    proofs.add_round(stub)
             self.deck = deck
             self.proofs = proofs
 
@@ -563,9 +541,10 @@ class TableRunner:
         try:
             if delay:
                 await self.clock.sleep(delay)
-            # CRV1: after the commitment, a seed window (docs/shuffle.md II.4) in which the
-            # players' clients send their seeds; cut short once all have. None without a pause.
-            window = min(self.config.seed_window, delay)
+            # CRV1: after the commitment, two seed phases (docs/shuffle.md II.4): clients
+            # commit to their seeds, then reveal them; each cut short once all have answered,
+            # and never absent, also with no pause (else every seed would be drawn).
+            window = self.config.seed_phase_seconds(delay)
             if self._handing_over or not self.lease.held or not self.state.can_start_hand():
                 return
             if self.state.needs_dealer():
@@ -593,8 +572,7 @@ class TableRunner:
             )
             # One line per hand (not per action): which instance dealt it, for the record.
             self.log.info("hand_committed", hand_id=hand_id, version=self.version)
-            if window > 0 and self.state.needs_seeds:
-                await self._seed_window(window)
+            await self._gather_seeds(window)
             await self._deal()
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.
@@ -619,6 +597,8 @@ class TableRunner:
             return
         self._dealing = True
         try:
+            # After a restart in the seed phases: they go on, for the shortest window.
+            await self._gather_seeds(self.config.min_seed_window)
             await self._deal()
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
@@ -632,10 +612,40 @@ class TableRunner:
         finally:
             self._dealing = False
 
-    async def _seed_window(self, seconds: float) -> None:
-        """Wait until every player to be dealt in sent a seed, or ``seconds`` passed."""
+    def _seeds_complete(self) -> bool:
+        """CRV1: every client the current seed phase waits for has answered (in the commit
+        phase every player to be dealt in; in the reveal phase, each of those who committed)."""
+        state = self.state
+        ready = {s.seat for s in state.ready_players()}
+        if state.seed_phase == "commit":
+            return ready <= set(state.seed_commits)
+        if state.seed_phase == "reveal" and state.commits_locked is not None:
+            committed = {seat for seat, _, _ in state.commits_locked.commits}
+            return ready & committed <= set(state.client_seeds)
+        return True
+
+    async def _gather_seeds(self, seconds: float) -> None:
+        """CRV1's seed phases, from wherever the hand is: wait for the commitments (or
+        ``seconds``), lock them; wait for the seeds committed to (or ``seconds``). The lock
+        itself is :meth:`_deal`'s."""
+        pending = self.state.pending
+        if pending is None:
+            return
+        if self.state.seed_phase == "commit":
+            await self._seed_phase(seconds)
+            await self.submit(
+                table.lock_seed_commits,
+                request_id=f"commits-{pending.hand_id}",
+                actor="service:table",
+            )
+        if self.state.seed_phase == "reveal":
+            await self._seed_phase(seconds)
+
+    async def _seed_phase(self, seconds: float) -> None:
+        """Wait until every client the seed phase waits for answered, or ``seconds`` passed."""
         event = self._seeds_in = asyncio.Event()
-        if {s.seat for s in self.state.ready_players()} <= set(self.state.client_seeds):
+        if self._seeds_complete():
+            self._seeds_in = None
             return
         timer = self.clock.call_later(seconds, event.set)
         try:
@@ -648,11 +658,11 @@ class TableRunner:
         pending = self.state.pending
         if pending is None:
             return
-        if self.state.needs_seeds:
-            # Lock the seeds: each player's own, else one drawn here (the lock says which).
-            drawn = {s.seat: secrets.token_bytes(32) for s in self.state.ready_players()}
+        if self.state.seed_phase == "reveal":
+            # Lock the seeds: each player's own, else the seat's derived one (the lock says
+            # which; nobody here chooses it).
             await self.submit(
-                lambda s: table.lock_seeds(s, drawn),
+                table.lock_seeds,
                 request_id=f"lock-{pending.hand_id}",
                 actor="service:table",
             )
@@ -705,10 +715,11 @@ class TableRunner:
             locked = self.state.locked
             seeds = locked.seeds if locked is not None and locked.hand_id == hand_id else ()
             cards = await self.dealer.reshuffle(
-                self.table_id, hand_id, round_, hand.reshuffle_cards, seeds
+                self.table_id, hand_id, round_, hand.reshuffle_cards, seeds, self.commit_sequence
             )
-            if self.proofs is not None and self.proofs.hand_id == hand_id:
-                self.proofs.extend(cards)
+            proofs = self.proofs
+            if proofs is not None and proofs.hand_id == hand_id and len(proofs.rounds) < round_:
+                proofs.add_round(cards)  # (a retry after a refused append adds it once)
             deck = self.deck
             await self.submit(
                 lambda s: table.act(s, Reshuffle(cards), deck, hand_id),

@@ -58,7 +58,7 @@ from riverboat.services.table.runner import (
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
 from riverboat.table import aggregate as table
 from riverboat.table import choice
-from riverboat.table.aggregate import DEALERS_CHOICE, TableError
+from riverboat.table.aggregate import COMMIT_SEED, DEALERS_CHOICE, SEED, TableError
 from riverboat.table.events import DEFAULT_TIME_BANK, AnyEvent
 from riverboat.table.views import viewer_seat
 from riverboat.v1 import table_pb2, table_pb2_grpc
@@ -396,10 +396,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             cards = tuple(parse_card(c) for c in request.cards)
         except ValueError as exc:
             raise InvalidArgument(f"bad card: {exc}", reason="BAD_CARD", field="cards") from None
-        if request.action == "seed":
-            # CRV1: the caller's client seed for the committed hand (docs/shuffle.md II.4).
-            seed = bytes(request.client_seed)
+        if request.action in (COMMIT_SEED, SEED):
+            # CRV1 (docs/shuffle.md II.4): the caller's commitment to its client seed for the
+            # committed hand, then the seed itself once the commitments are locked.
             player = current_identity().subject
+            if request.action == COMMIT_SEED:
+                digest = bytes(request.seed_commitment)
+                return lambda s: table.commit_seed(
+                    s, seat=request.seat, player=player, hand_id=request.hand_id, commitment=digest
+                )
+            seed = bytes(request.client_seed)
             return lambda s: table.send_seed(
                 s, seat=request.seat, player=player, hand_id=request.hand_id, seed=seed
             )

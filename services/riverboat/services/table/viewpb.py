@@ -286,7 +286,24 @@ class TableViews:
         )
 
     def _public_proofs(self, state: TableState, view: TableView, msg: table_pb2.TableView) -> None:
-        """The hand's scheme, root and lock, and the proofs of every card all may see."""
+        """The hand's scheme, root and lock, the proofs of every card all may see, its
+        reshuffles' positions, and the seed phase of a hand committed and not yet dealt."""
+        pending = state.pending
+        if pending is not None and state.needs_seeds:
+            msg.seeding.CopyFrom(
+                table_pb2.SeedRound(
+                    hand_id=pending.hand_id,
+                    commitment=pending.commitment,
+                    merkle_root=pending.root,
+                    phase=state.seed_phase,
+                )
+            )
+            done = state.commits_locked
+            if done is not None and done.hand_id == pending.hand_id:
+                msg.seeding.commits.extend(
+                    events_pb2.SeedCommit(seat=seat, player=player, commitment=commitment)
+                    for seat, player, commitment in done.commits
+                )
         hand = state.hand
         locked = state.locked
         if locked is not None and hand is not None and locked.hand_id == hand.hand_id:
@@ -300,6 +317,10 @@ class TableViews:
         msg.scheme = "CRV1"
         msg.merkle_root = proofs.root
         msg.commitment = proofs.commitment
+        msg.reshuffles.extend(
+            table_pb2.ReshuffleRound(round=r, positions=positions)
+            for r, positions in enumerate(proofs.rounds, start=1)
+        )
         consumed = hand.deck_pos
         shown = [c for s in view.seats for c, _ in s.cards if c is not None]
         shown += [*view.community, *view.table_cards]
@@ -312,10 +333,12 @@ class TableViews:
         me: int,
         msg: table_pb2.TableView,
     ) -> None:
-        """The viewer's own cards' proofs (and, before the lock, the seed it sent)."""
-        pending = state.pending
-        if pending is not None and state.needs_seeds and me in state.client_seeds:
-            msg.my_seed = state.client_seeds[me]
+        """The viewer's own cards' proofs (and, in the seed phases, what it sent)."""
+        if msg.HasField("seeding"):
+            if me in state.seed_commits:
+                msg.seeding.my_commitment = state.seed_commits[me]
+            if me in state.client_seeds:
+                msg.seeding.my_seed = state.client_seeds[me]
         hand = state.hand
         proofs = self._hand_proofs(state, msg.hand_id)
         if proofs is None or hand is None:
