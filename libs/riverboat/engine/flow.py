@@ -25,6 +25,7 @@ from riverboat.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    CommunityCardDealt,
     Event,
     GameOptionsSet,
     HandEnded,
@@ -272,6 +273,23 @@ def stub_left(rec: Recorder) -> int:
     return len(rec.deck) - rec.s.deck_pos
 
 
+def deal_street(rec: Recorder, game: Game, *, last: bool) -> None:
+    """One more card to every player still in: face up, or face down on the ``last`` street.
+    When the stub cannot give everyone their last card, one face-up community card is
+    everyone's (Pacific's seed, step 10; every stud game dealt here follows it)."""
+    live = rec.s.in_hand()
+    left = stub_left(rec)
+    if last and left < len(live):
+        if left < 1:
+            raise InvalidCommand("the deck ran out before the last card", rule="deck_exhausted")
+        card = rec.deck[rec.s.deck_pos]
+        rec.emit(CommunityCardDealt(card))
+        game.after_community(rec, card)
+        return
+    for i in live:
+        deal(rec, game, i, face_up=not last)
+
+
 def first_able(s: HandState, start: int) -> int | None:
     """``start`` or the next player clockwise who can still bet; None if under two can."""
     if sum(1 for i in range(s.player_count) if s.can_bet(i)) < 2:
@@ -314,17 +332,19 @@ def _top_up(s: HandState, i: int) -> int:
     return max(ups) if ups else -1
 
 
-def begin_round(rec: Recorder, game: Game, *, last: bool) -> None:
-    """Open the next betting round ($5 if ``last``, else $2 on the dealer's choice table)."""
+def begin_round(rec: Recorder, game: Game, *, big: bool, forced_bring_in: bool = False) -> None:
+    """Open the next betting round at the table's big bet if ``big``, else its small bet ($5 or
+    $2 on the dealer's choice table), opened by ``game.opener`` (or the next player clockwise
+    who can still bet). ``forced_bring_in``: the opener must bring in (Pacific's 3rd street)."""
     s = rec.s
-    size = s.options.big_bet if last else s.options.small_bet
+    size = s.options.big_bet if big else s.options.small_bet
     first = first_able(s, game.opener(s))
     rec.emit(
         BettingRoundStarted(
-            street=s.street + 1,
+            street=s.street + 1 if s.street else game.first_round,
             bet_size=size,
             first_to_act=None if first is None else s.seats[first],
-            forced_bring_in=False,
+            forced_bring_in=forced_bring_in,
         )
     )
 
@@ -361,7 +381,7 @@ def finish(rec: Recorder, game: Game) -> None:
             return
         declared_at = s.phase_streets[s.phases.index("declare")]
         if s.game_options.get("bet_after_declare") and s.street == declared_at:
-            begin_round(rec, game, last=True)
+            begin_round(rec, game, big=True)
             return
     showdown(rec, game)
 

@@ -390,29 +390,28 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     big_round = state.big_bet_round
     aggressor = state.last_aggressor
     if event.to > level:
+        opts = state.options
+        if (
+            event.action in _WAGERS
+            and not event.all_in
+            and event.to - last_full == opts.big_bet > state.bet_size
+            and not state.matched[i]
+        ):
+            # The table's big bet wagered in a round at a smaller bet makes the rest of the
+            # round big: stud's open pair on 4th street, the one place a game offers it to
+            # everyone (PacificStud.increments). A matcher's larger bet is their own allowance;
+            # the others keep the round's bet (house rules, match the pot).
+            big_round = True
         if event.action == "bring_in":
             full = False
-        elif state.variant != STUD_VARIANT:
-            # Dealer's choice games: the round's own bet size is the full bet (spread limit:
-            # the smallest raise allowed now).
-            increment = spread_minimum(state) if state.options.spread_limit else state.bet_size
-            full = 2 * (event.to - last_full) >= increment
         else:
-            if (
-                state.street == 4
-                and event.action in _WAGERS
-                and event.to - last_full == state.options.big_bet
-                and not event.all_in
-            ):
-                big_round = True
-            opts = state.options
-            if big_round or (state.street >= 5 and not opts.final_bet_rule):
-                increment = opts.big_bet
-            else:
-                increment = state.bet_size
+            # The round's bet (BettingRoundStarted.bet_size: each game's limits), or the big
+            # bet once the round went big; spread limit: the smallest raise allowed now. A bet
+            # or raise of half that or more counts as a full one (short all-in rule).
             if opts.spread_limit:
                 increment = spread_minimum(state)
-            # A bet or raise of half a bet or more counts as a full one (short all-in rule).
+            else:
+                increment = opts.big_bet if big_round else state.bet_size
             full = 2 * (event.to - last_full) >= increment
         level = event.to
         if full:
