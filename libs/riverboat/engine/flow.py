@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from riverboat.engine.betting import LegalAction, judge, timeout_action, verify
+from riverboat.engine.betting import LegalAction, legal_actions, timeout_action, verify
 from riverboat.engine.cards import ACE, rank_of, suit_of
 from riverboat.engine.commands import BETTING_ACTIONS, GAME_ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.declare import BOTH, HIGH, LOW, Claim, Outcome, resolve
@@ -392,7 +392,7 @@ def finish(rec: Recorder, game: Game) -> None:
 def betting_actions(game: Game, s: HandState) -> list[LegalAction]:
     """Fixed-limit betting for the player to act (riverboat.engine.betting, by ``game``'s
     rules): fold, check or call, bet or raise."""
-    return judge(s, game, reasons=False).legal
+    return legal_actions(s, game)
 
 
 def _match_share(s: HandState, i: int) -> int:
@@ -450,11 +450,11 @@ def return_uncalled(rec: Recorder) -> None:
     s = rec.s
     if s.player_count < 2:
         return
-    order = sorted(range(s.player_count), key=lambda i: s.street_bets[i], reverse=True)
-    top, second = order[0], order[1]
-    excess = s.street_bets[top] - s.street_bets[second]
+    bets = s.street_bets
+    top_bet = max(bets)
+    excess = top_bet - sorted(bets)[-2]
     if excess > 0:
-        rec.emit(UncalledBetReturned(s.seats[top], excess))
+        rec.emit(UncalledBetReturned(s.seats[bets.index(top_bet)], excess))
 
 
 # --- the payout ----------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def act(
         _phase_act(game, rec, i, command)
     else:  # pragma: no cover - a live hand always waits for someone
         raise IllegalAction("nobody is to act now", rule="out_of_turn")
-    return rec.events, rec.state  # type: ignore[return-value]
+    return rec.events, rec.s
 
 
 def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from itertools import compress
 from typing import Any
 
 from riverboat.engine.events import (
@@ -184,8 +185,8 @@ class HandState:
         return not self.folded[i] and self.stacks[i] > 0
 
     def up_cards(self, i: int) -> tuple[int, ...]:
-        """Player ``i``'s face-up cards, in the order dealt."""
-        return tuple(c for c, up in zip(self.cards[i], self.face_up[i], strict=True) if up)
+        """Player ``i``'s face-up cards, in the order dealt (``face_up`` is kept aligned)."""
+        return tuple(compress(self.cards[i], self.face_up[i]))
 
     @property
     def pot_total(self) -> int:
@@ -297,17 +298,19 @@ def fold_events(events: list[Event]) -> HandState:
     if not isinstance(first, HandStarted):
         raise ValueError("a hand's events start with HandStarted")
     state = initial_state(first)
+    handler = FOLD.get  # apply's lookup, without a call per event: a log is folded in one go
     for event in events[1:]:
-        state = apply(state, event)
+        state = handler(type(event), _unsupported)(state, event)
     return state
 
 
 def apply(state: HandState, event: Event) -> HandState:
     """Fold one event into the state."""
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise TypeError(f"apply: unsupported event {type(event).__name__}")
-    return handler(state, event)
+    return FOLD.get(type(event), _unsupported)(state, event)
+
+
+def _unsupported(state: HandState, event: Event) -> HandState:
+    raise TypeError(f"apply: unsupported event {type(event).__name__}")
 
 
 def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
@@ -767,8 +770,9 @@ def _carried_out(state: HandState, event: PotCarriedOver) -> HandState:
     return replace(s, carried_out=s.carried_out + event.amount, to_act=None)
 
 
-#: The fold of every event of every game, one handler per event type.
-_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
+#: The fold of every event of every game, one handler per event type (:func:`apply` looks the
+#: handler up; the decide path, which knows its events' types, calls it directly).
+FOLD: dict[type[Any], Callable[[HandState, Any], HandState]] = {
     HandStarted: _started,
     AntePosted: _ante,
     CardDealt: _card,
