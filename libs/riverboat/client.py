@@ -202,10 +202,13 @@ class TableClient:
         options: dict[str, Any] | None = None,
         timeout: float | None = None,
         client_seed: bytes = b"",
+        small_bet: int = 0,
+        big_bet: int = 0,
     ) -> table_pb2.ActResponse:
         """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration;
-        ``client_seed`` for action ``seed``); ``timeout``: seconds before the call fails with
-        DEADLINE_EXCEEDED."""
+        ``small_bet``/``big_bet`` the deal's limits a dealer declares with ``choose_game``, 0
+        for the table's; ``client_seed`` for action ``seed``); ``timeout``: seconds before
+        the call fails with DEADLINE_EXCEEDED."""
         request = table_pb2.ActRequest(
             table_id=table_id,
             hand_id=hand_id,
@@ -216,6 +219,8 @@ class TableClient:
             cards=list(cards),
             choice=choice,
             client_seed=client_seed,
+            small_bet=small_bet,
+            big_bet=big_bet,
         )
         if options:
             request.options.update(options)
@@ -263,6 +268,9 @@ class Move:
     cards: tuple[str, ...] = ()
     choice: str = ""
     options: dict[str, Any] | None = None
+    #: choose_game: the limits the dealer declares for the deal (0: the table's).
+    small_bet: int = 0
+    big_bet: int = 0
 
 
 #: Picks a non-betting move (a game, cards, a declaration, an offer) from the viewer's view.
@@ -427,6 +435,8 @@ async def play_bot(
                         cards=move.cards,
                         choice=move.choice,
                         options=move.options,
+                        small_bet=move.small_bet,
+                        big_bet=move.big_bet,
                         timeout=ACT_TIMEOUT,
                     )
                     acted_version = reply.version

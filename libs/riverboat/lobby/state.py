@@ -9,6 +9,7 @@ from typing import Any
 
 from riverboat.engine.money import MAX_AMOUNT
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
+from riverboat.engine.session import DealersChoiceRules
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,32}")
 TEMPLATES = ("pacific", "dealers_choice")
@@ -137,6 +138,24 @@ def check_username(username: str) -> str:
     if not USERNAME.fullmatch(username or ""):
         raise LobbyRuleError("a username is 3-32 letters, digits, '-' or '_'")
     return username
+
+
+#: The dealers_choice template's keys that are no table options: the limits a dealer may declare
+#: for one deal (in cents; unset or 0: the table's own small or big bet).
+LIMIT_BOUNDS = ("min_small_bet", "max_small_bet", "min_big_bet", "max_big_bet")
+
+
+def template_rules(
+    template: str, overrides: dict[str, Any]
+) -> tuple[dict[str, Any], DealersChoiceRules | None]:
+    """The overrides that are table options, and a dealers_choice table's rules: every game,
+    with the limit bounds the overrides set (:data:`LIMIT_BOUNDS`; invalid ones raise
+    :class:`~riverboat.engine.errors.InvalidOptions`). Other templates have no rules."""
+    if template != "dealers_choice":
+        return dict(overrides), None
+    bounds = {k: v for k, v in overrides.items() if k in LIMIT_BOUNDS}
+    options = {k: v for k, v in overrides.items() if k not in LIMIT_BOUNDS}
+    return options, DealersChoiceRules(**bounds)
 
 
 def template_options(template: str, overrides: dict[str, Any]) -> tuple[str, TableOptions]:

@@ -29,6 +29,7 @@ from riverboat.engine.session import (
 from riverboat.eventcodec import rules_from_pb, rules_to_pb
 from riverboat.table import aggregate as table
 from riverboat.table import choice
+from riverboat.table.views import table_view
 from riverboat.v1 import events_pb2 as pb
 from tests.unit.table.test_dealers_choice_table import Room, random_act
 
@@ -77,6 +78,19 @@ def test_the_dealer_declares_the_deals_limits_within_the_tables_bounds() -> None
     choose(room, "draw")
     room.deal("h2", random.Random(5))
     assert rounds(room)[0] == 200
+
+
+def test_the_dealers_view_lists_the_bounds_with_the_games() -> None:
+    # The dealer reads what they may declare before choosing: the choose_game action's ``to``
+    # is (small bet from, to, big bet from, to); a table without bounds lists its own limits.
+    for rules, bounds in ((BOUNDS, (100, 500, 200, 1000)), (None, (200, 200, 500, 500))):
+        room = Room(rules=rules)
+        [up] = room.do(choice.call_dealer(room.state))
+        assert isinstance(up, DealerUp)
+        dealer = next(s.player for s in room.state.seats if s.seat == up.seat)
+        view = table_view(room.state, 1, dealer)
+        [legal] = view.legal_actions
+        assert legal.action == "choose_game" and legal.to == bounds
 
 
 def test_limits_outside_the_bounds_are_refused_and_change_nothing() -> None:
@@ -169,3 +183,22 @@ def test_every_place_a_new_dealers_choice_table_comes_from_agrees_on_the_seeds_p
     for game in ("anaconda", "chicago", "elimination", "fifteen_thirty_five"):
         assert room.state.rules.options_for(game, None)["pig_failure"] == "losers_never_share"
         assert game_options(game)["pig_failure"] == "losers_never_share"
+
+
+def test_the_lobbys_dealers_choice_template_sets_the_declarable_limits() -> None:
+    # An operator sets the bounds the players agree to with the template's overrides (the
+    # lobby opens the table with them); they are no table options, and no other template's.
+    from riverboat.engine.errors import InvalidOptions
+    from riverboat.lobby.state import template_options, template_rules
+
+    bounds = {"min_small_bet": 100, "max_small_bet": 500, "min_big_bet": 200, "max_big_bet": 1000}
+    options, rules = template_rules("dealers_choice", {**bounds, "small_bet": 300})
+    assert options == {"small_bet": 300} and rules == BOUNDS
+    assert template_options("dealers_choice", options)[1].small_bet == 300
+    assert rules_from_pb(rules_to_pb(rules), edition=RULE_BOOK) == BOUNDS  # as OpenTable reads it
+    with pytest.raises(InvalidOptions, match="min_small_bet may not exceed max_small_bet"):
+        template_rules("dealers_choice", {"min_small_bet": 600, "max_small_bet": 500})
+    options, rules = template_rules("pacific", bounds)
+    assert rules is None
+    with pytest.raises(InvalidOptions, match="unknown rule option"):
+        template_options("pacific", options)

@@ -32,7 +32,7 @@ from riverboat.auth import PasswordError, TokenIssuer, hash_password, verify_pas
 from riverboat.auth.passwords import check_rules
 from riverboat.engine.errors import InvalidOptions
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
-from riverboat.eventcodec import options_to_pb
+from riverboat.eventcodec import options_to_pb, rules_to_pb
 from riverboat.eventstore import ConcurrencyError
 from riverboat.handtext import dollars
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
@@ -44,6 +44,7 @@ from riverboat.lobby.state import (
     LobbyRuleError,
     check_username,
     template_options,
+    template_rules,
 )
 from riverboat.rpcstatus import error_info
 from riverboat.services.common.auth import current_identity
@@ -402,6 +403,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             for k, v in overrides.items()
         }
         try:
+            overrides, rules = template_rules(request.template or "pacific", overrides)
             variant, options = template_options(request.template or "pacific", overrides)
         except LobbyRuleError as exc:
             raise _rule_error(exc) from None
@@ -435,6 +437,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     variant=variant,
                     options=options_to_pb(options),
                     action_seconds=action_seconds,
+                    dealers_choice=None if rules is None else rules_to_pb(rules),
                     # The caller's key in the table's id: another caller's id opens nothing.
                     request_id=derived_id("lobby", caller, request_id),
                 ),
