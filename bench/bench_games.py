@@ -9,6 +9,8 @@ timing, as their commands. Then, in hands per second:
 (b) fold only: folding the recorded events (rebuilding a hand from its log).
 
 Seven-card stud hi/lo is played the same way on the same dealer's choice table, for scale.
+Then (a) and (b) of every game against the engine before issue #14's one engine, on the same
+hands in the same run (``bench/_before.py``): no lower than before.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bench._before import BEFORE, HandSet, compare, engines, header, row
 from riverboat.engine.commands import Act, Command, Reshuffle, StartHand, TimeOut
 from riverboat.engine.events import Event, SeatEntry
 from riverboat.engine.game import VARIANTS, fold, step
@@ -28,6 +31,8 @@ from riverboat.engine.state import RESHUFFLE, HandState
 SEED = 20260101
 PLAYERS = 6
 HANDS = 200
+#: Repeats of the before/after timings (each chunk of hands' best counts).
+BEFORE_REPEATS = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +123,11 @@ def run() -> None:
     )
     print(f"  {'game':<24}{'replay':>10}{'fold':>10}{'cmds/hand':>11}{'events/hand':>13}")
     games = [v for v in VARIANTS if v in GAMES] + [v for v in VARIANTS if v not in GAMES]
+    recorded: dict[str, HandSet] = {}
     for variant in games:
         hands = [record(variant, rng, k) for k in range(HANDS)]
         logs = [list(h.events) for h in hands]
+        recorded[variant] = ([(h.start, h.commands, h.decks) for h in hands], logs)
         finals: list[HandState] = []
 
         def replay_all(hands: list[Recorded] = hands, finals: list[HandState] = finals) -> None:
@@ -142,3 +149,25 @@ def run() -> None:
             f"{commands:>11.1f}{events:>13.1f}",
             flush=True,
         )
+    _against_before(recorded)
+
+
+def _against_before(recorded: dict[str, HandSet]) -> None:
+    """Every game's replay and fold against the engine before the one engine."""
+    print(f"Against the engine before the one engine ({BEFORE}), the same hands:")
+    with engines(recorded) as both:
+        if isinstance(both, str):
+            print(f"  skipped: {both}")
+            return
+        header("replay", "fold")
+        for variant in recorded:
+            differ = both.before.differing(variant)
+            assert not differ, (
+                f"{variant}: the engine before decides hands {differ[:5]} differently"
+            )
+            row(
+                variant,
+                HANDS,
+                compare(both, "replay", variant, HANDS, BEFORE_REPEATS),
+                compare(both, "fold", variant, HANDS, BEFORE_REPEATS),
+            )

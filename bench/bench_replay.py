@@ -9,7 +9,8 @@ and a PokerKit script. Then, in hands per second:
 (b) ours, fold only: folding the recorded events (rebuilding a hand from its log);
 (c) PokerKit: ``create_state`` + dealing the same cards + the same actions, automations on.
 
-Target: (a) >= 10x (c).
+Target: (a) >= 10x (c). Then (a) and (b) against the engine before issue #14's one engine, on
+the same hands in the same run (``bench/_before.py``): no lower than before.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 
+from bench._before import BEFORE, Hand, compare, engines, header, row
 from bench._studgen import RecordedHand, new_pokerkit_hand, record_hand, run_steps
 from riverboat.engine.game import fold, step
 from riverboat.engine.state import HandState
@@ -29,6 +31,8 @@ HANDS = 600
 #: PokerKit is slow: it replays a prefix of the hands (its rate is still per hand).
 POKERKIT_HANDS = 300
 REPLAY_TARGET_VS_POKERKIT = 10.0
+#: Repeats of the before/after timings (each chunk of hands' best counts).
+BEFORE_REPEATS = 7
 
 
 def _rate(count: int, body: Callable[[], object], repeats: int = 3) -> float:
@@ -111,6 +115,27 @@ def run() -> None:
         f"  PokerKit's final stacks equal ours in {agree}/{POKERKIT_HANDS} hands "
         "(the rest: odd-chip and low-half rule differences, see the differential test)"
     )
+    _against_before(hands)
+
+
+def _against_before(hands: list[RecordedHand]) -> None:
+    """(a) and (b) against the engine before the one engine, on the same hands."""
+    print(f"Against the engine before the one engine ({BEFORE}), the same {HANDS:,} hands:")
+    recorded: list[Hand] = [(h.start, h.commands, [h.start.deck] * len(h.commands)) for h in hands]
+    with engines({"pacific": (recorded, [h.events for h in hands])}) as both:
+        if isinstance(both, str):
+            print(f"  skipped: {both}")
+            return
+        differ = both.before.differing("pacific")
+        assert not differ, f"the engine before decides hands {differ[:5]} differently"
+        header("")
+        for label, what in (("(a) replay", "replay"), ("(b) fold", "fold")):
+            row(label, HANDS, compare(both, what, "pacific", HANDS, BEFORE_REPEATS))
+        now, before = both.now.calls("pacific"), both.before.calls("pacific")
+        print(
+            f"  (a) replay's function calls per hand (not timed: the same on any load): "
+            f"before {before / HANDS:,.0f}, now {now / HANDS:,.0f} ({now / before:.2f}x)"
+        )
 
 
 def _replay(hand: RecordedHand) -> HandState:

@@ -206,10 +206,13 @@ class TableClient:
         timeout: float | None = None,
         client_seed: bytes = b"",
         seed_commitment: bytes = b"",
+        small_bet: int = 0,
+        big_bet: int = 0,
     ) -> table_pb2.ActResponse:
         """Send an action (``cards`` like ``"Ah"``; ``choice`` a game or a declaration;
-        ``seed_commitment`` for action ``commit_seed``, ``client_seed`` for ``seed``);
-        ``timeout``: seconds before the call fails with DEADLINE_EXCEEDED."""
+        ``small_bet``/``big_bet`` the deal's limits a dealer declares with ``choose_game``, 0
+        for the table's; ``seed_commitment`` for action ``commit_seed``, ``client_seed`` for
+        ``seed``); ``timeout``: seconds before the call fails with DEADLINE_EXCEEDED."""
         request = table_pb2.ActRequest(
             table_id=table_id,
             hand_id=hand_id,
@@ -221,6 +224,8 @@ class TableClient:
             choice=choice,
             client_seed=client_seed,
             seed_commitment=seed_commitment,
+            small_bet=small_bet,
+            big_bet=big_bet,
         )
         if options:
             request.options.update(options)
@@ -268,6 +273,9 @@ class Move:
     cards: tuple[str, ...] = ()
     choice: str = ""
     options: dict[str, Any] | None = None
+    #: choose_game: the limits the dealer declares for the deal (0: the table's).
+    small_bet: int = 0
+    big_bet: int = 0
 
 
 #: Picks a non-betting move (a game, cards, a declaration, an offer) from the viewer's view.
@@ -532,6 +540,8 @@ async def play_bot(
                         cards=move.cards,
                         choice=move.choice,
                         options=move.options,
+                        small_bet=move.small_bet,
+                        big_bet=move.big_bet,
                         timeout=ACT_TIMEOUT,
                     )
                     acted_version = reply.version

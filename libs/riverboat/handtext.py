@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from riverboat.engine.cards import card_str, cards_str
+from riverboat.engine.cards import RANK_CHARS, card_str, cards_str
 from riverboat.engine.events import (
     ActionTaken,
     AntePosted,
@@ -40,6 +40,17 @@ ACTION_VERBS = {
     "check": ("check", "checks"),
     "fold": ("fold", "folds"),
 }
+
+
+#: Each rank's plural by its character: "Wild now: fives", "Sevens are eliminated".
+RANK_NAMES = dict(
+    zip(
+        RANK_CHARS,
+        ("deuces", "treys", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens")
+        + ("jacks", "queens", "kings", "aces"),
+        strict=True,
+    )
+)
 
 
 def pot_label(pot: int) -> str:

@@ -3,10 +3,11 @@
 Amounts are "to" amounts: the player's total for the street after the action.
 
 One judgement answers both questions a client asks (PokerKit's verify / can / do): each rule
-is tested once, in :func:`judge`, and the same test yields either the legal action or the
-rule that refuses it. :func:`legal_actions` lists the first, :func:`verify` raises the second,
-so the list and the refusal can never disagree. What differs between games (the size of a
-bet or raise, what a wager is called) comes from the game's :class:`BettingRules`.
+is tested once (``_judged``, under :func:`judge`, which names the refusals), and the same test
+yields either the legal action or the rule that refuses it. :func:`legal_actions` lists the
+first, :func:`verify` raises the second, so the list and the refusal can never disagree.
+What differs between games (the size of a bet or raise, what a wager is called) comes from the
+game's :class:`BettingRules`.
 """
 
 from __future__ import annotations
@@ -52,26 +53,43 @@ class Judgement(NamedTuple):
     refused: dict[str, str]
 
 
-_NOBODY = Judgement([], {})
-
-
-def judge(s: HandState, rules: BettingRules, *, reasons: bool = True) -> Judgement:
+def judge(s: HandState, rules: BettingRules) -> Judgement:
     """Every betting action of the player to act, allowed (with its totals) or refused (with
-    the rule's name; ``reasons=False`` skips naming them, for callers that only list the
-    legal ones). Empty when nobody is to act in a betting round."""
+    the rule's name). Empty when nobody is to act in a betting round."""
+    legal, no_wager = _judged(s, rules)
+    if not legal or s.bring_in_pending:
+        return Judgement(legal, {})
+    kind = rules.wager_kind(s)
+    refused = {"bring_in": "action_not_allowed"}
+    i = s.to_act
+    assert i is not None
+    if s.level > s.street_bets[i]:
+        refused["check"] = "cannot_check_facing_a_bet"
+    else:
+        refused["call"] = "nothing_to_call"
+    for wager in WAGERS:
+        if wager != kind or no_wager is not None:
+            refused[wager] = no_wager or "wager_not_allowed"
+    return Judgement(legal, refused)
+
+
+def _judged(s: HandState, rules: BettingRules) -> tuple[list[LegalAction], str | None]:
+    """The one test of each betting rule: the legal actions, and the rule (if any) keeping the
+    player to act from betting or raising. :func:`judge` names the refusals from it; callers
+    that only list or check the legal actions read it directly."""
     i = s.to_act
     if i is None or s.finished or s.phase != BET:
-        return _NOBODY
-    opts = s.options
+        return [], None
     stack = s.stacks[i]
     mine = s.street_bets[i]
     most = mine + stack
     if s.bring_in_pending:
         # The forced bring-in: bring in, or complete to the small bet; nothing else.
+        opts = s.options
         legal = [LegalAction("bring_in", (min(opts.bring_in, most),))]
         if most > opts.bring_in:
             legal.append(LegalAction("complete", (min(opts.small_bet, most),)))
-        return Judgement(legal, {})
+        return legal, None
     to_call = s.level - mine
     legal = [LegalAction("fold", (mine,))]
     if to_call <= 0:
@@ -83,18 +101,7 @@ def judge(s: HandState, rules: BettingRules, *, reasons: bool = True) -> Judgeme
         kind = rules.wager_kind(s)
         targets = sorted({min(s.last_full_level + inc, most) for inc in rules.increments(s, i)})
         legal.append(LegalAction(kind, tuple(targets)))
-    if not reasons:
-        return Judgement(legal, {})
-    kind = rules.wager_kind(s)
-    refused = {"bring_in": "action_not_allowed"}
-    if to_call <= 0:
-        refused["call"] = "nothing_to_call"
-    else:
-        refused["check"] = "cannot_check_facing_a_bet"
-    for wager in WAGERS:
-        if wager != kind or no_wager is not None:
-            refused[wager] = no_wager or "wager_not_allowed"
-    return Judgement(legal, refused)
+    return legal, no_wager
 
 
 def _wager_refused(s: HandState, i: int, stack: int, to_call: int) -> str | None:
@@ -119,13 +126,13 @@ def _wager_refused(s: HandState, i: int, stack: int, to_call: int) -> str | None
 
 def legal_actions(s: HandState, rules: BettingRules) -> list[LegalAction]:
     """Everything the player to act may do in a betting round (empty when nobody is to act)."""
-    return judge(s, rules, reasons=False).legal
+    return _judged(s, rules)[0]
 
 
 def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -> LegalAction:
     """The legal action named ``action`` (at ``amount`` if given); else :class:`IllegalAction`
     naming the rule :func:`judge` found broken."""
-    legal = judge(s, rules, reasons=False).legal
+    legal = _judged(s, rules)[0]
     for candidate in legal:
         if candidate.action == action:
             if amount is not None and amount not in candidate.to:
@@ -145,7 +152,7 @@ def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -
 def timeout_action(s: HandState, rules: BettingRules) -> str:
     """What the clock does for the player to act: check if they may, else fold; a forced
     bring-in cannot be folded, so the clock posts it."""
-    names = {a.action for a in judge(s, rules, reasons=False).legal}
+    names = {a.action for a in _judged(s, rules)[0]}
     if "check" in names:
         return "check"
     return "fold" if "fold" in names else "bring_in"

@@ -332,8 +332,9 @@ def _grouped_wild(naturals: Sequence[Card], jokers: int) -> int:
     counts = [0] * 13
     for card in naturals:
         counts[card >> 2] += 1
-    best = max(range(13), key=lambda rank: (counts[rank], rank)) if naturals else _ACE
-    counts[best] += jokers
+    if jokers:  # (stud boards without wild cards, the common case, skip the search)
+        best = max(range(13), key=lambda rank: (counts[rank], rank)) if naturals else _ACE
+        counts[best] += jokers
     return _grouped_value(counts)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from riverboat.engine.betting import LegalAction, judge, timeout_action, verify
+from riverboat.engine.betting import LegalAction, legal_actions, timeout_action, verify
 from riverboat.engine.cards import ACE, rank_of, suit_of
 from riverboat.engine.commands import BETTING_ACTIONS, GAME_ACTIONS, Act, StartHand, TimeOut
 from riverboat.engine.declare import BOTH, HIGH, LOW, Claim, Outcome, resolve
@@ -25,6 +25,7 @@ from riverboat.engine.events import (
     AntePosted,
     BettingRoundStarted,
     CardDealt,
+    CommunityCardDealt,
     Event,
     GameOptionsSet,
     HandEnded,
@@ -272,6 +273,23 @@ def stub_left(rec: Recorder) -> int:
     return len(rec.deck) - rec.s.deck_pos
 
 
+def deal_street(rec: Recorder, game: Game, *, last: bool) -> None:
+    """One more card to every player still in: face up, or face down on the ``last`` street.
+    When the stub cannot give everyone their last card, one face-up community card is
+    everyone's (Pacific's seed, step 10; every stud game dealt here follows it)."""
+    live = rec.s.in_hand()
+    left = stub_left(rec)
+    if last and left < len(live):
+        if left < 1:
+            raise InvalidCommand("the deck ran out before the last card", rule="deck_exhausted")
+        card = rec.deck[rec.s.deck_pos]
+        rec.emit(CommunityCardDealt(card))
+        game.after_community(rec, card)
+        return
+    for i in live:
+        deal(rec, game, i, face_up=not last)
+
+
 def first_able(s: HandState, start: int) -> int | None:
     """``start`` or the next player clockwise who can still bet; None if under two can."""
     if sum(1 for i in range(s.player_count) if s.can_bet(i)) < 2:
@@ -314,17 +332,19 @@ def _top_up(s: HandState, i: int) -> int:
     return max(ups) if ups else -1
 
 
-def begin_round(rec: Recorder, game: Game, *, last: bool) -> None:
-    """Open the next betting round ($5 if ``last``, else $2 on the dealer's choice table)."""
+def begin_round(rec: Recorder, game: Game, *, big: bool, forced_bring_in: bool = False) -> None:
+    """Open the next betting round at the table's big bet if ``big``, else its small bet ($5 or
+    $2 on the dealer's choice table), opened by ``game.opener`` (or the next player clockwise
+    who can still bet). ``forced_bring_in``: the opener must bring in (Pacific's 3rd street)."""
     s = rec.s
-    size = s.options.big_bet if last else s.options.small_bet
+    size = s.options.big_bet if big else s.options.small_bet
     first = first_able(s, game.opener(s))
     rec.emit(
         BettingRoundStarted(
-            street=s.street + 1,
+            street=s.street + 1 if s.street else game.first_round,
             bet_size=size,
             first_to_act=None if first is None else s.seats[first],
-            forced_bring_in=False,
+            forced_bring_in=forced_bring_in,
         )
     )
 
@@ -361,7 +381,7 @@ def finish(rec: Recorder, game: Game) -> None:
             return
         declared_at = s.phase_streets[s.phases.index("declare")]
         if s.game_options.get("bet_after_declare") and s.street == declared_at:
-            begin_round(rec, game, last=True)
+            begin_round(rec, game, big=True)
             return
     showdown(rec, game)
 
@@ -372,7 +392,7 @@ def finish(rec: Recorder, game: Game) -> None:
 def betting_actions(game: Game, s: HandState) -> list[LegalAction]:
     """Fixed-limit betting for the player to act (riverboat.engine.betting, by ``game``'s
     rules): fold, check or call, bet or raise."""
-    return judge(s, game, reasons=False).legal
+    return legal_actions(s, game)
 
 
 def _match_share(s: HandState, i: int) -> int:
@@ -430,11 +450,11 @@ def return_uncalled(rec: Recorder) -> None:
     s = rec.s
     if s.player_count < 2:
         return
-    order = sorted(range(s.player_count), key=lambda i: s.street_bets[i], reverse=True)
-    top, second = order[0], order[1]
-    excess = s.street_bets[top] - s.street_bets[second]
+    bets = s.street_bets
+    top_bet = max(bets)
+    excess = top_bet - sorted(bets)[-2]
     if excess > 0:
-        rec.emit(UncalledBetReturned(s.seats[top], excess))
+        rec.emit(UncalledBetReturned(s.seats[bets.index(top_bet)], excess))
 
 
 # --- the payout ----------------------------------------------------------------------------------

@@ -39,6 +39,9 @@ from riverboat.engine.events import Event, HandStarted
 from riverboat.engine.games import ALL_GAMES, game_for, legal_actions
 from riverboat.engine.state import HandState, apply, fold_events, initial_state
 
+#: The commands of a hand in progress.
+_IN_HAND = (Act, TimeOut, Reshuffle)
+
 #: Every variant the engine plays: Pacific stud hi/lo first, then the dealer's choice games.
 VARIANTS = tuple(ALL_GAMES)
 
@@ -81,7 +84,7 @@ def step(
         if state is not None and not state.finished:
             raise IllegalAction("a hand is already in progress", rule="hand_in_progress")
         return flow.start(game_for(command.variant), command)
-    if isinstance(command, Act | TimeOut | Reshuffle):
+    if isinstance(command, _IN_HAND):
         if state is None:
             raise IllegalAction("no hand is in progress", rule="no_hand")
         if deck is None:

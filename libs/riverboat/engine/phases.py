@@ -25,6 +25,7 @@ and resolve when the last one is in; the others go clockwise from the dealer's l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from riverboat.engine.betting import LegalAction
 from riverboat.engine.cards import DECK_SIZE, card_str, suit_of
@@ -54,7 +55,6 @@ from riverboat.engine.flow import (
     bet,
     betting_actions,
     run,
-    stub_left,
     win_uncontested,
 )
 from riverboat.engine.recording import seat_index
@@ -94,35 +94,21 @@ def act(
         _phase_act(game, rec, i, command)
     else:  # pragma: no cover - a live hand always waits for someone
         raise IllegalAction("nobody is to act now", rule="out_of_turn")
-    return rec.events, rec.state  # type: ignore[return-value]
+    return rec.events, rec.s
 
 
 def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> None:
     s = rec.s
-    seat = s.seats[i]
-    if not s.pending[i]:
-        if s.simultaneous:
-            raise IllegalAction(
-                f"seat {seat} has nothing to do in this {s.phase}", rule="already_acted"
-            )
-        assert s.to_act is not None
-        raise IllegalAction(
-            f"it is seat {s.seats[s.to_act]}'s turn, not seat {seat}'s", rule="out_of_turn"
-        )
-    if not s.simultaneous and s.to_act != i:
-        assert s.to_act is not None
-        raise IllegalAction(
-            f"it is seat {s.seats[s.to_act]}'s turn, not seat {seat}'s", rule="out_of_turn"
-        )
+    judgement = judge_moves(game, s, i, reasons=False)
+    if judgement.turn is not None:
+        raise IllegalAction(judgement.turn[1], rule=judgement.turn[0])
     if isinstance(command, TimeOut):
         command = timeout_move(game, s, i)
-    expected = PHASE_ACTIONS[s.phase]
-    if command.action not in expected:
-        raise IllegalAction(
-            f"now is the {s.phase}: you may {' or '.join(expected)}, not {command.action}",
-            rule="wrong_phase",
-        )
-    _check_shape(game, s, i, command)
+    move = next((m for m in judgement.legal if m.action == command.action), None)
+    if move is None:
+        rule, message = judge_moves(game, s, i).refused[command.action]
+        raise IllegalAction(message, rule=rule)
+    _verify(game, s, command, move)
     _HANDLERS[s.phase](game, rec, i, command)
     after = rec.s
     if not after.finished and not any(after.pending):
@@ -130,42 +116,132 @@ def _phase_act(game: Game, rec: Recorder, i: int, command: Act | TimeOut) -> Non
         run(game, rec)
 
 
-# --- the phases ------------------------------------------------------------------------------
+# --- verify / can / do: the phases' rules, each tested once -----------------------------------
 
 _CARD_ACTIONS = frozenset({"draw", "discard", "pass", "order", "expose"})
 
 
-def _check_shape(game: Game, s: HandState, i: int, command: Act) -> None:
-    """Refuse fields an action does not take (cards on a take, a choice on a pass...); an
-    ``amount`` must be one :func:`legal_moves` lists (the number of cards of a card action)."""
+class MoveJudgement(NamedTuple):
+    """A seat's moves in a card phase: the actions allowed with what each may take (cards,
+    coins, an amount), the rule refusing each other action of the game, or ``turn``: the rule
+    (and its message) keeping the seat from acting at all now."""
+
+    legal: list[LegalAction]
+    refused: dict[str, tuple[str, str]]
+    turn: tuple[str, str] | None = None
+
+
+def judge_moves(game: Game, s: HandState, i: int, *, reasons: bool = True) -> MoveJudgement:
+    """Player ``i``'s moves in the current card phase (PokerKit's verify / can / do, as
+    :func:`riverboat.engine.betting.judge` for betting): each rule is tested here once, and
+    the test yields either a legal move or the rule refusing it; :func:`legal_moves` lists the
+    first, the command's check raises the second, so they cannot disagree. ``reasons=False``
+    skips naming the refusals (for callers that only list the legal moves)."""
+    seat = s.seats[i]
+    if s.phase == RESHUFFLE:
+        return MoveJudgement(
+            [], {}, ("awaiting_reshuffle", "the dealer is reshuffling the discards")
+        )
+    if not s.pending or not s.pending[i] or (not s.simultaneous and s.to_act != i):
+        if s.simultaneous:
+            return MoveJudgement(
+                [], {}, ("already_acted", f"seat {seat} has nothing to do in this {s.phase}")
+            )
+        if s.to_act is None:
+            return MoveJudgement([], {}, ("out_of_turn", "nobody is to act now"))
+        turn = f"it is seat {s.seats[s.to_act]}'s turn, not seat {seat}'s"
+        return MoveJudgement([], {}, ("out_of_turn", turn))
+    phase = s.phase
+    low, high = s.card_limits
+    refused: dict[str, tuple[str, str]] = {}
+    legal: list[LegalAction] = []
+    if phase in ("draw", "discard", "pass", "expose"):
+        legal.append(LegalAction(phase, tuple(range(low, high + 1))))
+    elif phase == "order":
+        legal.append(LegalAction("order", (len(s.cards[i]),)))
+    elif phase == "offer":
+        if s.deck_pos < s.deck_size:
+            legal.append(LegalAction("take", (1,)))
+        elif reasons:
+            refused["take"] = ("deck_exhausted", "no cards are left to take")
+        legal.append(LegalAction("stand", (0,)))
+    elif phase == "declare":
+        assert game.ways is not None
+        coins = {game.ways[0]: 1, HIGH: 2, BOTH: 3}
+        legal.append(LegalAction("declare", tuple(coins[w] for w in game.declare_ways(s, i))))
+    elif phase == "match":
+        due, stack = s.match_due[i], s.stacks[i]
+        if stack >= due or s.game_options.text("match_short_stack") == "all_in":
+            legal.append(LegalAction("match", (min(due, stack),)))
+        elif reasons:
+            message = f"you cannot match {due} with {stack}: you must fold"
+            refused["match"] = ("cannot_match", message)
+        legal.append(LegalAction("fold", (0,)))
+    if reasons:
+        expected = " or ".join(PHASE_ACTIONS[phase])
+        listed = {m.action for m in legal}
+        for name in game.actions:
+            if name not in listed and name not in refused:
+                message = f"now is the {phase}: you may {expected}, not {name}"
+                refused[name] = ("wrong_phase", message)
+    return MoveJudgement(legal, refused)
+
+
+def _verify(game: Game, s: HandState, command: Act, move: LegalAction) -> None:
+    """Refuse what a legal move's command gets wrong: a field its action does not take (cards
+    on a take, a choice on a pass...), a number of cards, coins or an amount the move does not
+    list. Which cards a card action names is each phase's own check (held, face down...)."""
     name = command.action
     if command.cards and name not in _CARD_ACTIONS:
         raise InvalidCommand(f"{name} takes no cards", rule="invalid_command")
     if command.choice is not None and name != "declare":
         raise InvalidCommand(f"{name} takes no choice", rule="invalid_command")
-    if command.amount is None or name == "declare":
-        return
     if name in _CARD_ACTIONS:
-        if command.amount != len(command.cards):
+        cards = command.cards
+        for card in cards:
+            if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < DECK_SIZE:
+                raise InvalidCommand(f"not a card: {card!r}", rule="bad_card")
+        if len(set(cards)) != len(cards):
+            raise InvalidCommand("a card is named twice", rule="bad_card")
+        count = len(cards)
+        if command.amount is not None and command.amount != count:
             raise IllegalAction(f"{name}: amount is the number of cards", rule="wrong_amount")
-        return
-    allowed = next((m.to for m in legal_moves(game, s, s.seats[i]) if m.action == name), ())
-    if command.amount not in allowed:
-        raise IllegalAction(f"{name} is for {allowed}, not {command.amount}", rule="wrong_amount")
+        if name != "order" and count not in move.to:
+            low, high = move.to[0], move.to[-1]
+            what = "you may draw" if name == "draw" else name
+            allowed = str(low) if low == high else f"{low} to {high}"
+            raise IllegalAction(f"{what} {allowed} cards, not {count}", rule="wrong_card_count")
+    elif name == "declare":
+        coins = declared_coins(game, command)
+        if coins not in move.to:
+            words = ", ".join(_way_of(game, c) for c in move.to)
+            said = command.choice if command.choice is not None else _way_of(game, coins)
+            raise IllegalAction(f"you may declare {words}; not {said!r}", rule="bad_declaration")
+    elif command.amount is not None and command.amount not in move.to:
+        raise IllegalAction(f"{name} is for {move.to}, not {command.amount}", rule="wrong_amount")
 
 
-def _cards(s: HandState, i: int, command: Act, what: str) -> tuple[int, ...]:
-    """The command's cards, checked: real, distinct, held by the player, a legal count."""
+def declared_coins(game: Game, command: Act) -> int:
+    """The coins a ``declare`` command puts up, by word or by ``amount`` (0 for a word that is
+    none of the game's); an amount that is no number of coins is refused."""
+    assert game.ways is not None
+    if command.choice is None:
+        if command.amount is None or command.amount not in COINS:
+            raise IllegalAction("declare with 1, 2 or 3 coins", rule="bad_declaration")
+        return command.amount
+    return {game.ways[0]: 1, HIGH: 2, BOTH: 3}.get(command.choice, 0)
+
+
+def _way_of(game: Game, coins: int) -> str:
+    """The declaration ``coins`` make in ``game`` (1: its low way, 2: high, 3: both)."""
+    assert game.ways is not None
+    way = COINS[coins]
+    return game.ways[0] if way == LOW else way
+
+
+def _cards(s: HandState, i: int, command: Act) -> tuple[int, ...]:
+    """The command's cards, held by the player (real, distinct and how many: _verify)."""
     cards = tuple(command.cards)
-    for card in cards:
-        if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < DECK_SIZE:
-            raise InvalidCommand(f"not a card: {card!r}", rule="bad_card")
-    if len(set(cards)) != len(cards):
-        raise InvalidCommand("a card is named twice", rule="bad_card")
-    low, high = s.card_limits
-    if not low <= len(cards) <= high:
-        count = str(low) if low == high else f"{low} to {high}"
-        raise IllegalAction(f"{what} {count} cards, not {len(cards)}", rule="wrong_card_count")
     held = set(s.cards[i])
     for card in cards:
         if card not in held:
@@ -174,7 +250,7 @@ def _cards(s: HandState, i: int, command: Act, what: str) -> tuple[int, ...]:
 
 
 def _draw(game: Game, rec: Recorder, i: int, command: Act) -> None:
-    cards = _cards(rec.s, i, command, "you may draw")
+    cards = _cards(rec.s, i, command)
     seat = rec.s.seats[i]
     rec.emit(CardsDiscarded(seat, cards))
     deal_owed(rec, seat, len(cards), mine=cards)
@@ -219,12 +295,12 @@ def _reshuffle(
 
 
 def _discard(game: Game, rec: Recorder, i: int, command: Act) -> None:
-    cards = _cards(rec.s, i, command, "discard")
+    cards = _cards(rec.s, i, command)
     rec.emit(CardsDiscarded(rec.s.seats[i], cards))
 
 
 def _pass(game: Game, rec: Recorder, i: int, command: Act) -> None:
-    cards = _cards(rec.s, i, command, "pass")
+    cards = _cards(rec.s, i, command)
     rec.emit(CardsToPass(rec.s.seats[i], cards))
 
 
@@ -238,7 +314,7 @@ def _order(game: Game, rec: Recorder, i: int, command: Act) -> None:
 
 def _expose(game: Game, rec: Recorder, i: int, command: Act) -> None:
     s = rec.s
-    card = _cards(s, i, command, "expose")[0]
+    card = _cards(s, i, command)[0]
     if s.face_up[i][s.cards[i].index(card)]:
         raise IllegalAction(f"{card_str(card)} is already face up", rule="already_face_up")
     rec.emit(CardTurnedUp(s.seats[i], card))
@@ -248,8 +324,6 @@ def _offer(game: Game, rec: Recorder, i: int, command: Act) -> None:
     s = rec.s
     seat = s.seats[i]
     if command.action == "take":
-        if stub_left(rec) < 1:
-            raise IllegalAction("no cards are left to take", rule="deck_exhausted")
         rec.emit(OfferAnswered(seat, True))
         face_up = game.offer_face_up(rec.s)
         rec.emit(CardDealt(seat, rec.deck[rec.s.deck_pos], face_up))
@@ -259,25 +333,8 @@ def _offer(game: Game, rec: Recorder, i: int, command: Act) -> None:
         rec.emit(OfferAnswered(seat, False))
 
 
-def declaration(game: Game, s: HandState, i: int, command: Act) -> str:
-    """The declaration a command makes (by word, or by coins), checked for player ``i``."""
-    assert game.ways is not None
-    choice = command.choice
-    if choice is None and command.amount is not None:
-        way = COINS.get(command.amount)
-        if way is None:
-            raise IllegalAction("declare with 1, 2 or 3 coins", rule="bad_declaration")
-        choice = game.ways[0] if way == LOW else way
-    allowed = game.declare_ways(s, i)
-    if choice not in allowed:
-        raise IllegalAction(
-            f"you may declare {', '.join(allowed)}; not {choice!r}", rule="bad_declaration"
-        )
-    return choice
-
-
 def _declare(game: Game, rec: Recorder, i: int, command: Act) -> None:
-    choice = declaration(game, rec.s, i, command)
+    choice = _way_of(game, declared_coins(game, command))
     rec.emit(DeclarationSealed(rec.s.seats[i], choice))
     if not rec.s.simultaneous:
         # Declaring in turn (A-7, ``declaration: in_turn``): shown to everyone at once.
@@ -292,15 +349,8 @@ def _match(game: Game, rec: Recorder, i: int, command: Act) -> None:
         if len(rec.s.in_hand()) == 1:
             win_uncontested(rec, game)
         return
-    amount = s.match_due[i]
-    if s.stacks[i] < amount:
-        if s.game_options.text("match_short_stack") != "all_in":
-            raise IllegalAction(
-                f"you cannot match {amount} with {s.stacks[i]}: you must fold",
-                rule="cannot_match",
-            )
-        amount = s.stacks[i]
-    rec.emit(PotMatched(seat, amount))
+    # The whole pot, or all a short stack has where the game allows it (judge_moves).
+    rec.emit(PotMatched(seat, min(s.match_due[i], s.stacks[i])))
 
 
 _HANDLERS: dict[str, Callable[[Game, Recorder, int, Act], None]] = {
@@ -362,30 +412,8 @@ def legal_moves(game: Game, s: HandState, seat: int) -> list[LegalAction]:
         return []
     if s.phase == BET:
         return betting_actions(game, s) if s.to_act == i else []
-    if s.phase == RESHUFFLE or not s.pending or not s.pending[i]:
-        return []
-    if not s.simultaneous and s.to_act != i:
-        return []
-    low, high = s.card_limits
-    phase = s.phase
-    if phase in ("draw", "discard", "pass", "expose"):
-        return [LegalAction(phase, tuple(range(low, high + 1)))]
-    if phase == "order":
-        return [LegalAction("order", (len(s.cards[i]),))]
-    if phase == "offer":
-        out = [LegalAction("take", (1,))] if s.deck_pos < s.deck_size else []
-        return [*out, LegalAction("stand", (0,))]
-    if phase == "declare":
-        assert game.ways is not None
-        coins = {game.ways[0]: 1, HIGH: 2, BOTH: 3}
-        return [LegalAction("declare", tuple(coins[w] for w in game.declare_ways(s, i)))]
-    if phase == "match":
-        due = s.match_due[i]
-        out = [LegalAction("fold", (0,))]
-        if s.stacks[i] >= due or s.game_options.text("match_short_stack") == "all_in":
-            out.insert(0, LegalAction("match", (min(due, s.stacks[i]),)))
-        return out
-    return []  # pragma: no cover
+    judgement = judge_moves(game, s, i, reasons=False)
+    return [] if judgement.turn is not None else judgement.legal
 
 
 def hole_spades(s: HandState, i: int) -> list[int]:

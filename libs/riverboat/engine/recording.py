@@ -7,32 +7,31 @@ from collections.abc import Sequence
 
 from riverboat.engine.errors import IllegalAction, InvalidCommand
 from riverboat.engine.events import Event, HandStarted
-from riverboat.engine.state import HandState, apply, initial_state
+from riverboat.engine.state import FOLD, HandState, initial_state
 
 
 class Recorder:
-    """Collects events while folding them, so later decisions see their effect."""
+    """Collects events while folding them, so later decisions see their effect.
+
+    ``s`` is the state so far: the one given, or from the first event (``HandStarted``) on.
+    It is a plain attribute, not a property: decisions read it at every step.
+    """
+
+    s: HandState
 
     def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
-        self.state = state
+        if state is not None:
+            self.s = state
         self.deck = deck
         self.events: list[Event] = []
-
-    @property
-    def s(self) -> HandState:
-        """The state so far."""
-        assert self.state is not None
-        return self.state
 
     def emit(self, event: Event) -> None:
         """Record ``event`` and fold it in."""
         self.events.append(event)
         if isinstance(event, HandStarted):
-            self.state = initial_state(event)
-        else:
-            state = self.state
-            assert state is not None
-            self.state = apply(state, event)
+            self.s = initial_state(event)
+        else:  # an event this engine just made: its handler is known (apply, without a call)
+            self.s = FOLD[type(event)](self.s, event)
 
 
 def seat_index(state: HandState, seat: int, deck: Sequence[int]) -> int:

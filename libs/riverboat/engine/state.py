@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from itertools import compress
 from typing import Any
 
 from riverboat.engine.events import (
@@ -184,8 +185,8 @@ class HandState:
         return not self.folded[i] and self.stacks[i] > 0
 
     def up_cards(self, i: int) -> tuple[int, ...]:
-        """Player ``i``'s face-up cards, in the order dealt."""
-        return tuple(c for c, up in zip(self.cards[i], self.face_up[i], strict=True) if up)
+        """Player ``i``'s face-up cards, in the order dealt (``face_up`` is kept aligned)."""
+        return tuple(compress(self.cards[i], self.face_up[i]))
 
     @property
     def pot_total(self) -> int:
@@ -297,17 +298,19 @@ def fold_events(events: list[Event]) -> HandState:
     if not isinstance(first, HandStarted):
         raise ValueError("a hand's events start with HandStarted")
     state = initial_state(first)
+    handler = FOLD.get  # apply's lookup, without a call per event: a log is folded in one go
     for event in events[1:]:
-        state = apply(state, event)
+        state = handler(type(event), _unsupported)(state, event)
     return state
 
 
 def apply(state: HandState, event: Event) -> HandState:
     """Fold one event into the state."""
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise TypeError(f"apply: unsupported event {type(event).__name__}")
-    return handler(state, event)
+    return FOLD.get(type(event), _unsupported)(state, event)
+
+
+def _unsupported(state: HandState, event: Event) -> HandState:
+    raise TypeError(f"apply: unsupported event {type(event).__name__}")
 
 
 def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
@@ -390,29 +393,28 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     big_round = state.big_bet_round
     aggressor = state.last_aggressor
     if event.to > level:
+        opts = state.options
+        if (
+            event.action in _WAGERS
+            and not event.all_in
+            and event.to - last_full == opts.big_bet > state.bet_size
+            and not state.matched[i]
+        ):
+            # The table's big bet wagered in a round at a smaller bet makes the rest of the
+            # round big: stud's open pair on 4th street, the one place a game offers it to
+            # everyone (PacificStud.increments). A matcher's larger bet is their own allowance;
+            # the others keep the round's bet (house rules, match the pot).
+            big_round = True
         if event.action == "bring_in":
             full = False
-        elif state.variant != STUD_VARIANT:
-            # Dealer's choice games: the round's own bet size is the full bet (spread limit:
-            # the smallest raise allowed now).
-            increment = spread_minimum(state) if state.options.spread_limit else state.bet_size
-            full = 2 * (event.to - last_full) >= increment
         else:
-            if (
-                state.street == 4
-                and event.action in _WAGERS
-                and event.to - last_full == state.options.big_bet
-                and not event.all_in
-            ):
-                big_round = True
-            opts = state.options
-            if big_round or (state.street >= 5 and not opts.final_bet_rule):
-                increment = opts.big_bet
-            else:
-                increment = state.bet_size
+            # The round's bet (BettingRoundStarted.bet_size: each game's limits), or the big
+            # bet once the round went big; spread limit: the smallest raise allowed now. A bet
+            # or raise of half that or more counts as a full one (short all-in rule).
             if opts.spread_limit:
                 increment = spread_minimum(state)
-            # A bet or raise of half a bet or more counts as a full one (short all-in rule).
+            else:
+                increment = opts.big_bet if big_round else state.bet_size
             full = 2 * (event.to - last_full) >= increment
         level = event.to
         if full:
@@ -768,8 +770,9 @@ def _carried_out(state: HandState, event: PotCarriedOver) -> HandState:
     return replace(s, carried_out=s.carried_out + event.amount, to_act=None)
 
 
-#: The fold of every event of every game, one handler per event type.
-_HANDLERS: dict[type[Any], Callable[[HandState, Any], HandState]] = {
+#: The fold of every event of every game, one handler per event type (:func:`apply` looks the
+#: handler up; the decide path, which knows its events' types, calls it directly).
+FOLD: dict[type[Any], Callable[[HandState, Any], HandState]] = {
     HandStarted: _started,
     AntePosted: _ante,
     CardDealt: _card,

@@ -48,6 +48,14 @@ def offered_games(state: TableState) -> tuple[str, ...]:
     return state.rules.offered(len(state.ready_players()))
 
 
+def declarable_limits(state: TableState) -> tuple[int, ...]:
+    """The limits the dealer may declare for the next deal: (lowest small bet, highest small
+    bet, lowest big bet, highest big bet), the table's own where it sets no bounds."""
+    if state.rules is None or state.options is None:
+        return ()
+    return state.rules.limit_bounds(state.options)
+
+
 def choose_game(
     state: TableState,
     *,

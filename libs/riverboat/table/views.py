@@ -19,7 +19,7 @@ from riverboat.engine.cards import DECK_SIZE
 from riverboat.engine.games import GAMES, moves, waiting_for
 from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.table.aggregate import Seat, TableState
-from riverboat.table.choice import CHOOSE_GAME, offered_games
+from riverboat.table.choice import CHOOSE_GAME, declarable_limits, offered_games
 from riverboat.table.events import NO_TIME_BANK, AnyEvent, ClientSeedSent, TimeBankPolicy
 
 #: Actions that name cards, and the phase field saying how many.
@@ -52,7 +52,8 @@ class SeatView:
 @dataclass(frozen=True, slots=True)
 class ViewAction:
     """A move the viewer may make now: betting totals (``to``), or for card actions the card
-    counts allowed, or the words to choose from (a game, a declaration)."""
+    counts allowed, or the words to choose from (a game, a declaration); for ``choose_game``
+    ``to`` holds the limits the dealer may declare (small bet from, to; big bet from, to)."""
 
     action: str
     to: tuple[int, ...] = ()
@@ -201,7 +202,10 @@ def personal_parts(
         if me in public.waiting_for:
             legal = _hand_actions(hand, me)
     elif state.choosing and state.dealer and me == state.dealer:
-        legal = (ViewAction(CHOOSE_GAME, choices=offered_games(state)),)
+        # ``to``: the limits the dealer may declare with the game (small bet from, to; big bet
+        # from, to).
+        bounds = declarable_limits(state)
+        legal = (ViewAction(CHOOSE_GAME, to=bounds, choices=offered_games(state)),)
     return seats, legal
 
 

@@ -1,11 +1,13 @@
 """``riverboat play`` in a pseudo-terminal at a dealer's choice table, against a bot.
 
 The room is real (NATS, dealer, table, settlement and lobby services as child processes). Ann
-types into ``riverboat play`` as a person would: she deals first, lists the games (``g``),
-chooses five-card draw and throws two cards away by position (``d 1 2``); the bot deals next and
-chooses Seven Twenty-Seven, where Ann stands on the offers and declares. The screen is read:
-her own cards, the bot's hidden until shown, the draw, the bot's declaration sealed
-("declared") until both are in, then revealed, and each hand's result.
+types into ``riverboat play`` as a person would: she deals first, lists the games (``g``, with
+the limits the table lets the dealer declare), asks for limits outside them (refused, the
+bounds named), chooses five-card draw at $1/$3 (``g draw limits=1/3``: the rounds are bet at
+$1, then $3) and throws two cards away by position (``d 1 2``); the bot deals next and chooses
+Seven Twenty-Seven, where Ann stands on the offers and declares. The screen is read: her own
+cards, the bot's hidden until shown, the draw, the bot's declaration sealed ("declared") until
+both are in, then revealed, named for the halves (27, 7), and each hand's result.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pexpect
 
 from riverboat.cli.play.text import HIDDEN, card_label
 from riverboat.client import LobbyClient, Move, TableClient, play_bot, random_picker
-from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
+from riverboat.v1 import events_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
 from tests.e2e.room._settled import Settled
 from tests.e2e.room.conftest import Room
 from tests.e2e.room.test_play_terminal import (
@@ -68,7 +70,15 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
     ):
         boss = LobbyClient(lobby_channel)
         await boss.login("boss", "boss-password")
-        table = await boss.create_table("dealers_choice", "Friday", request_id="pty-dc")
+        # The players agree the dealer may declare $1-$3 small bets, $2-$10 big.
+        table = await boss.create_table(
+            "dealers_choice",
+            "Friday",
+            request_id="pty-dc",
+            rules=events_pb2.DealersChoiceRules(
+                min_small_bet=100, max_small_bet=300, min_big_bet=200, max_big_bet=1000
+            ),
+        )
         cashier = settlement_pb2_grpc.SettlementServiceStub(settlement_channel)  # type: ignore[no-untyped-call]
         operator_md = (("authorization", f"Bearer {room.token('boss', 'operator')}"),)
         # Money goes only to accounts the lobby registered: the bot now, ann once she has
@@ -143,10 +153,21 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
             await screen.expect(r"Options: name default \(values\)")
             await screen.expect(r"lobby|YOUR TURN> ")
             assert "draws 1 (1/2)" in screen.text
-            screen.send("g draw")
-            await screen.expect("You choose Five-card draw")
+            bounds_said = "small bet $1.00 to $3.00, big bet $2.00 to $10.00"
+            listed = " ".join(screen.text.split())
+            assert f"Limits you may declare for the deal (limits=S/B): {bounds_said}." in listed
+            screen.send("g draw limits=5/10")
+            await screen.expect(
+                re.escape(
+                    f"This table lets the dealer declare {bounds_said} (the big bet at least "
+                    "the small); not $5.00/$10.00."
+                )
+            )
+            screen.send("g draw limits=1/3")
+            await screen.expect(re.escape("You choose Five-card draw, limits $1.00/$3.00."))
             ann = TableClient(table_channel, room.token("ann"), "ann")
             thrown: list[str] = []
+            bets: list[str] = []  # Ann's turn lines in the betting rounds
             hand_id = ""
             before_showdown = ""
             while True:
@@ -167,8 +188,12 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
                     await screen.expect(r"You throw away [^\n]* and draw 2\.")
                     assert " ".join(card_label(c) for c in thrown) in screen.text
                 else:
+                    bets.append(line)
                     screen.send("c")
                 before_showdown = screen.text
+            # The declared limits: $1 before the draw, $3 in the last round (the bot checks).
+            assert any("b bet $1.00" in line for line in bets), bets
+            assert any("b bet $3.00" in line for line in bets), bets
             assert "Game: Five-card draw · dealer you" in screen.text
             assert "hand " in screen.text and "round 1" in screen.text
             assert re.search(r"bot shows .*: ", screen.text)
@@ -196,7 +221,8 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
                     await screen.expect(r"Declared[^\n]*\n(?:[^\n]*\n)*?[^\n]* bot [^\n]*declared")
                     sealed_seen = True
                     screen.send("dec high")
-                    await screen.expect(r"You declare high \(sealed until everyone has\)\.")
+                    # Named for the half it claims, as the exports name it: 7-27's 27.
+                    await screen.expect(r"You declare 27 \(sealed until everyone has\)\.")
                     await screen.expect(r"Declarations: [^\n]*\.")
                 elif "stand" in line and "take" in line:
                     screen.send("stand")
@@ -205,12 +231,14 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
             assert sealed_seen
             await screen.expect(r"╰[^\n]*\n")  # the table drawn after the showdown
             revealed = re.search(
-                r"Declarations: (?:bot (\w+), you high|you high, bot (\w+))\.", screen.text
+                r"Declarations: (?:bot (\w+), you 27|you 27, bot (\w+))\.", screen.text
             )
             assert revealed is not None
             said = revealed.group(1) or revealed.group(2)
             after = screen.text[screen.text.index("Declarations: ") :]
             assert said in rows(after, "bot")[-1]  # the redrawn table shows it, unsealed
+            # Hers too, named as the sentence named it, also once the hand is over.
+            assert "27" in rows(after, "ann")[-1] and "high" not in rows(after, "ann")[-1]
             assert "Game: Seven Twenty-Seven · dealer bot" in screen.text
 
             # Ann deals again: leave before the deal, then quit.

@@ -1,11 +1,22 @@
 """The hand text (``riverboat.handtext``, the demo's and the auditor's) and the play client's
-narrator say each betting action, street and pot in the same words (they share them)."""
+narrator say each betting action, street and pot in the same words (they share them); the
+hand-history exports and the play screen tell every dealer's choice step in the same words
+(one narrator, ``riverboat.narration``)."""
 
 from __future__ import annotations
 
+import doctest
+import re
+from datetime import UTC, datetime
+
+from riverboat import narration
 from riverboat.cli.play.narrate import Narrator
+from riverboat.cli.play.text import card_label
 from riverboat.engine import events as engine
-from riverboat.handtext import render
+from riverboat.engine.cards import parse_card
+from riverboat.eventcodec import EventMeta, event_to_pb
+from riverboat.handtext import money, render
+from riverboat.history.narrate import describe
 from riverboat.v1 import events_pb2 as ev
 
 # action -> (the viewer's sentence, someone else's), street totals of $4.00.
@@ -101,3 +112,54 @@ def test_the_hand_text_names_a_numbered_hand_by_number_and_id() -> None:
     assert render([_engine_hand()])[0].startswith("Hand t-1 (seven_card_stud_hi_lo)")
     numbered = render([_engine_hand()], numbers={"t-1": 4})
     assert numbered[0].startswith("Hand #4 t-1 (seven_card_stud_hi_lo), button seat 1")
+
+
+#: Dealer's choice steps as an observer of seats 1 (ann) and 2 (bot) reads them.
+STEPS: list[engine.Event] = [
+    engine.CardsToPass(1, (-1, -1, -1)),
+    engine.CardsPassed(1, 2, (-1, -1, -1)),
+    engine.CardsOrdered(2, (-1,) * 5),
+    engine.CardTurnedUp(2, parse_card("7h")),
+    engine.OfferAnswered(1, True),
+    engine.OfferAnswered(2, False),
+    engine.DeclarationSealed(1, ""),
+    engine.DeclarationsRevealed(((1, "low"), (2, "both"))),
+    engine.CardPaymentPosted(1, parse_card("2c"), 100),
+    engine.WildRankChanged(3, False),
+    engine.WildRankChanged(None, True),
+    engine.MatchDue(2, 1_250),
+    engine.PotMatched(2, 1_250),
+    engine.MatchDeclined(1),
+    engine.TableRowDealt(8),
+    engine.TableCardTurned(parse_card("9d"), True),
+    engine.RankEliminated(12),
+    engine.CardsEliminated(1, (parse_card("Ks"), parse_card("Kd"))),
+    engine.ReshuffleRequested(2, (-1,) * 6, 2),
+    engine.DiscardsReshuffled(6),
+    engine.PotCarriedIn(900),
+    engine.PotCarriedOver(2_400),
+    engine.UncalledBetReturned(1, 200),
+]
+
+
+def test_every_dealers_choice_step_in_the_same_words_on_screen_and_in_exports() -> None:
+    names = {1: "ann", 2: "bot"}
+    meta = EventMeta("t1", 1, 0, "r1", "ann", datetime(2026, 1, 1, tzinfo=UTC))
+    narrator = Narrator("someone watching")
+    narrator.names = dict(names)
+    told = 0
+    for step in STEPS:
+        exported = describe(step, names.__getitem__, money)
+        assert exported, step
+        screen = narrator.feed([event_to_pb(step, meta)]).lines
+        # The same sentence, a full stop after it on the screen, the cards in brackets in the
+        # export and by suit symbol on the screen.
+        cards = re.sub(r"\[([^]]+)\]", lambda m: " ".join(map(card_label, m[1].split())), exported)
+        assert [line.plain for line in screen] == [cards + "."], step
+        told += 1
+    assert told == len(STEPS)
+
+
+def test_the_narrators_examples() -> None:
+    result = doctest.testmod(narration)
+    assert result.failed == 0 and result.attempted >= 3

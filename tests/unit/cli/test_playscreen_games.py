@@ -4,6 +4,7 @@ drawing of games, phases, wild cards, riding pots and declarations, and their na
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from rich.console import Console
@@ -196,6 +197,32 @@ def test_choosing_the_game_with_options() -> None:
     assert "draws 1 (1/2)" in listed and "Chicago" in listed and "low_qualifier null" in listed
 
 
+def test_the_dealer_declares_the_deals_limits_within_the_tables_bounds() -> None:
+    # The view's choose_game lists the bounds in ``to``: small $1-$3, big $2-$10.
+    view = choosing()
+    view.legal_actions[0].to[:] = [100, 300, 200, 1_000]
+    assert choose_move("g", "draw draws=2 limits=3/6", view) == Move(
+        "choose_game", choice="draw", options={"draws": 2}, small_bet=300, big_bet=600
+    )
+    assert choose_move("g", "chicago limits=$1.50/$2", view) == Move(
+        "choose_game", choice="chicago", small_bet=150, big_bet=200
+    )
+    assert choose_move("g", "draw", view) == Move("choose_game", choice="draw")  # the table's
+    bounds = "small bet $1.00 to $3.00, big bet $2.00 to $10.00"
+    for wrong in ("4/8", "2/12", "3/2"):
+        declare = re.escape(f"This table lets the dealer declare {bounds}")
+        with pytest.raises(ActionError, match=declare):
+            choose_move("g", f"draw limits={wrong}", view)
+    with pytest.raises(
+        ActionError, match=re.escape("Limits are SMALL/BIG, e.g. limits=3/6; not '3'")
+    ):
+        choose_move("g", "draw limits=3", view)
+    listed = render(games_table(view))
+    assert f"Limits you may declare for the deal (limits=S/B): {bounds}." in " ".join(
+        listed.split()
+    )
+
+
 def test_the_dealer_choosing_is_drawn_for_both() -> None:
     view = choosing()
     text = render(table_panel(view, player="ann"))
@@ -241,10 +268,17 @@ def test_declarations_sealed_then_revealed() -> None:
     assert "Declared" in text and "declared" in text
     view.seats[1].declared, view.seats[1].declaration = True, "low"
     text = render(table_panel(view, player="ann"))
-    assert "low (sealed)" in text
+    # Named for the half claimed, as the narrator and the exports name it: 7-27's 7 and 27.
+    assert "7 (sealed)" in text and "low" not in text
     view.seats[0].declaration = "high"  # revealed
     text = render(table_panel(view, player="ann"))
-    assert "high" in text and "(sealed)" not in text and "declared" not in text
+    assert "27" in text and "(sealed)" not in text and "declared" not in text
+    assert "high" not in text
+    # A hand over, the next game not chosen: the view names no game; the halves the screen
+    # told the hand with still name the declarations.
+    view.game = ""
+    text = render(table_panel(view, player="ann", halves=("27", "7")))
+    assert "27" in text and "high" not in text
 
 
 def _env(**payload: object) -> ev.EventEnvelope:
@@ -310,7 +344,7 @@ def test_the_narrator_tells_a_dealers_choice_hand() -> None:
         "bot pays $1.00 for the 2♣ (dead money).",
         "Wild now: fives.",
         "Table card: 7♣ (from the stock).",
-        "Sevens are eliminated.",
+        "All sevens are eliminated.",
         "bot takes the card.",
         "Nobody wins: the pot of $24.00 rides to the next deal.",
     ]
@@ -370,3 +404,43 @@ def test_chicagos_halves_are_named_for_what_they_are() -> None:
         assert "; low high" not in text and "; low low" not in text and "(low)" not in text
         assert f"bot $3.50 ({chicago} spade), you $3.50 (high hand)" in text
         assert f"(high hand and {chicago} spade)" in text
+
+
+def _declarations(variant: str, options: dict[str, str], mine: str) -> list[str]:
+    narrator = Narrator("ann")
+    narrator.names = {1: "bot", 2: "ann"}
+    narrator.seat = 2
+    seats = [ev.SeatEntry(seat=1, player="bot", stack=1000)]
+    seats.append(ev.SeatEntry(seat=2, player="ann", stack=1000))
+    events = [
+        _env(hand_started=ev.HandStarted(hand_id="h1", variant=variant, button=2, seats=seats)),
+        _env(game_options_set=ev.GameOptionsSet(options_json=json.dumps(options))),
+        _env(declaration_sealed=ev.DeclarationSealed(seat=1)),
+        _env(declaration_sealed=ev.DeclarationSealed(seat=2, choice=mine)),
+        _env(
+            declarations_revealed=ev.DeclarationsRevealed(
+                declarations=[
+                    ev.SeatDeclaration(seat=1, choice="high"),
+                    ev.SeatDeclaration(seat=2, choice=mine),
+                ]
+            )
+        ),
+    ]
+    return [line.plain for line in narrator.feed(events).lines]
+
+
+def test_declarations_on_the_screen_name_the_half_they_claim() -> None:
+    # As the exports do (games.half_names): Chicago's spade half is the high or the low spade,
+    # its high half the high hand; the raw choice ("spade", "low") is nowhere on the screen.
+    for chicago in ("high", "low"):
+        assert _declarations("chicago", {"chicago": chicago}, "spade")[-3:] == [
+            "bot declares (sealed).",
+            f"You declare {chicago} spade (sealed until everyone has).",
+            f"Declarations: bot high hand, you {chicago} spade.",
+        ]
+    # 15-35's halves are the 35 and the 15.
+    said = _declarations("fifteen_thirty_five", {}, "low")
+    assert said[-2:] == [
+        "You declare 15 (sealed until everyone has).",
+        "Declarations: bot 35, you 15.",
+    ]

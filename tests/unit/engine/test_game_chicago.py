@@ -212,3 +212,19 @@ def test_low_chicago_is_no_option_at_a_table_created_before_it() -> None:
         assert "unknown option" in str(exc)
     else:
         raise AssertionError("an edition-1 table accepted low Chicago")
+
+
+def test_a_matchers_big_bet_leaves_the_others_at_the_rounds_bet() -> None:
+    # The matcher bets exactly the table's big bet ($5) in the round after their match: their
+    # own allowance, not the round's bet (house rules: the others bet by the normal $2). So p2's
+    # all-in for $1.20 more is half a $2 bet or more, a full raise, and reopens the betting for
+    # p1; in a round gone big ($5, as stud's open pair makes it) it would need $2.50.
+    kw: dict[str, Any] = {
+        "rules": NO_RAKE,
+        "options": {"match_pot_rank": "K"},
+        "carried": 2000,
+        "stacks": [10_000, 620, 10_000],
+    }
+    steps: list[Step] = [(1, "match"), (1, "bet", 500), (2, "raise", 620), (3, "call")]
+    result = play("chicago", DECK, [*steps, (1, "raise", 820)], **kw)
+    assert events_of(result, "ActionTaken")[-1]["to"] == 820

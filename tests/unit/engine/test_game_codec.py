@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -20,9 +21,15 @@ from riverboat.engine.events import (
 )
 from riverboat.engine.game import step
 from riverboat.engine.games import GAMES
-from riverboat.engine.options import dealers_choice_options
+from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.engine.visibility import redact
-from riverboat.eventcodec import CodecError, decode_batch, encode_batch
+from riverboat.eventcodec import (
+    CodecError,
+    decode_batch,
+    encode_batch,
+    options_from_pb,
+    options_to_pb,
+)
 from tests.unit.engine.test_game_properties import random_move
 
 VARIATIONS = {
@@ -133,3 +140,18 @@ def test_a_viewer_can_fold_the_events_they_see(variant: str) -> None:
                 assert seen.cards[mine] == full.cards[mine]
                 known = known_cards(full, seat)[mine]
                 assert known == full.cards[mine]
+
+
+@pytest.mark.parametrize("template", [pacific_options, dealers_choice_options])
+def test_several_short_all_ins_reopen_per_player_at_every_new_table(template: Any) -> None:
+    # Decided (docs/engine.md, docs/games.md): the seeds are silent, the house rules' Pacific
+    # template says several short all-ins reopen the betting for a player when together they
+    # raise what that player faces by half a bet ("faced"), and a new table gets the house
+    # rules' defaults; a record made before the option existed keeps the rule it was played by.
+    options = template()
+    assert options.all_in_reopen == "faced"
+    message = options_to_pb(options)
+    assert options_from_pb(message).all_in_reopen == "faced"
+    message.ClearField("all_in_reopen")
+    assert options_from_pb(message).all_in_reopen == "last_full"
+    assert options_from_pb(message, new_table=True).all_in_reopen == "faced"

@@ -126,6 +126,17 @@ def test_open_pair_allows_the_big_bet_on_fourth_street() -> None:
     assert legal(small)["raise"] == (200, 300)
 
 
+def test_a_short_all_in_over_the_open_pairs_big_bet_is_judged_by_the_big_bet() -> None:
+    # Seat 1 bets the big bet ($2) over the open pair; seat 2 goes all in for $0.80 more: half
+    # the small bet or more, but under half the $2 the round now is, so it does not reopen the
+    # betting for seat 1, who may only call or fold.
+    state, _ = start(OPEN_PAIR, stacks=[1000, 330, 1000])
+    state = play(state, (2, "bring_in"), (3, "call"), (1, "call"), (1, "bet", 200))
+    state = play(state, (2, "raise", 280), (3, "call"))
+    assert state.big_bet_round and actor(state) == 1
+    assert legal(state) == {"fold": (200,), "call": (280,)}
+
+
 def test_open_pair_option_off_keeps_the_small_bet() -> None:
     state, _ = start(OPEN_PAIR, open_pair_double_bet=False)
     state = play(state, (2, "bring_in"), (3, "call"), (1, "call"))

@@ -140,6 +140,6 @@ def test_declarations_are_told_by_the_half_they_claim() -> None:
     low = halves_of([started, hev.GameOptionsSet({"chicago": "low"})])
     assert low == half_names("chicago", {"chicago": "low"}) == ("high hand", "low spade")
     text = describe(revealed, lambda s: f"p{s}", str, low)
-    assert text == "declarations revealed: p1 low spade, p2 high hand, p3 both"
+    assert text == "Declarations: p1 low spade, p2 high hand, p3 both"
     sealed = describe(hev.DeclarationSealed(1, "low"), lambda s: f"p{s}", str, ("35", "15"))
-    assert sealed == "p1 declares 15"
+    assert sealed == "p1 declares 15 (sealed until everyone has)"

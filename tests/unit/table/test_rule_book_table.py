@@ -29,6 +29,7 @@ from riverboat.engine.session import (
 from riverboat.eventcodec import rules_from_pb, rules_to_pb
 from riverboat.table import aggregate as table
 from riverboat.table import choice
+from riverboat.table.views import table_view
 from riverboat.v1 import events_pb2 as pb
 from tests.unit.table.test_dealers_choice_table import Room, random_act
 
@@ -77,6 +78,19 @@ def test_the_dealer_declares_the_deals_limits_within_the_tables_bounds() -> None
     choose(room, "draw")
     room.deal("h2", random.Random(5))
     assert rounds(room)[0] == 200
+
+
+def test_the_dealers_view_lists_the_bounds_with_the_games() -> None:
+    # The dealer reads what they may declare before choosing: the choose_game action's ``to``
+    # is (small bet from, to, big bet from, to); a table without bounds lists its own limits.
+    for rules, bounds in ((BOUNDS, (100, 500, 200, 1000)), (None, (200, 200, 500, 500))):
+        room = Room(rules=rules)
+        [up] = room.do(choice.call_dealer(room.state))
+        assert isinstance(up, DealerUp)
+        dealer = next(s.player for s in room.state.seats if s.seat == up.seat)
+        view = table_view(room.state, 1, dealer)
+        [legal] = view.legal_actions
+        assert legal.action == "choose_game" and legal.to == bounds
 
 
 def test_limits_outside_the_bounds_are_refused_and_change_nothing() -> None:

@@ -63,7 +63,7 @@ class Anaconda(Game):
         s = rec.s
         if s.deck_pos == 0:
             deal_round(rec, self, (False,) * 7)
-            begin_round(rec, self, last=False)
+            begin_round(rec, self, big=False)
             return
         live = s.in_hand()
         for phase, count in (("pass", 3), ("discard", 2), ("order", 5)):
@@ -74,7 +74,7 @@ class Anaconda(Game):
         if rolls < ROLLS and s.street == rolls + 1:
             for i in live:
                 rec.emit(CardTurnedUp(s.seats[i], s.cards[i][rolls]))
-            begin_round(rec, self, last=rolls + 1 == ROLLS)
+            begin_round(rec, self, big=rolls + 1 == ROLLS)
         else:
             finish(rec, self)
 

@@ -48,7 +48,7 @@ class Draw(Game):
         s = rec.s
         if s.deck_pos == 0:
             deal_round(rec, self, (False,) * 5)
-            begin_round(rec, self, last=False)
+            begin_round(rec, self, big=False)
             return
         total = s.game_options.number("draws")
         draws = s.phases.count("draw")
@@ -56,7 +56,7 @@ class Draw(Game):
             most = 5 if total == 1 else (3, 2)[draws]
             begin_phase(rec, "draw", s.in_hand(), simultaneous=False, cards=(0, most))
         elif s.street < total + 1:
-            begin_round(rec, self, last=s.street + 1 == total + 1)
+            begin_round(rec, self, big=s.street + 1 == total + 1)
         else:
             finish(rec, self)
 

@@ -82,12 +82,12 @@ class Elimination(Game):
         if s.deck_pos == 0:
             deal_round(rec, self, (False,) * 5)
             rec.emit(TableRowDealt(ROW))
-            begin_round(rec, self, last=False)
+            begin_round(rec, self, big=False)
             return
         if s.street < ROUNDS and s.row_turned < s.street:
             self._turn(rec)
             if not rec.s.finished:
-                begin_round(rec, self, last=rec.s.street + 1 == ROUNDS)
+                begin_round(rec, self, big=rec.s.street + 1 == ROUNDS)
             return
         finish(rec, self)
 

@@ -15,7 +15,6 @@ from typing import ClassVar
 
 from riverboat.engine.betting import open_pair_showing
 from riverboat.engine.commands import ACTIONS
-from riverboat.engine.errors import InvalidCommand
 from riverboat.engine.evaluation import (
     board_value,
     describe_high,
@@ -23,13 +22,13 @@ from riverboat.engine.evaluation import (
     high_value,
     low_value,
 )
-from riverboat.engine.events import BettingRoundStarted, CommunityCardDealt
 from riverboat.engine.flow import (
     Game,
     Recorder,
-    deal,
+    begin_round,
+    best_showing,
     deal_round,
-    first_able,
+    deal_street,
     showdown,
 )
 from riverboat.engine.seating import MAX_SEAT
@@ -59,69 +58,29 @@ class PacificStud(Game):
 
     def step(self, rec: Recorder) -> None:
         s = rec.s
-        if s.street == 0:
-            self._third_street(rec)
-        elif s.street >= SEVENTH:
+        if s.street >= SEVENTH:
             showdown(rec, self)
+            return
+        street = s.street + 1 if s.street else 3
+        if street == 3:
+            deal_round(rec, self, (False, False, True))
         else:
-            self._next_street(rec)
+            deal_street(rec, self, last=street == SEVENTH)
+        opts = s.options
+        # Pacific's limits: the small bet on 3rd and 4th street, the big bet from 5th; with
+        # the Final Bet Rule (dealer's choice) the big bet on 7th only.
+        big = street == SEVENTH if opts.final_bet_rule else street >= 5
+        begin_round(rec, self, big=big, forced_bring_in=street == 3 and not opts.no_bring_in)
 
-    def _third_street(self, rec: Recorder) -> None:
-        deal_round(rec, self, (False, False, True))
-        s = rec.s
-        if s.options.no_bring_in:
-            # Dealer's choice stud (Buderick): no bring-in; the high hand showing (the door
-            # card, by rank; ties first clockwise from the dealer) bets first, and may check.
-            opener = self._best_board(s)
-        else:
+    def opener(self, s: HandState) -> int:
+        if s.street == 0 and not s.options.no_bring_in:
             # The lowest door card by suit brings in; ace high, so the card's integer order
             # is the rule.
-            opener = min(range(s.player_count), key=lambda i: s.up_cards(i)[0])
-        self._open(rec, opener, forced_bring_in=not s.options.no_bring_in)
-
-    def _next_street(self, rec: Recorder) -> None:
-        s = rec.s
-        street = s.street + 1
-        live = s.in_hand()
-        remaining = s.deck_size - s.deck_pos
-        if street == SEVENTH and remaining < len(live):
-            # Not enough cards for everyone's 7th: one face-up community card for all.
-            if remaining < 1:
-                raise InvalidCommand("the deck ran out before 7th street", rule="deck_exhausted")
-            rec.emit(CommunityCardDealt(rec.deck[s.deck_pos]))
-        else:
-            for i in live:
-                deal(rec, self, i, face_up=street != SEVENTH)
-        self._open(rec, self._best_board(rec.s), forced_bring_in=False)
-
-    def _open(self, rec: Recorder, opener: int, *, forced_bring_in: bool) -> None:
-        s = rec.s
-        street = s.street + 1 if s.street else 3
-        opts = s.options
-        if opts.final_bet_rule:  # dealer's choice: the big bet on the last street only
-            size = opts.big_bet if street == SEVENTH else opts.small_bet
-        else:
-            size = opts.small_bet if street in (3, 4) else opts.big_bet
-        first = first_able(s, opener)
-        rec.emit(
-            BettingRoundStarted(
-                street=street,
-                bet_size=size,
-                first_to_act=None if first is None else s.seats[first],
-                forced_bring_in=forced_bring_in,
-            )
-        )
-
-    @staticmethod
-    def _best_board(s: HandState) -> int:
-        """The best board showing (straights and flushes do not count); ties go to the first
-        clockwise from the button."""
-        best_i, best_v = -1, -1
-        for i in s.in_hand():  # in dealing order, so the first of equals is first clockwise
-            value = board_value(s.up_cards(i) + s.community)
-            if value > best_v:
-                best_i, best_v = i, value
-        return best_i
+            return min(range(s.player_count), key=lambda i: s.up_cards(i)[0])
+        # Later streets, and 3rd street without a bring-in (dealer's choice stud, Buderick: the
+        # high door card by rank bets first and may check): the best board showing, straights
+        # and flushes not counted; ties first clockwise from the button.
+        return best_showing(s, lambda i: board_value(s.up_cards(i) + s.community))
 
     # --- betting ----------------------------------------------------------------------------
 
@@ -132,13 +91,14 @@ class PacificStud(Game):
 
     def increments(self, s: HandState, i: int) -> tuple[int, ...] | range:
         opts = s.options
-        if s.big_bet_round or (s.street >= 5 and not opts.final_bet_rule):
+        if s.big_bet_round:  # someone bet the big bet over an open pair: the rest is big
             fixed: tuple[int, ...] = (opts.big_bet,)
         elif s.street == 4 and opts.open_pair_double_bet and open_pair_showing(s):
-            fixed = (opts.small_bet, opts.big_bet)
+            # An open pair on 4th street: the small or the big bet (the fold makes a big one
+            # the round's bet: state.big_bet_round).
+            fixed = (s.bet_size, opts.big_bet)
         else:
-            # The round's own size: the small bet, or the big one on 7th (Final Bet Rule).
-            fixed = (s.bet_size,)
+            fixed = (s.bet_size,)  # the round's own size (begin_round: Pacific's limits)
         if opts.spread_limit:
             # Spread limit (A-2): any whole-dollar amount from the smallest raise up to the limit.
             return range(spread_minimum(s), max(fixed) + 1, spread_unit(s.bet_size))

@@ -35,4 +35,4 @@ class SevenTwentySeven(TotalsGame):
         if rec.s.game_options.text("deal") == "two_down_one_up":
             pattern = (False, False, True)
         deal_round(rec, self, pattern)
-        begin_round(rec, self, last=False)
+        begin_round(rec, self, big=False)

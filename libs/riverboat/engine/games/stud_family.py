@@ -16,17 +16,16 @@ from typing import ClassVar
 
 from riverboat.engine.cards import RANK_CHARS, rank_of
 from riverboat.engine.evaluation import WildPredicate, describe_low, low_value
-from riverboat.engine.events import CardPaymentPosted, CommunityCardDealt, MatchDue
+from riverboat.engine.events import CardPaymentPosted, MatchDue
 from riverboat.engine.flow import (
     Game,
     Recorder,
     begin_phase,
     begin_round,
     best_showing,
-    deal,
     deal_round,
+    deal_street,
     finish,
-    stub_left,
 )
 from riverboat.engine.game_options import OptionSpec
 from riverboat.engine.state import HandState
@@ -68,21 +67,11 @@ class StudFamily(Game):
             return
         dealt = streets_dealt(s)
         if s.street < dealt:
-            begin_round(rec, self, last=dealt == STREETS)
+            begin_round(rec, self, big=dealt == STREETS)
         elif dealt < STREETS:
-            self._deal_street(rec, last=dealt + 1 == STREETS)
+            deal_street(rec, self, last=dealt + 1 == STREETS)
         else:
             finish(rec, self)
-
-    def _deal_street(self, rec: Recorder, *, last: bool) -> None:
-        live = rec.s.in_hand()
-        if last and stub_left(rec) < len(live):
-            card = rec.deck[rec.s.deck_pos]
-            rec.emit(CommunityCardDealt(card))
-            self.after_community(rec, card)
-            return
-        for i in live:
-            deal(rec, self, i, face_up=not last)
 
     def board(self, s: HandState, i: int) -> int:
         """Player ``i``'s board (face-up cards and the community card), higher is better."""

@@ -101,7 +101,7 @@ class TotalsGame(Game):
             self.deal_start(rec)
             return
         if s.street == 0:
-            begin_round(rec, self, last=False)
+            begin_round(rec, self, big=False)
             return
         offers = s.phases.count("offer")
         final = s.game_options.text("open_ended_final_bet") == "after_all_stand"
@@ -116,9 +116,9 @@ class TotalsGame(Game):
             else:
                 finish(rec, self)
         elif s.took_any:
-            begin_round(rec, self, last=False)
+            begin_round(rec, self, big=False)
         elif final:
-            begin_round(rec, self, last=True)
+            begin_round(rec, self, big=True)
         else:
             finish(rec, self)
 

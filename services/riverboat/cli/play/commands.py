@@ -15,7 +15,6 @@ from riverboat.cli.clientkit import AmountError, money, parse_amount
 from riverboat.cli.play.text import (
     BETTING,
     CARD_ACTIONS,
-    RANK_NAMES,
     SUITS,
     VARIANTS,
     card_label,
@@ -28,6 +27,7 @@ from riverboat.cli.play.text import (
 )
 from riverboat.client import Move
 from riverboat.engine.games import GAMES
+from riverboat.handtext import RANK_NAMES
 from riverboat.v1 import table_pb2
 
 # What each command does, for ``h`` (drawn by :func:`riverboat.cli.play.render.help_table`).
@@ -43,6 +43,7 @@ HELP = [
     ("f", "fold"),
     ("", "Dealer's choice (your turn line lists the moves you have now):"),
     ("g GAME [OPT=VALUE ...]", "as dealer, choose the game and options (g alone lists them)"),
+    ("g GAME limits=S/B", "... and declare the deal's limits: small bet S, big bet B (e.g. 3/6)"),
     ("d CARDS", "draw or discard those cards (d alone stands pat when you may)"),
     ("p CARDS", "pass those cards to the left"),
     ("o CARDS", "order all your cards, the first to turn up first"),
@@ -173,8 +174,9 @@ def _move_for(legal: table_pb2.LegalAction, args: list[str], view: table_pb2.Tab
     if action in CARD_ACTIONS:
         return Move(action, cards=parse_cards(args, legal, view))
     if action == "choose_game":
-        game, options = parse_game(args, legal)
-        return Move(action, choice=game, options=options or None)
+        game, options, limits = parse_game(args, legal)
+        small, big = limits
+        return Move(action, choice=game, options=options or None, small_bet=small, big_bet=big)
     if action == "declare":
         return Move(action, choice=parse_declaration(args, legal))
     if args:
@@ -253,9 +255,13 @@ def parse_declaration(words: Sequence[str], legal: table_pb2.LegalAction) -> str
     return word
 
 
-def parse_game(words: Sequence[str], legal: table_pb2.LegalAction) -> tuple[str, dict[str, Any]]:
-    """``draw draws=2`` -> ``("draw", {"draws": 2})``: a game offered (its name, a unique start
-    of it, or its number in the list) and options it has, with values it allows."""
+def parse_game(
+    words: Sequence[str], legal: table_pb2.LegalAction
+) -> tuple[str, dict[str, Any], tuple[int, int]]:
+    """``draw draws=2 limits=3/6`` -> ``("draw", {"draws": 2}, (300, 600))``: a game offered
+    (its name, a unique start of it, or its number in the list), options it has with values it
+    allows, and the limits the dealer declares for the deal (``(0, 0)``: the table's), within
+    the bounds the view lists (the choose_game action's ``to``)."""
     offered = list(legal.choices)
     if not words:
         raise ActionError(f"Name the game: {', '.join(offered)} (g alone lists the options).")
@@ -268,22 +274,64 @@ def parse_game(words: Sequence[str], legal: table_pb2.LegalAction) -> tuple[str,
     game = matches[0]
     specs = {spec.name: spec for spec in (GAMES[game].specs if game in GAMES else ())}
     options: dict[str, Any] = {}
+    limits = (0, 0)
     for word in words[1:]:
         key, eq, text = word.partition("=")
         if not eq:
             raise ActionError(f"Options are key=value (for example: g draw draws=2); not {word!r}.")
+        if key == LIMITS:
+            limits = parse_limits(text, legal)
+            continue
         spec = specs.get(key)
         if spec is None:
             names = ", ".join(specs) or "none"
             raise ActionError(
-                f"{VARIANTS.get(game, game)} has no option {key!r} (options: {names})."
+                f"{VARIANTS.get(game, game)} has no option {key!r} (options: {names}; and "
+                f"{LIMITS}=SMALL/BIG for the deal's limits)."
             )
         value = _option_value(text, spec.allowed)
         problem = spec.check(value)
         if problem is not None:
             raise ActionError(f"In {VARIANTS.get(game, game)}, {problem}.")
         options[key] = value
-    return game, options
+    return game, options, limits
+
+
+#: The ``g`` word declaring the deal's limits (no game has an option of that name).
+LIMITS = "limits"
+
+
+def limit_bounds(legal: table_pb2.LegalAction) -> str:
+    """The limits a dealer may declare here, from the choose_game action's ``to``:
+    ``"small bet $2.00, big bet $5.00"`` or ``"small bet $1.00 to $3.00, big bet ..."``."""
+    if len(legal.to) != 4:
+        return "the table's own"
+    low_s, high_s, low_b, high_b = legal.to
+
+    def span(low: int, high: int) -> str:
+        return money(low) if low == high else f"{money(low)} to {money(high)}"
+
+    return f"small bet {span(low_s, high_s)}, big bet {span(low_b, high_b)}"
+
+
+def parse_limits(text: str, legal: table_pb2.LegalAction) -> tuple[int, int]:
+    """``"3/6"`` or ``"$3/$6"`` -> ``(300, 600)``: the small bet and the big bet (the last
+    round's) a dealer declares, within the table's bounds (a refusal names them)."""
+    small_text, slash, big_text = text.partition("/")
+    if not slash:
+        raise ActionError(f"Limits are SMALL/BIG, e.g. {LIMITS}=3/6; not {text!r}.")
+    try:
+        small, big = parse_amount(small_text), parse_amount(big_text)
+    except AmountError as exc:
+        raise ActionError(f"Limits are SMALL/BIG, e.g. {LIMITS}=3/6: {exc}") from None
+    if len(legal.to) == 4:
+        low_s, high_s, low_b, high_b = legal.to
+        if not (low_s <= small <= high_s and low_b <= big <= high_b and small <= big):
+            raise ActionError(
+                f"This table lets the dealer declare {limit_bounds(legal)} (the big bet at "
+                f"least the small); not {money(small)}/{money(big)}."
+            )
+    return small, big
 
 
 def _option_value(text: str, allowed: object) -> Any:

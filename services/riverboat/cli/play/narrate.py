@@ -13,28 +13,28 @@ from rich.text import Text
 
 from riverboat.cli.clientkit import money
 from riverboat.cli.play.text import (
-    RANK_NAMES,
-    card_count,
     card_row,
     card_text,
     changed_options,
     street_name,
     variant_name,
 )
-from riverboat.engine.cards import RANK_CHARS
+from riverboat.engine import events as engine_events
+from riverboat.engine.cards import card_str
 from riverboat.engine.games import half_names, shown_hand
+from riverboat.eventcodec import event_from_pb
 from riverboat.handtext import ACTION_VERBS, pot_label
+from riverboat.narration import Sentence, Voice, tell
 from riverboat.v1 import events_pb2, table_pb2
 
-_PHASE_TITLES = {
-    "draw": "Draw",
-    "discard": "Discard",
-    "pass": "Pass to the left",
-    "order": "Order your cards to roll",
-    "expose": "Expose a card",
-    "offer": "Card offers: take or stand",
-    "declare": "Declare",
-    "match": "Match the pot or fold",
+#: How the one narrator's sentences stand out on the screen (the rest are plain).
+_STYLES: dict[type[Any], str] = {
+    engine_events.PhaseStarted: "bold",
+    engine_events.DeclarationsRevealed: "bold",
+    engine_events.WildRankChanged: "bold magenta",
+    engine_events.RankEliminated: "bold",
+    engine_events.PotCarriedIn: "bold",
+    engine_events.PotCarriedOver: "bold magenta",
 }
 
 
@@ -114,7 +114,7 @@ class Narrator:
                 antes = []
             if kind is None:
                 continue
-            self._event(kind, getattr(env, kind), digest, antes, clock=env.actor == "clock")
+            self._event(kind, env, digest, antes, clock=env.actor == "clock")
         if antes:
             digest.lines.append(self._antes(antes))
         return digest
@@ -134,13 +134,14 @@ class Narrator:
     def _event(
         self,
         kind: str,
-        m: object,
+        env: events_pb2.EventEnvelope,
         digest: Digest,
         antes: list[tuple[int, int]],
         *,
         clock: bool = False,
     ) -> None:
         add = digest.lines.append
+        m = getattr(env, kind)
         match kind:
             case "player_seated":
                 assert isinstance(m, events_pb2.PlayerSeated)
@@ -205,9 +206,6 @@ class Narrator:
                     text += " (out of time)"
                 digest.actions.append(text)
                 add(Text(text + ".", style="bold cyan" if self._me(m.seat) else ""))
-            case "uncalled_bet_returned":
-                assert isinstance(m, events_pb2.UncalledBetReturned)
-                add(Text(f"Uncalled {money(m.amount)} goes back to {self._name(m.seat)}."))
             case "hand_shown":
                 assert isinstance(m, events_pb2.HandShown)
                 digest.showdown = True
@@ -265,176 +263,73 @@ class Narrator:
                 self.game_options = json.loads(m.options_json or "{}")
             case _:
                 # table_created, hand_committed, card_dealt: the table shows them; the dealer's
-                # choice events are told by _dealers_choice.
-                self._dealers_choice(kind, m, digest)
+                # choice steps are told by the one narrator (_dealers_choice).
+                self._dealers_choice(kind, env, digest)
 
-    def _count(self, cards: Sequence[str]) -> str:
-        return card_count(len(cards))
-
-    def _dealers_choice(self, kind: str, m: Any, digest: Digest) -> None:
-        """Sentences for the dealer's choice events (cards only where the event shows them)."""
+    def _dealers_choice(self, kind: str, env: events_pb2.EventEnvelope, digest: Digest) -> None:
+        """The dealer's choice table's own lines (who deals, the game chosen), and the one
+        narrator's sentence for every other step (riverboat.narration), as this viewer sees
+        it: cards only where the event shows them, this player as "you"."""
         add = digest.lines.append
-        mine = self._me(getattr(m, "seat", 0))
-        match kind:
-            case "dealer_up":
-                if m.redeal:
-                    add(
-                        Text(
-                            f"The pot rides: {self._name(m.seat)} deals {variant_name(m.game)} "
-                            "again.",
-                            style="bold",
-                        )
-                    )
-                else:
-                    add(
-                        Text(
-                            f"{self._verb(m.seat, 'deal', 'deals')} next and "
-                            f"{'choose' if mine else 'chooses'} the game."
-                        )
-                    )
-            case "game_chosen":
-                chosen = changed_options(m.game, json.loads(m.options_json or "{}"))
-                text = f"{self._verb(m.seat, 'choose', 'chooses')} {variant_name(m.game)}"
-                text += f" ({chosen})" if chosen else ""
-                if m.by_clock:
-                    text += " (out of time: the table's default)"
-                add(Text(text + ".", style="bold"))
-            case "pot_carried_in":
-                add(Text(f"The riding pot of {money(m.amount)} joins this deal.", style="bold"))
-            case "phase_started":
-                self.phase = m.phase
-                digest.new_street = True
-                add(Text(f"── {_PHASE_TITLES.get(m.phase, m.phase)} ──", style="bold"))
-            case "cards_discarded":
-                shown = [c for c in m.cards if c]
-                if self.phase == "draw":
-                    if not m.cards:
-                        add(Text(f"{self._verb(m.seat, 'stand', 'stands')} pat."))
-                    elif shown:  # our own draw: the cards thrown away
-                        add(
-                            Text("You throw away ")
-                            .append_text(card_row(shown))
-                            .append(f" and draw {len(shown)}.", style="")
-                        )
-                    else:
-                        add(Text(f"{self._verb(m.seat, 'draw', 'draws')} {self._count(m.cards)}."))
-                else:
-                    add(self._said(m.seat, "discard", "discards", m.cards))
-            case "cards_to_pass":
-                add(self._said(m.seat, "put down", "puts down", m.cards, " to pass"))
-            case "cards_passed":
-                who, to = self._subject(m.seat), self._name(m.to_seat)
-                shown = [c for c in m.cards if c]
-                line = Text(f"{who} {'pass' if mine else 'passes'} {self._count(m.cards)} to {to}")
-                if shown:  # the giver and the receiver see the cards, nobody else
-                    line.append(": ").append_text(card_row(shown))
-                add(line.append("."))
-            case "cards_ordered":
-                add(self._said(m.seat, "stack", "stacks", m.cards, " to roll"))
-            case "card_turned_up":
-                add(
-                    Text(f"{self._verb(m.seat, 'turn', 'turns')} up ")
-                    .append_text(card_text(m.card))
-                    .append(".")
-                )
-            case "offer_answered":
-                took = ("take", "takes") if m.took else ("stand", "stands")
-                add(Text(f"{self._verb(m.seat, *took)}{' the card' if m.took else ''}."))
-            case "declaration_sealed":
-                if mine and m.choice:
-                    add(
-                        Text(
-                            f"You declare {m.choice} (sealed until everyone has).",
-                            style="bold cyan",
-                        )
-                    )
-                else:
-                    add(Text(f"{self._subject(m.seat)} declares (sealed)."))
-            case "declarations_revealed":
-                digest.showdown = True
-                said = ", ".join(f"{self._name(d.seat)} {d.choice}" for d in m.declarations)
-                add(Text(f"Declarations: {said}.", style="bold"))
-            case "card_payment_posted":
-                add(
-                    Text(f"{self._verb(m.seat, 'pay', 'pays')} {money(m.amount)} for the ")
-                    .append_text(card_text(m.card))
-                    .append(" (dead money).")
-                )
-            case "wild_rank_changed":
-                if m.HasField("rank"):
-                    rank = RANK_CHARS[m.rank]
-                    add(Text(f"Wild now: {RANK_NAMES[rank]}.", style="bold magenta"))
-                elif m.awaiting:
-                    add(
-                        Text(
-                            "A queen fell: the next face-up card's rank goes wild.", style="magenta"
-                        )
-                    )
-                else:
-                    add(Text("No rank follows the queen now.", style="magenta"))
-            case "match_due":
-                add(
-                    Text(
-                        f"{self._subject(m.seat)} must match the pot ({money(m.amount)}) or fold.",
-                        style="bold" if mine else "",
-                    )
-                )
-            case "pot_matched":
-                add(
-                    Text(
-                        f"{self._verb(m.seat, 'match', 'matches')} the pot with {money(m.amount)}."
-                    )
-                )
-            case "match_declined":
-                add(
-                    Text(
-                        f"{self._verb(m.seat, 'do not match', 'does not match')} and "
-                        f"{'fold' if mine else 'folds'}."
-                    )
-                )
-            case "table_row_dealt":
-                add(Text(f"{m.count} table cards dealt face down."))
-            case "table_card_turned":
-                line = Text("Table card: ").append_text(card_text(m.card))
-                add(line.append(" (from the stock)." if m.from_stock else "."))
-            case "rank_eliminated":
-                rank = RANK_CHARS[m.rank]
-                add(Text(f"{RANK_NAMES[rank].capitalize()} are eliminated.", style="bold"))
-            case "cards_eliminated":
-                add(
-                    Text(f"{self._verb(m.seat, 'throw', 'throws')} away ")
-                    .append_text(card_row(m.cards))
-                    .append(".")
-                )
-            case "reshuffle_requested":
-                add(Text("The stub ran out: the dealer reshuffles the earlier discards."))
-            case "discards_reshuffled":
-                add(Text(f"{m.count} discards reshuffled into a new stub."))
-            case "pot_carried_over":
-                add(
-                    Text(
-                        f"Nobody wins: the pot of {money(m.amount)} rides to the next deal.",
-                        style="bold magenta",
-                    )
-                )
-            case _:
-                pass
+        m: Any = getattr(env, kind)
+        if kind == "dealer_up":
+            if m.redeal:
+                game = variant_name(m.game)
+                text = f"The pot rides: {self._name(m.seat)} deals {game} again."
+                add(Text(text, style="bold"))
+            else:
+                chooses = "choose" if self._me(m.seat) else "chooses"
+                add(Text(f"{self._verb(m.seat, 'deal', 'deals')} next and {chooses} the game."))
+            return
+        if kind == "game_chosen":
+            chosen = changed_options(m.game, json.loads(m.options_json or "{}"))
+            text = f"{self._verb(m.seat, 'choose', 'chooses')} {variant_name(m.game)}"
+            text += f" ({chosen})" if chosen else ""
+            if m.small_bet or m.big_bet:
+                text += f", limits {money(m.small_bet)}/{money(m.big_bet)}"
+            if m.by_clock:
+                text += " (out of time: the table's default)"
+            add(Text(text + ".", style="bold"))
+            return
+        event = event_from_pb(env)[0]
+        sentence = tell(event, self._voice(), self.halves(), phase=self.phase)
+        if sentence is None:
+            return
+        if kind == "phase_started":
+            self.phase = m.phase
+            digest.new_street = True
+            add(Text(f"── {self._plain(sentence)} ──", style="bold"))
+            return
+        if kind == "declarations_revealed":
+            digest.showdown = True
+        style = _STYLES.get(type(event), "")
+        if kind == "match_due" and self._me(m.seat):
+            style = "bold"
+        elif kind == "wild_rank_changed" and not m.HasField("rank"):
+            style = "magenta"  # a queen fell, or no rank follows it: no rank is wild by it
+        add(self._render(sentence, style))
 
-    def _said(
-        self, seat: int, you: str, they: str, cards: Sequence[str], tail: str = "", end: str = ""
-    ) -> Text:
-        """``"You discard 7♣ 2♦."`` for the viewer, ``"bot discards 2 cards."`` for others:
-        someone else's hidden cards arrive as ``""`` and are only counted."""
-        shown = [c for c in cards if c]
-        line = Text(f"{self._verb(seat, you, they)} ")
-        if shown and len(shown) == len(cards):
-            line.append_text(card_row(shown))
-        else:
-            line.append(self._count(cards))
-        return line.append(f"{tail}{end}.")
+    def _voice(self) -> Voice:
+        return Voice(lambda seat: self.names.get(seat, f"seat {seat}"), money, self.seat)
 
-    def _halves(self) -> tuple[str, str]:
-        """The pot's halves by name: high and low, Chicago's high hand and spade, 15-35's..."""
+    @staticmethod
+    def _render(sentence: Sentence, style: str) -> Text:
+        """A narrator's sentence on the screen: its cards coloured by suit."""
+        line = Text(style=style)
+        for part in sentence:
+            if isinstance(part, str):
+                line.append(part)
+            else:
+                line.append_text(card_row(card_str(c) for c in part.cards))
+        return line.append(".")
+
+    @staticmethod
+    def _plain(sentence: Sentence) -> str:
+        return "".join(p for p in sentence if isinstance(p, str))
+
+    def halves(self) -> tuple[str, str]:
+        """The pot's halves by name: high and low, Chicago's high hand and spade, 15-35's...
+        (of the hand last told)."""
         return half_names(self.variant, self.game_options)
 
     def _pot(self, m: events_pb2.PotAwarded) -> Text:
@@ -443,14 +338,14 @@ class Narrator:
             seat = m.shares[0].seat
             how = ""
             if m.high_winners and m.low_winners and seat in m.low_winners:
-                how = f" ({' and '.join(self._halves())})"
+                how = f" ({' and '.join(self.halves())})"
             text = f"{self._verb(seat, 'win', 'wins')} the {label} of {money(m.amount)}{how}."
             return Text(text, style="bold green" if self._me(seat) else "bold")
         parts = []
         for share in m.shares:
             halves = [
                 h
-                for h, winners in zip(self._halves(), (m.high_winners, m.low_winners), strict=True)
+                for h, winners in zip(self.halves(), (m.high_winners, m.low_winners), strict=True)
                 if share.seat in winners
             ]
             parts.append(f"{self._name(share.seat)} {money(share.amount)} ({' and '.join(halves)})")

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from riverboat.cli.clientkit import AMOUNT_RULE, money
-from riverboat.cli.play.commands import HELP
+from riverboat.cli.play.commands import HELP, limit_bounds
 from riverboat.cli.play.text import (
     CARD_ACTIONS,
     DEALERS_CHOICE,
@@ -40,18 +40,23 @@ from riverboat.cli.play.text import (
     variant_name,
     wild_text,
 )
-from riverboat.engine.games import GAMES
+from riverboat.engine.games import GAMES, half_names
+from riverboat.narration import way
 from riverboat.v1 import lobby_pb2, table_pb2
 
 
 def games_table(view: table_pb2.TableView) -> Table:
     """The games the dealer may choose now, each with its options (default first)."""
     legal = next((a for a in view.legal_actions if a.action == "choose_game"), None)
+    limits = limit_bounds(legal) if legal is not None else "the table's own"
     grid = Table(
-        title=Text("Games (g GAME [option=value ...], e.g. g draw draws=2)"),  # no markup
+        # No markup in either: the brackets are the player's to type.
+        title=Text("Games (g GAME [option=value ...] [limits=S/B], e.g. g draw draws=2)"),
+        caption=Text(f"Limits you may declare for the deal (limits=S/B): {limits}."),
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         title_justify="left",
+        caption_justify="left",
     )
     grid.add_column("#", justify="right")
     grid.add_column("Game")
@@ -154,22 +159,36 @@ def game_line(view: table_pb2.TableView) -> Text | None:
     return line
 
 
-def declaration_text(view: table_pb2.TableView, seat: table_pb2.SeatView) -> Text:
-    """``declared`` while sealed, the declaration once revealed; your own, marked sealed."""
+def declaration_text(
+    view: table_pb2.TableView, seat: table_pb2.SeatView, halves: tuple[str, str] | None = None
+) -> Text:
+    """``declared`` while sealed, the declaration once revealed (named for the half it claims,
+    as the narrator and the exports name it: 7-27's ``27``, Chicago's ``high spade``); your
+    own, marked sealed. ``halves``: the halves of the hand shown, for a view that no longer
+    names its game (a hand over, the next game not chosen yet)."""
     if not seat.declaration:
         return Text("declared", style="magenta") if seat.declared else Text("")
     sealed = any(
         s.declared and not s.declaration for s in view.seats if s.seat != seat.seat
     ) or any(s.in_hand and not s.folded and not s.declared for s in view.seats)
+    if view.game or halves is None:
+        halves = half_names(view.game or view.variant, dict(view.game_options.items()))
+    said = way(seat.declaration, halves)
     if seat.seat == view.viewer_seat and sealed:
-        return Text(f"{seat.declaration} (sealed)", style="bold magenta")
-    return Text(seat.declaration, style="bold magenta")
+        return Text(f"{said} (sealed)", style="bold magenta")
+    return Text(said, style="bold magenta")
 
 
-def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: str = "") -> Panel:
+def table_panel(
+    view: table_pb2.TableView,
+    recent: Sequence[str] = (),
+    player: str = "",
+    halves: tuple[str, str] | None = None,
+) -> Panel:
     """The whole table as the viewer may see it, with the last few actions.
 
     ``player`` (the viewer's id) marks their row; without it, the view's ``viewer_seat`` does.
+    ``halves``: the shown hand's halves (:func:`declaration_text`), from its events.
     """
     grid = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     grid.add_column("", width=1)
@@ -205,7 +224,7 @@ def table_panel(view: table_pb2.TableView, recent: Sequence[str] = (), player: s
             cards_text(s.cards) if s.cards else Text("—" if s.folded else "", style="grey50"),
         ]
         if declaring:
-            row.append(declaration_text(view, s))
+            row.append(declaration_text(view, s, halves))
         row.append(Text(", ".join(marks), style="grey50"))
         grid.add_row(*row)
     title = Text(f"{view.name} ({view.table_id})", style="bold")

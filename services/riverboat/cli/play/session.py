@@ -314,7 +314,8 @@ class PlaySession:
         self.quit_warned = False
         if word in ("", "s", "show"):
             if self.view is not None:
-                self.show(table_panel(self.view, list(self.recent), self.player))
+                halves = self.narrator.halves()
+                self.show(table_panel(self.view, list(self.recent), self.player, halves))
             elif not word:
                 self._show_prompt()
             else:
@@ -589,7 +590,7 @@ class PlaySession:
         self.recent.clear()
         self.was_my_turn = False
         self.watcher = asyncio.ensure_future(self._watch(table_id, view.version))
-        self.show(table_panel(view, player=self.player), *proofs)
+        self.show(table_panel(view, player=self.player, halves=self.narrator.halves()), *proofs)
         self.was_my_turn = self.my_turn()
 
     def detach(self) -> None:
@@ -695,7 +696,7 @@ class PlaySession:
         )
         self.was_my_turn = turn
         if redraw:
-            items.append(table_panel(view, player=self.player))
+            items.append(table_panel(view, player=self.player, halves=self.narrator.halves()))
         if digest.hand_ended and me is not None and me.stack == 0 and not view.hand_in_progress:
             items.append(Text("You are out of chips: l leaves the table.", style="bold"))
         if items:
@@ -731,6 +732,8 @@ class PlaySession:
                 cards=move.cards,
                 choice=move.choice,
                 options=move.options,
+                small_bet=move.small_bet,
+                big_bet=move.big_bet,
             )
         )
         # The reply's view is at least as new as the last update: the prompt must not go on

@@ -10,9 +10,8 @@ from typing import Any
 from rich.text import Text
 
 from riverboat.cli.clientkit import money
-from riverboat.engine.cards import RANK_CHARS
 from riverboat.engine.games import GAMES
-from riverboat.handtext import STREETS
+from riverboat.handtext import RANK_NAMES, STREETS
 from riverboat.v1 import events_pb2, table_pb2
 
 SUITS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
@@ -28,15 +27,6 @@ VARIANTS = {
     **{name: game.title for name, game in GAMES.items()},
 }
 SHORT_VARIANTS = {STUD: "Stud hi/lo"}  # where columns are narrow
-RANK_NAMES = dict(
-    zip(
-        RANK_CHARS,
-        ("deuces", "treys", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens")
-        + ("jacks", "queens", "kings", "aces"),
-        strict=True,
-    )
-)
-
 # The key a player types for each action the table service knows (with what it takes).
 
 KEYS = {
