@@ -31,6 +31,9 @@ def spawn_in_pty(
     """
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    # The terminal's size is the pty's: COLUMNS and LINES (pytest-xdist sets COLUMNS=80)
+    # would override it for rich, wrapping lines the test reads whole.
+    env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
     try:
         process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd)
     finally:

@@ -246,9 +246,13 @@ class DocsRoom:
         return {f"RIVERBOAT_{s.upper()}_ADDRESS": a for s, a in self.addresses.items()}
 
 
-def _seated(var: Path, lobby: str, bots: int, timeout: float = 90) -> None:
-    """Wait until the demo tables have their bots (up has printed its banner by then)."""
-    wait_serving(lobby, timeout)
+def _seated(
+    var: Path, lobby: str, bots: int, up: subprocess.Popen[bytes], timeout: float = 90
+) -> None:
+    """Wait until the demo tables have their bots (up has printed its banner by then). Our
+    ``up`` must be the one serving: a port another test's service took meanwhile would have
+    ended it, and its address would then answer for that other room."""
+    wait_serving(lobby, timeout, process=up)
     token = TokenIssuer(bytes.fromhex((var / "token.key").read_text())).issue("docs", "operator")
     metadata = (("authorization", f"Bearer {token}"),)
     deadline = time.monotonic() + timeout
@@ -257,36 +261,58 @@ def _seated(var: Path, lobby: str, bots: int, timeout: float = 90) -> None:
         while time.monotonic() < deadline:
             tables = stub.ListTables(lobby_pb2.ListTablesRequest(), metadata=metadata).tables
             if len(tables) == 2 and all(len(t.seats) >= bots for t in tables):
+                if up.poll() is not None or not (var / "operator.password").exists():
+                    raise RoomNotStarted("riverboat up exited, or another room answered")
                 return
             time.sleep(0.2)
     raise AssertionError("the demo tables never got their bots")
 
 
+class RoomNotStarted(Exception):
+    """Our ``riverboat up`` did not come up (a free port taken before it bound it)."""
+
+
 @contextlib.contextmanager
-def docs_room(home: Path) -> Iterator[DocsRoom]:
+def docs_room(home: Path, attempts: int = 3) -> Iterator[DocsRoom]:
     """``riverboat up --bots 1 --quiet`` on free ports, its var/ in ``home``; stopped (Ctrl-C)
-    after."""
+    after. Started again on other ports if one was taken before ``up`` bound it (other tests
+    start services on free ports too)."""
     room = DocsRoom(workspace(home, home / "var"))
+    for attempt in range(attempts):
+        up = _start_up(home, room)
+        try:
+            _seated(home / "var", room.addresses["lobby"], bots=1, up=up)
+        except (RoomNotStarted, TimeoutError):
+            _stop_up(up)
+            if attempt + 1 == attempts:
+                raise
+            continue
+        try:
+            yield room
+        finally:
+            _stop_up(up)
+        return
+
+
+def _start_up(home: Path, room: DocsRoom) -> subprocess.Popen[bytes]:
     ports = {s: free_port() for s in ("lobby", "table", "dealer", "settlement", "nats")}
     room.addresses = {s: f"127.0.0.1:{p}" for s, p in ports.items() if s != "nats"}
     flags = [f"--{s}-address={a}" for s, a in room.addresses.items()]
-    log = home / "up.log"
-    with log.open("w") as sink:
-        up = subprocess.Popen(
+    with (home / "up.log").open("a") as sink:
+        return subprocess.Popen(
             [sys.executable, "-m", "riverboat.cli", "up", "--var", str(home / "var"),
              "--nats-port", str(ports["nats"]), *flags, "--bots", "1", "--quiet"],
             stdout=sink, stderr=subprocess.STDOUT, cwd=home, env=shell_env(),
         )  # fmt: skip
+
+
+def _stop_up(up: subprocess.Popen[bytes]) -> None:
+    up.send_signal(signal.SIGINT)
     try:
-        _seated(home / "var", room.addresses["lobby"], bots=1)
-        yield room
-    finally:
-        up.send_signal(signal.SIGINT)
-        try:
-            up.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            up.wait()
+        up.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        up.kill()
+        up.wait()
 
 
 def _all_steps() -> list[Step]:
