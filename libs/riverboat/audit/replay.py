@@ -408,6 +408,8 @@ class Replayer:
         self.hand = state
         self.deck, self.stubs_used = deck.main, 0
         self.table = replace(aggregate.apply(self.table, started), hand=state)
+        if state.finished:  # over in its own deal (heads-up, one player all in on the ante)
+            self._end_hand(m, [e.event for e in m.events if e.event is not None])
 
     def _hand_command(self, m: LoggedMessage, first: AnyEvent, events: list[AnyEvent]) -> None:
         hand = self.hand
@@ -480,12 +482,16 @@ class Replayer:
         if isinstance(first, ev.DiscardsReshuffled):
             self.stubs_used += 1
         if after.finished:
-            # HandEnded sets the seats' stacks (and a riding pot); the leavers then go.
-            ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
-            self._fold_table(events[ended:], m)
-            self.hand = None
-            self.table = replace(self.table, hand=None)
-            self._hand_over = True
+            self._end_hand(m, events)
+
+    def _end_hand(self, m: LoggedMessage, events: list[AnyEvent]) -> None:
+        """The hand ended in ``m``: HandEnded sets the seats' stacks (and a riding pot); the
+        leavers then go."""
+        ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
+        self._fold_table(events[ended:], m)
+        self.hand = None
+        self.table = replace(self.table, hand=None)
+        self._hand_over = True
 
     def _void(self, m: LoggedMessage, voided: HandVoided) -> None:
         self.hand_id = voided.hand_id

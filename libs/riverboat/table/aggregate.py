@@ -172,11 +172,24 @@ class TableState:
             and len(self.ready_players()) >= (self.options.min_players if self.options else 2)
         )
 
+    @property
+    def dealer_can_deal(self) -> bool:
+        """Dealer's choice: the seat called to deal can be dealt in (seated, with chips, not
+        leaving, not sitting out)."""
+        return any(s.seat == self.dealer for s in self.ready_players())
+
+    @property
+    def awaits_choice(self) -> bool:
+        """Dealer's choice: the dealer called is choosing the next game and can deal it."""
+        return self.choosing and self.dealer_can_deal
+
     def needs_dealer(self) -> bool:
-        """Dealer's choice: nobody is called to deal the next hand (or the one called left)."""
+        """Dealer's choice: nobody is called to deal the next hand, or the one called cannot be
+        dealt in any more (left, sat out, no chips): the deal passes to the next seat
+        (docs/games.md, "Sitting out")."""
         if not self.dealers_choice or self.hand_in_progress:
             return False
-        return self.seat_at(self.dealer) is None or not (self.chosen or self.choosing)
+        return not self.dealer_can_deal or not (self.chosen or self.choosing)
 
     def next_button(self) -> int:
         """The button for the next hand: the next ready seat clockwise after the last one."""
@@ -318,16 +331,17 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             carried = state.carried
             if hand is not None:
                 carried += pot_carried_in(hand)  # a riding pot waits for the redeal
-            # A dealer's choice hand is dealt again by the same dealer, with the same game.
-            return replace(
-                state,
-                seats=seats,
-                pending=None,
-                hand=None,
-                carried=carried,
-                chosen=state.chosen or (state.dealers_choice and bool(state.game)),
-                banking={},
+            state = replace(
+                state, seats=seats, pending=None, hand=None, carried=carried, banking={}
             )
+            if not state.dealers_choice:
+                return state
+            if not state.dealer_can_deal:
+                # The dealer left, sat out or has no chips: the call is over, the next call
+                # passes the deal on (a riding pot is redealt by the next seat, same game).
+                return replace(state, dealer=0, choosing=False, chosen=False)
+            # Dealt again by the same dealer, with the same game.
+            return replace(state, chosen=state.chosen or bool(state.game))
         case HandStarted():
             hand = fold_hand([event])
             return replace(
@@ -508,7 +522,7 @@ def commit_hand(
         )
     button = state.next_button()
     if state.dealers_choice:
-        if not state.chosen or state.seat_at(state.dealer) is None:
+        if not state.chosen or not state.dealer_can_deal:
             raise TableError(
                 "the dealer has not chosen the game", kind="precondition", rule="not_chosen"
             )

@@ -134,7 +134,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
     to_act = 0
     if hand is not None and live:
         to_act = hand.seats[hand.to_act] if hand.to_act is not None else 0
-    elif state.choosing and state.dealer:
+    elif state.awaits_choice:
         to_act = state.dealer  # the dealer's turn to choose the game
         waiting = (state.dealer,)
     # Pacific stud has no game options, wild cards or declarations to show.
@@ -160,7 +160,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
         game=_game(state),
         phase=(game_hand.phase if game_hand is not None else ("bet" if live else "")),
         dealer=state.dealer if state.dealers_choice else 0,
-        choosing_game=state.choosing,
+        choosing_game=state.awaits_choice,
         carried_pot=state.carried,
         waiting_for=tuple(waiting),
         wild_cards=_wild_cards(game_hand) if game_hand is not None else (),
@@ -200,7 +200,7 @@ def personal_parts(
     if hand is not None and not hand.finished:
         if me in public.waiting_for:
             legal = _hand_actions(hand, me)
-    elif state.choosing and state.dealer and me == state.dealer:
+    elif state.awaits_choice and me == state.dealer:
         legal = (ViewAction(CHOOSE_GAME, choices=offered_games(state)),)
     return seats, legal
 
