@@ -19,6 +19,9 @@ must be exactly the recorded events. The rules are ``riverboat.table.aggregate``
   ``DiscardsReshuffled``: the dealer's reshuffle of a draw's discards;
   everything that follows mechanically (streets, showdown, pots, rake, leavers) must match;
 * ``HandVoided``: the void and its refunds;
+* ``TableClosing``, ``TableClosed``, ``DealingPaused``, ``DealingResumed``: an operator's close
+  (its completion after the hand it waited for, with every seated player leaving), pause and
+  resume;
 * seat events (``riverboat.table.events.SEAT_EVENTS``): ``PlayerSatOut``/``PlayerSatIn`` alone
   are the player's sit-out or sit-in; before a player's move, ``TimeBankUsed`` and
   ``TimeoutsCleared`` must be what the move closes (the seconds drawn are the measured input,
@@ -52,9 +55,12 @@ from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
+    OPERATOR_EVENTS,
     SEAT_EVENTS,
     AnyEvent,
     ClientSeedSent,
+    DealingPaused,
+    DealingResumed,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -63,6 +69,8 @@ from riverboat.table.events import (
     PlayerSatOut,
     PlayerSeated,
     SeedsLocked,
+    TableClosed,
+    TableClosing,
     TableCreated,
     TimeBankStarted,
     TimeBankUsed,
@@ -83,6 +91,7 @@ _TABLE_COMMANDS = (
     ev.GameChosen,
     ClientSeedSent,
     SeedsLocked,
+    *OPERATOR_EVENTS,
 )
 CLOCK = "clock"
 
@@ -346,6 +355,13 @@ class Replayer:
                     )
                     self._skip(m)
                     return
+            case TableClosing() | TableClosed():
+                # An operator's close, or its completion once the hand it waited for is over.
+                expected = aggregate.close_table(table, by=first.by, reason=first.reason)
+            case DealingPaused():
+                expected = aggregate.pause_dealing(table, by=first.by, reason=first.reason)
+            case DealingResumed():
+                expected = aggregate.resume_dealing(table, by=first.by)
             case _:
                 raise AssertionError(f"not a table command: {first!r}")
         self._compare(m.events, expected)

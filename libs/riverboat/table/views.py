@@ -93,6 +93,10 @@ class TableView:
     hand_number: int = 0
     #: The table's time bank policy (seconds 0: none).
     time_bank: TimeBankPolicy = NO_TIME_BANK
+    #: Operator control: closed for good, closing after the hand in play, dealing paused.
+    closed: bool = False
+    closing: bool = False
+    paused: bool = False
 
 
 def viewer_seat(state: TableState, viewer: str | None) -> int:
@@ -168,6 +172,9 @@ def public_table_view(state: TableState, version: int) -> TableView:
         table_cards=game_hand.row if game_hand is not None else (),
         hand_number=state.hand_number if hand is not None else 0,
         time_bank=state.time_bank,
+        closed=state.closed,
+        closing=state.closing is not None and not state.closed,
+        paused=state.paused,
     )
 
 

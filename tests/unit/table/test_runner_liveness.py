@@ -9,8 +9,10 @@ pause); while a hand is in play or a dealer chooses, something happens within th
 The tables are Pacific stud hi/lo (with and without antes) and dealer's choice; stacks are
 random, some no bigger than the ante (all in on it: a heads-up hand then ends in its own deal);
 players act, sit out and in, leave, sit down, let the clock act for them (two time-outs sit
-them out), and a dealer's choice dealer sits out after being called. Some commands race the
-runner's own work (the dealer fake yields on every call). A failure names its table's seed.
+them out), and a dealer's choice dealer sits out after being called; an operator pauses and
+resumes dealing, and closes the table (which must then close once the hand in play is over).
+Some commands race the runner's own work (the dealer fake yields on every call). A failure
+names its table's seed.
 
 The battery found two stalls (tests/unit/table/test_runner_stalls.py pins each down):
 a hand that ended inside its deal left the table idle, and a dealer who sat out after the call
@@ -45,7 +47,16 @@ from riverboat.services.table.runner import TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableState
-from riverboat.table.events import AnyEvent, HandVoided, PlayerSatOut, TimeBankPolicy
+from riverboat.table.events import (
+    AnyEvent,
+    DealingPaused,
+    DealingResumed,
+    HandCommitted,
+    HandVoided,
+    PlayerSatOut,
+    TableClosed,
+    TimeBankPolicy,
+)
 from tests.battery import size
 from tests.unit.table.fakes import CountingDealer, ManualClock, settle
 from tests.unit.table.test_dealers_choice_table import random_act
@@ -61,13 +72,26 @@ FAILURES = frozenset({"hand_start_failed", "deal_failed", "reshuffle_failed"})
 
 def startable(state: TableState) -> bool:
     """The oracle: the table's state lets a hand start (the rules' own terms: an open table,
-    no hand committed or in play, and at least the table's minimum of seated players with
-    chips who neither sit out nor leave)."""
+    dealing not paused, not closing (but for a riding pot's redeal), no hand committed or in
+    play, and at least the table's minimum of seated players with chips who neither sit out
+    nor leave)."""
     if not state.created or state.options is None or state.pending is not None:
         return False
     if state.hand is not None and not state.hand.finished:
         return False
+    if state.closed or state.paused or (state.closing is not None and not state.carried):
+        return False
     return len(_dealt_in(state)) >= state.options.min_players
+
+
+def closing_now(state: TableState) -> bool:
+    """The oracle: a close was asked for and nothing it waits for is left (no hand committed
+    or in play, no pot riding into a deal that can be dealt)."""
+    if state.closing is None or state.closed or state.options is None:
+        return False
+    if state.pending is not None or (state.hand is not None and not state.hand.finished):
+        return False
+    return not (state.carried and len(_dealt_in(state)) >= state.options.min_players)
 
 
 def _dealt_in(state: TableState) -> list[int]:
@@ -310,6 +334,12 @@ async def _step(d: Drive) -> None:
             )
     elif roll < 0.84:
         await _sit_down(d)
+    elif roll < 0.86:
+        await d.submit("pause", lambda st: table.pause_dealing(st, by="operator:op"))
+    elif roll < 0.89:
+        await d.submit("resume", lambda st: table.resume_dealing(st, by="operator:op"))
+    elif roll < 0.8925:
+        await d.submit("close", lambda st: table.close_table(st, by="operator:op"))
     else:
         # Nobody does anything for a while: the clock acts for whoever it waits for.
         await d.clock.advance(rng.choice([0.3, 1.0, PAUSE, ACTION / 2, ACTION + 0.5]))
@@ -333,6 +363,11 @@ async def _check_liveness(d: Drive) -> None:
             assert d.state.hands_played > hands, (
                 f"no hand dealt {deadline:.1f}s after the table could start one: {d.where()}"
             )
+        elif closing_now(state):
+            await d.clock.advance(PAUSE)
+            assert d.state.closed and not d.state.seats, (
+                f"not closed {PAUSE:.1f}s after the hand it waited for: {d.where()}"
+            )
         elif (state.hand is not None and not state.hand.finished) or choosing(state):
             version, deadline = d.runner.version, turn_deadline(state)
             await d.clock.advance(deadline)
@@ -349,6 +384,8 @@ async def drive_table(seed: int, steps: int) -> Drive:
     try:
         await _check_liveness(d)
         for _ in range(steps):
+            if d.state.closed:
+                break
             await _step(d)
             if d.rng.random() < 0.5 or not d.racing:
                 await _check_liveness(d)
@@ -373,11 +410,35 @@ def audit_log(table_id: str, records: Sequence[StoredRecord]) -> list[str]:
     return [str(v) for v in result.violations if v.check is not Check.SEED_MISSING]
 
 
+def dealt_while_stopped(records: Sequence[StoredRecord]) -> int | None:
+    """The safety side: the version of a hand committed while dealing was paused or after the
+    table closed, if any (None: none was)."""
+    paused = closed = False
+    for record in records:
+        for event, _ in decode_batch(record.payload):
+            if isinstance(event, DealingPaused | DealingResumed):
+                paused = isinstance(event, DealingPaused)
+            elif isinstance(event, TableClosed):
+                closed = True
+            elif isinstance(event, HandCommitted) and (paused or closed):
+                return record.version
+    return None
+
+
 async def run_battery(seeds: Sequence[int], steps: int) -> tuple[list[str], dict[str, int]]:
     """Drive a table per seed; the failures (one line each) and what was seen."""
     failures: list[str] = []
     seen = dict.fromkeys(
-        ("hands", "ended_in_deal", "voided", "dealers_sat_out", "sit_outs_by_clock"), 0
+        (
+            "hands",
+            "ended_in_deal",
+            "voided",
+            "dealers_sat_out",
+            "sit_outs_by_clock",
+            "paused",
+            "closed",
+        ),
+        0,
     )
     for seed in seeds:
         with capture_logs() as logs:
@@ -391,15 +452,22 @@ async def run_battery(seeds: Sequence[int], steps: int) -> tuple[list[str], dict
             failures.append(f"table seed {seed}: background failure {broken[0]}")
         seen["hands"] += d.state.hands_played
         seen["dealers_sat_out"] += sum("dealer" in c and "sits out" in c for c in d.did)
+        seen["closed"] += d.state.closed
         records = await d.store.read(d.runner.table_id)
         wrong = audit_log(d.runner.table_id, records)
         if wrong:
             failures.append(f"table seed {seed}: the audit's replay disagrees: {wrong[0]}")
+        if (dealt := dealt_while_stopped(records)) is not None:
+            failures.append(
+                f"table seed {seed}: a hand committed at version {dealt} while dealing was "
+                f"paused or the table closed ({d.where()})"
+            )
         for record in records:
             batch = [e for e, _ in decode_batch(record.payload)]
             kinds = {type(e) for e in batch}
             seen["ended_in_deal"] += {HandStarted, HandEnded} <= kinds
             seen["voided"] += HandVoided in kinds
+            seen["paused"] += DealingPaused in kinds
             seen["sit_outs_by_clock"] += any(
                 isinstance(e, PlayerSatOut) and e.reason == "timeouts" for e in batch
             )

@@ -493,6 +493,8 @@ class TableRunner:
                 self._spawn(self._reshuffle(hand.hand_id, self.version))
             elif seats := waiting_for(hand):
                 self._arm_clock(hand.hand_id, self.version, seats)
+        elif state.close_due:
+            self._spawn(self._finish_close())
         elif state.awaits_choice:
             self._arm_clock("", self.version, (state.dealer,))
         elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
@@ -651,6 +653,24 @@ class TableRunner:
                 self._wake_hand_over()
             return
         self.after_change()
+
+    async def _finish_close(self) -> None:
+        """The hand a close waited for is over: close the table now (every seated player
+        leaves with their chips), for whoever asked."""
+        closing = self.state.closing
+        if closing is None:
+            return
+        try:
+            await self.submit(
+                lambda s: table.close_table(s, by=closing.by, reason=closing.reason),
+                request_id=f"close-{self.table_id}-{self.version}",
+                actor="service:table",
+            )
+            self.log.info("table_closed", by=closing.by)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("close_skipped", reason=str(exc))  # submit() reconciles a conflict
+        except EventStoreError as exc:
+            self.log.warning("close_skipped", reason=str(exc))  # submit() reconciles later
 
     async def _seed_window(self, seconds: float) -> None:
         """Wait until every player to be dealt in sent a seed, or ``seconds`` passed."""
