@@ -3,7 +3,9 @@ back in from its wallet, and leaves for good when the wallet cannot pay the mini
 
 The oracle: a bot that folds to every bet and antes a dollar a hand must lose; with exactly two
 minimum buy-ins in its wallet it buys in twice and leaves with an empty wallet, and the money
-it lost is on the other bot's side of the table (nothing created or lost).
+it lost is on the other bot's side of the table (nothing created or lost). Then the operator
+closes the table: the bot left at it is cashed out and stops ("closed"), and its wallet holds
+both wallets' money less the rake.
 
 The folder is often all in on the ante, heads-up: that hand ends in its own deal. The table
 once stopped dealing after such a hand (about one run in three timed out here); the runner
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 import grpc
 
@@ -94,14 +97,20 @@ async def test_a_busted_bot_buys_back_in_until_its_wallet_is_empty(room: Room) -
                     think=0.0,
                 )
 
-            stop, never = asyncio.Event(), asyncio.Event()
-            deep = asyncio.create_task(bot("deep", raiser).run(stop))
+            never = asyncio.Event()
+            deep = asyncio.create_task(bot("deep", raiser).run(never))
             short = await asyncio.wait_for(bot("short", folder).run(never), 240)
-            stop.set()
+            # The operator closes the table: the bot left at it is cashed out and stops.
+            await TableClient(table_channel, room.token("boss", "operator")).close_table(
+                table.table_id, request_id="close"
+            )
             deep_run = await asyncio.wait_for(deep, 60)
 
             assert short.ended == "broke" and short.buy_ins == [1_000, 1_000]
-            assert deep_run.ended == "stopped"
+            assert deep_run.ended == "closed"
+            assert any(
+                line == f"deep leaves {table.table_id}: the table is closed." for line in said
+            )
             assert any("short buys back in" in line for line in said)
             assert any(line.startswith("short leaves") for line in said)
             left = await money.GetBalance(
@@ -109,4 +118,14 @@ async def test_a_busted_bot_buys_back_in_until_its_wallet_is_empty(room: Room) -
             )
             assert (left.balance, left.reserved, left.at_tables) == (0, 0, 0)
             listed = await boss_lobby.get_table(table.table_id)
-            assert [s.player for s in listed.seats] == ["deep"]
+            assert listed.closed and not listed.seats
+            deep_wallet = await wallet("deep")()
+            # Nothing created or lost: deep holds both wallets' money but the rake.
+            rake = await money.GetRakeReport(
+                settlement_pb2.GetRakeReportRequest(
+                    from_day=datetime.now(UTC).strftime("%Y-%m-%d"),
+                    to_day=datetime.now(UTC).strftime("%Y-%m-%d"),
+                ),
+                metadata=boss,
+            )
+            assert deep_wallet + rake.total_rake == sum(wallets.values())
