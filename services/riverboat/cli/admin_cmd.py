@@ -39,6 +39,7 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
+from riverboat.cli.play.render import table_status
 from riverboat.cli.play.text import SHORT_VARIANTS, variant_name
 from riverboat.client import LobbyClient, TableClient
 from riverboat.table.events import DEFAULT_TIME_BANK, TimeBankPolicy
@@ -931,16 +932,6 @@ async def cmd_waiting(admin: Admin) -> int:
         )
     admin.console.print(grid)
     return 0
-
-
-def table_status(table: lobby_pb2.LobbyTable) -> str:
-    """What an operator did to a table: "closed", "closing" (after the hand in play),
-    "paused", or "" (dealing as usual)."""
-    if table.closed:
-        return "closed"
-    if table.closing:
-        return "closing"
-    return "paused" if table.paused else ""
 
 
 def _request_id(admin: Admin, what: str) -> str:
