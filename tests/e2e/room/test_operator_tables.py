@@ -37,8 +37,9 @@ pytestmark = pytest.mark.timeout(300)
 
 T = TypeVar("T")
 PLAYERS = ("ann", "bob", "cyd", "dan", "eve", "fay", "gus")
-DEPOSIT = 10_000
-BUY_IN = 2_000
+DEPOSIT = 40_000
+#: Deep stacks ($150 at $1/$2 limit): nobody goes broke in the hands this test plays.
+BUY_IN = 15_000
 
 
 async def until(probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool], what: str) -> T:
@@ -48,7 +49,7 @@ async def until(probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool], what
         if ok(value):
             return value
         await asyncio.sleep(0.1)
-    raise AssertionError(f"never: {what}")
+    raise AssertionError(f"never: {what} (last seen: {value})")
 
 
 async def refusal(call: Awaitable[object]) -> tuple[grpc.StatusCode, str]:
