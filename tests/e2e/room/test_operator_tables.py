@@ -28,9 +28,9 @@ from riverboat.cli import main
 from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc, table_pb2
 from tests import statuskit
+from tests.e2e.room._adminkit import Admin
 from tests.e2e.room._settled import register, settled_lobby
 from tests.e2e.room.conftest import Room
-from tests.e2e.room.test_admin_cli import Admin
 from tests.e2e.room.test_audit_room import stream_flags
 
 pytestmark = pytest.mark.timeout(300)
