@@ -160,6 +160,34 @@ class TableClient:
         reply: table_pb2.SitOutResponse = await self._unary(table_id, "SitOut", request)
         return reply
 
+    async def close_table(
+        self, table_id: str, *, request_id: str, reason: str = ""
+    ) -> table_pb2.CloseTableResponse:
+        """Close the table, now or after the hand in play (operators)."""
+        request = table_pb2.CloseTableRequest(
+            table_id=table_id, request_id=request_id, reason=reason
+        )
+        reply: table_pb2.CloseTableResponse = await self._unary(table_id, "CloseTable", request)
+        return reply
+
+    async def pause_table(
+        self, table_id: str, *, request_id: str, reason: str = ""
+    ) -> table_pb2.PauseTableResponse:
+        """Pause dealing after the hand in play (operators)."""
+        request = table_pb2.PauseTableRequest(
+            table_id=table_id, request_id=request_id, reason=reason
+        )
+        reply: table_pb2.PauseTableResponse = await self._unary(table_id, "PauseTable", request)
+        return reply
+
+    async def resume_table(
+        self, table_id: str, *, request_id: str
+    ) -> table_pb2.ResumeTableResponse:
+        """Resume dealing (operators)."""
+        request = table_pb2.ResumeTableRequest(table_id=table_id, request_id=request_id)
+        reply: table_pb2.ResumeTableResponse = await self._unary(table_id, "ResumeTable", request)
+        return reply
+
     async def sit_in(self, table_id: str, *, request_id: str) -> table_pb2.SitInResponse:
         """Be dealt in again from the next hand."""
         request = table_pb2.SitInRequest(table_id=table_id, request_id=request_id)
@@ -737,6 +765,22 @@ class LobbyClient:
         reply: lobby_pb2.JoinTableResponse = await self.stub.JoinTable(
             lobby_pb2.JoinTableRequest(
                 table_id=table_id, seat=seat, buy_in=buy_in, request_id=request_id
+            ),
+            metadata=self.metadata,
+        )
+        return reply
+
+    async def move_player(
+        self, player: str, from_table: str, to_table: str, *, request_id: str, seat: int = 0
+    ) -> lobby_pb2.MovePlayerResponse:
+        """Move a seated player with their chips to another table (operators)."""
+        reply: lobby_pb2.MovePlayerResponse = await self.stub.MovePlayer(
+            lobby_pb2.MovePlayerRequest(
+                player=player,
+                from_table_id=from_table,
+                to_table_id=to_table,
+                seat=seat,
+                request_id=request_id,
             ),
             metadata=self.metadata,
         )

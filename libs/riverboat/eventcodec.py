@@ -207,6 +207,14 @@ def event_to_pb(event: AnyEvent, meta: EventMeta) -> pb.EventEnvelope:
             )
         case tev.PlayerSatIn():
             env.player_sat_in.CopyFrom(pb.PlayerSatIn(seat=event.seat, player=event.player))
+        case tev.TableClosing():
+            env.table_closing.CopyFrom(pb.TableClosing(by=event.by, reason=event.reason))
+        case tev.TableClosed():
+            env.table_closed.CopyFrom(pb.TableClosed(by=event.by, reason=event.reason))
+        case tev.DealingPaused():
+            env.dealing_paused.CopyFrom(pb.DealingPaused(by=event.by, reason=event.reason))
+        case tev.DealingResumed():
+            env.dealing_resumed.CopyFrom(pb.DealingResumed(by=event.by))
         case tev.PlayerTimedOut():
             env.player_timed_out.CopyFrom(pb.PlayerTimedOut(seat=event.seat, player=event.player))
         case tev.TimeoutsCleared():
@@ -578,6 +586,14 @@ def event_from_pb(env: pb.EventEnvelope) -> tuple[AnyEvent, EventMeta]:
             event = tev.PlayerSatOut(m.seat, m.player, m.reason)
         case "player_sat_in":
             event = tev.PlayerSatIn(m.seat, m.player)
+        case "table_closing":
+            event = tev.TableClosing(m.by, m.reason)
+        case "table_closed":
+            event = tev.TableClosed(m.by, m.reason)
+        case "dealing_paused":
+            event = tev.DealingPaused(m.by, m.reason)
+        case "dealing_resumed":
+            event = tev.DealingResumed(m.by)
         case "player_timed_out":
             event = tev.PlayerTimedOut(m.seat, m.player)
         case "timeouts_cleared":

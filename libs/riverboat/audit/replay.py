@@ -19,6 +19,9 @@ must be exactly the recorded events. The rules are ``riverboat.table.aggregate``
   ``DiscardsReshuffled``: the dealer's reshuffle of a draw's discards;
   everything that follows mechanically (streets, showdown, pots, rake, leavers) must match;
 * ``HandVoided``: the void and its refunds;
+* ``TableClosing``, ``TableClosed``, ``DealingPaused``, ``DealingResumed``: an operator's close
+  (its completion after the hand it waited for, with every seated player leaving), pause and
+  resume;
 * seat events (``riverboat.table.events.SEAT_EVENTS``): ``PlayerSatOut``/``PlayerSatIn`` alone
   are the player's sit-out or sit-in; before a player's move, ``TimeBankUsed`` and
   ``TimeoutsCleared`` must be what the move closes (the seconds drawn are the measured input,
@@ -52,10 +55,13 @@ from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
+    OPERATOR_EVENTS,
     SEAT_EVENTS,
     AnyEvent,
     ClientSeedCommitted,
     ClientSeedSent,
+    DealingPaused,
+    DealingResumed,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -65,6 +71,8 @@ from riverboat.table.events import (
     PlayerSeated,
     SeedCommitsLocked,
     SeedsLocked,
+    TableClosed,
+    TableClosing,
     TableCreated,
     TimeBankStarted,
     TimeBankUsed,
@@ -87,6 +95,7 @@ _TABLE_COMMANDS = (
     SeedCommitsLocked,
     ClientSeedSent,
     SeedsLocked,
+    *OPERATOR_EVENTS,
 )
 CLOCK = "clock"
 
@@ -351,6 +360,13 @@ class Replayer:
                 # The rules decide every seed of the lock: each seed a client revealed, and
                 # for every other seat its derived seed (a relabelled or chosen one differs).
                 expected = aggregate.lock_seeds(table)
+            case TableClosing() | TableClosed():
+                # An operator's close, or its completion once the hand it waited for is over.
+                expected = aggregate.close_table(table, by=first.by, reason=first.reason)
+            case DealingPaused():
+                expected = aggregate.pause_dealing(table, by=first.by, reason=first.reason)
+            case DealingResumed():
+                expected = aggregate.resume_dealing(table, by=first.by)
             case _:
                 raise AssertionError(f"not a table command: {first!r}")
         self._compare(m.events, expected)
@@ -413,6 +429,8 @@ class Replayer:
         self.hand = state
         self.deck, self.stubs_used = deck.main, 0
         self.table = replace(aggregate.apply(self.table, started), hand=state)
+        if state.finished:  # over in its own deal (heads-up, one player all in on the ante)
+            self._end_hand(m, [e.event for e in m.events if e.event is not None])
 
     def _hand_command(self, m: LoggedMessage, first: AnyEvent, events: list[AnyEvent]) -> None:
         hand = self.hand
@@ -485,12 +503,16 @@ class Replayer:
         if isinstance(first, ev.DiscardsReshuffled):
             self.stubs_used += 1
         if after.finished:
-            # HandEnded sets the seats' stacks (and a riding pot); the leavers then go.
-            ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
-            self._fold_table(events[ended:], m)
-            self.hand = None
-            self.table = replace(self.table, hand=None)
-            self._hand_over = True
+            self._end_hand(m, events)
+
+    def _end_hand(self, m: LoggedMessage, events: list[AnyEvent]) -> None:
+        """The hand ended in ``m``: HandEnded sets the seats' stacks (and a riding pot); the
+        leavers then go."""
+        ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
+        self._fold_table(events[ended:], m)
+        self.hand = None
+        self.table = replace(self.table, hand=None)
+        self._hand_over = True
 
     def _void(self, m: LoggedMessage, voided: HandVoided) -> None:
         self.hand_id = voided.hand_id

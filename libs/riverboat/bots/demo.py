@@ -16,6 +16,7 @@ import grpc
 
 from riverboat.client import Chooser, LobbyClient, TableClient, play_bot
 from riverboat.handtext import dollars
+from riverboat.rpcstatus import reason_of
 from riverboat.v1 import lobby_pb2, table_pb2
 
 __all__ = ["DemoBot", "DemoRun"]
@@ -26,7 +27,9 @@ class DemoRun:
     """What a demo bot did: buy-ins (the first included) and why it stopped."""
 
     buy_ins: list[int] = field(default_factory=list)
-    ended: str = ""  # "stopped" (asked to), "broke" (the wallet could not pay the minimum)
+    #: "stopped" (asked to), "broke" (the wallet could not pay the minimum), "closed" (an
+    #: operator closed the table).
+    ended: str = ""
 
 
 def busted(view: table_pb2.TableView, player: str) -> bool:
@@ -84,6 +87,10 @@ class DemoBot:
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
                         raise
+                    if reason_of(exc) == "TABLE_CLOSED":  # an operator closed it for good
+                        self._say(f"{self.name} leaves {table_id}: the table is closed.")
+                        run.ended = "closed"
+                        return run
                     await asyncio.sleep(1.0)  # the table is full or the seat taken: later
                     continue
                 run.buy_ins.append(amount)
@@ -99,8 +106,8 @@ class DemoBot:
         def update(reply: table_pb2.WatchResponse) -> None:
             if self.on_update is not None:
                 self.on_update(reply)
-            if reply.HasField("view") and busted(reply.view, self.name):
-                done.set()
+            if reply.HasField("view") and (busted(reply.view, self.name) or reply.view.closed):
+                done.set()  # buy back in, or (closed) find out the table is gone
 
         async def relay() -> None:
             await stop.wait()

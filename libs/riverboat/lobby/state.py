@@ -146,6 +146,25 @@ def check_username(username: str) -> str:
     return username
 
 
+def check_move(source: ListedTable, target: ListedTable) -> None:
+    """A player may be moved from ``source`` to ``target`` only within one game and stakes
+    (the same template, variant, and bets), as rooms balance tables of one game; else
+    :class:`LobbyRuleError` (kind ``precondition``). The stack moves whole: the target's
+    buy-in range does not apply to it."""
+    if source.table_id == target.table_id:
+        raise LobbyRuleError("the player already sits at that table", kind="invalid")
+    theirs = (target.template, target.variant, target.options.small_bet, target.options.big_bet)
+    ours = (source.template, source.variant, source.options.small_bet, source.options.big_bet)
+    if theirs != ours:
+        raise LobbyRuleError(
+            f"{target.table_id} plays {target.variant} at {target.options.small_bet}/"
+            f"{target.options.big_bet}, {source.table_id} {source.variant} at "
+            f"{source.options.small_bet}/{source.options.big_bet}: a player moves only between "
+            "tables of one game and stakes",
+            kind="precondition",
+        )
+
+
 def template_options(template: str, overrides: dict[str, Any]) -> tuple[str, TableOptions]:
     """The variant and options of a table from a template with overrides."""
     if template == "pacific":

@@ -31,9 +31,12 @@ from riverboat.engine.state import STUD_VARIANT, HandState
 from riverboat.shuffle import crv1
 from riverboat.table.events import (
     NO_TIME_BANK,
+    OPERATOR_EVENTS,
     AnyEvent,
     ClientSeedCommitted,
     ClientSeedSent,
+    DealingPaused,
+    DealingResumed,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -44,6 +47,8 @@ from riverboat.table.events import (
     PlayerTimedOut,
     SeedCommitsLocked,
     SeedsLocked,
+    TableClosed,
+    TableClosing,
     TableCreated,
     TimeBankPolicy,
     TimeBankStarted,
@@ -119,6 +124,11 @@ class TableState:
     time_bank: TimeBankPolicy = NO_TIME_BANK
     #: Turns running on a time bank now: seat -> (seconds granted, disconnect protection).
     banking: Mapping[int, tuple[int, bool]] = field(default_factory=dict)
+    #: Operator control (docs/admin.md): a close asked for after the hand in play, the
+    #: close itself (for good), and a pause of dealing.
+    closing: TableClosing | None = None
+    closed: bool = False
+    paused: bool = False
 
     @property
     def hand_number(self) -> int:
@@ -184,19 +194,53 @@ class TableState:
         return [s for s in self.seats if s.stack > 0 and not s.leaving and not s.sitting_out]
 
     def can_start_hand(self) -> bool:
-        """Enough players and no hand in progress."""
+        """Enough players and no hand in progress; dealing neither paused nor closed (while
+        the table closes, only a riding pot's redeal)."""
         assert self.options is not None or not self.created
         return (
             self.created
             and not self.hand_in_progress
+            and not self.closed
+            and not self.paused
+            and (self.closing is None or self.carried > 0)
             and len(self.ready_players()) >= (self.options.min_players if self.options else 2)
         )
 
+    @property
+    def pot_rides(self) -> bool:
+        """A pot rides into the next deal and that deal can be dealt (its game is not over)."""
+        assert self.options is not None or not self.created
+        minimum = self.options.min_players if self.options else 2
+        return self.carried > 0 and len(self.ready_players()) >= minimum
+
+    @property
+    def close_due(self) -> bool:
+        """A close was asked for and the hand it waited for (and any riding pot) is over."""
+        return (
+            self.closing is not None
+            and not self.closed
+            and not self.hand_in_progress
+            and not self.pot_rides
+        )
+
+    @property
+    def dealer_can_deal(self) -> bool:
+        """Dealer's choice: the seat called to deal can be dealt in (seated, with chips, not
+        leaving, not sitting out)."""
+        return any(s.seat == self.dealer for s in self.ready_players())
+
+    @property
+    def awaits_choice(self) -> bool:
+        """Dealer's choice: the dealer called is choosing the next game and can deal it."""
+        return self.choosing and self.dealer_can_deal
+
     def needs_dealer(self) -> bool:
-        """Dealer's choice: nobody is called to deal the next hand (or the one called left)."""
+        """Dealer's choice: nobody is called to deal the next hand, or the one called cannot be
+        dealt in any more (left, sat out, no chips): the deal passes to the next seat
+        (docs/games.md, "Sitting out")."""
         if not self.dealers_choice or self.hand_in_progress:
             return False
-        return self.seat_at(self.dealer) is None or not (self.chosen or self.choosing)
+        return not self.dealer_can_deal or not (self.chosen or self.choosing)
 
     def next_button(self) -> int:
         """The button for the next hand: the next ready seat clockwise after the last one."""
@@ -227,6 +271,10 @@ _TABLE_LEVEL: frozenset[type] = frozenset(
         SeedCommitsLocked,
         ClientSeedSent,
         SeedsLocked,
+        TableClosing,
+        TableClosed,
+        DealingPaused,
+        DealingResumed,
     }
 )
 
@@ -339,6 +387,17 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             if seat is None:
                 return state
             return _with_seat(state, event.seat, time_bank=max(0, seat.time_bank - event.seconds))
+        case TableClosing():
+            return replace(state, closing=event)
+        case TableClosed():
+            closing = state.closing or TableClosing(event.by, event.reason)
+            return replace(
+                state, closing=closing, closed=True, dealer=0, choosing=False, chosen=False
+            )
+        case DealingPaused():
+            return replace(state, paused=True)
+        case DealingResumed():
+            return replace(state, paused=False)
         case HandVoided():
             # The hand voided is the one in play, or a committed one never dealt. In the
             # second case ``state.hand`` is the hand before, finished and already settled
@@ -352,16 +411,17 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             carried = state.carried
             if hand is not None:
                 carried += pot_carried_in(hand)  # a riding pot waits for the redeal
-            # A dealer's choice hand is dealt again by the same dealer, with the same game.
-            return replace(
-                state,
-                seats=seats,
-                pending=None,
-                hand=None,
-                carried=carried,
-                chosen=state.chosen or (state.dealers_choice and bool(state.game)),
-                banking={},
+            state = replace(
+                state, seats=seats, pending=None, hand=None, carried=carried, banking={}
             )
+            if not state.dealers_choice:
+                return state
+            if not state.dealer_can_deal:
+                # The dealer left, sat out or has no chips: the call is over, the next call
+                # passes the deal on (a riding pot is redealt by the next seat, same game).
+                return replace(state, dealer=0, choosing=False, chosen=False)
+            # Dealt again by the same dealer, with the same game.
+            return replace(state, chosen=state.chosen or bool(state.game))
         case HandStarted():
             hand = fold_hand([event])
             return replace(
@@ -480,6 +540,11 @@ def seat_player(
     problem = amount_problem(stack, "stack")
     if problem:
         raise TableError(problem, kind="invalid", rule="bad_stack")
+    if state.closed or state.closing is not None:
+        raise TableError(
+            f"{state.table_id} is closed: nobody sits down there", kind="precondition",
+            rule="table_closed",
+        )  # fmt: skip
     if state.seat_at(seat) is not None:
         raise TableError(f"seat {seat} is taken", kind="precondition", rule="seat_taken")
     if state.seat_of(player) is not None:
@@ -489,11 +554,14 @@ def seat_player(
     return [PlayerSeated(seat, player, stack, buy_in_reference)]
 
 
-def unseat_player(state: TableState, *, seat: int, player: str = "") -> list[AnyEvent]:
+def unseat_player(
+    state: TableState, *, seat: int, player: str = "", between_hands: bool = False
+) -> list[AnyEvent]:
     """The player at ``seat`` leaves now, or when the hand they are in ends.
 
     With ``player``: it must be who sits there (a stale seat number never unseats whoever sat
-    down since), and ``seat`` 0 means that player's own seat.
+    down since), and ``seat`` 0 means that player's own seat. With ``between_hands``, a player
+    dealt into the hand in play is refused (rule ``in_hand``) instead of leaving after it.
     """
     _exists(state)
     if player and not seat:
@@ -514,11 +582,62 @@ def unseat_player(state: TableState, *, seat: int, player: str = "") -> list[Any
         )
     # A committed but undealt hand has no cards yet: leaving then is leaving now.
     in_hand = state.hand is not None and not state.hand.finished and seat in state.hand.seats
+    if in_hand and between_hands:
+        raise TableError(
+            f"{who.player} is in the hand in play at {state.table_id}: try again after it",
+            kind="precondition",
+            rule="in_hand",
+        )
     if in_hand:
         if who.leaving:
             return []
         return [LeaveRequested(seat, who.player)]
     return [PlayerLeft(seat, who.player, who.stack)]
+
+
+#: Longest reason an operator may give for a close or a pause.
+MAX_REASON = 200
+
+
+def close_table(state: TableState, *, by: str, reason: str = "") -> list[AnyEvent]:
+    """Close the table (an operator, ``by``): at once between hands (every seated player
+    leaves with their chips), else once the hand in play (and any pot riding from it) is
+    over. Nothing if it is closed, or closing, already."""
+    _exists(state)
+    _check_reason(reason)
+    if state.closed:
+        return []
+    if state.hand_in_progress or state.pot_rides:
+        return [] if state.closing is not None else [TableClosing(by, reason)]
+    leaving = [PlayerLeft(s.seat, s.player, s.stack) for s in state.seats]
+    return [TableClosed(by, reason), *leaving]
+
+
+def pause_dealing(state: TableState, *, by: str, reason: str = "") -> list[AnyEvent]:
+    """Pause dealing (an operator, ``by``): the hand in play finishes, no new one starts.
+    Nothing if paused already; a closed table is refused (rule ``table_closed``)."""
+    _open_table(state)
+    _check_reason(reason)
+    return [] if state.paused else [DealingPaused(by, reason)]
+
+
+def resume_dealing(state: TableState, *, by: str) -> list[AnyEvent]:
+    """Resume dealing after a pause. Nothing if not paused; a closed table is refused."""
+    _open_table(state)
+    return [DealingResumed(by)] if state.paused else []
+
+
+def _open_table(state: TableState) -> None:
+    _exists(state)
+    if state.closed or state.closing is not None:
+        raise TableError(f"{state.table_id} is closed", kind="precondition", rule="table_closed")
+
+
+def _check_reason(reason: str) -> None:
+    if len(reason) > MAX_REASON:
+        raise TableError(
+            f"a reason is at most {MAX_REASON} characters", kind="invalid", rule="bad_reason"
+        )
 
 
 def commit_hand(
@@ -542,7 +661,7 @@ def commit_hand(
         )
     button = state.next_button()
     if state.dealers_choice:
-        if not state.chosen or state.seat_at(state.dealer) is None:
+        if not state.chosen or not state.dealer_can_deal:
             raise TableError(
                 "the dealer has not chosen the game", kind="precondition", rule="not_chosen"
             )
@@ -855,13 +974,16 @@ __all__ = [
     "TableState",
     "act",
     "apply",
+    "close_table",
     "commit_hand",
     "create_table",
     "deal_hand",
     "fold",
     "leavers",
     "own_action_bookkeeping",
+    "pause_dealing",
     "protection_due",
+    "resume_dealing",
     "seat_player",
     "sit_in",
     "sit_out",
@@ -890,5 +1012,6 @@ def hand_events_only(events: Sequence[AnyEvent]) -> list[HandEvent]:
         SeedCommitsLocked,
         ClientSeedSent,
         SeedsLocked,
+        *OPERATOR_EVENTS,
     )
     return [e for e in events if not isinstance(e, table_types)]

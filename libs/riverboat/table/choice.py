@@ -114,6 +114,12 @@ def _check_chooser(state: TableState, seat: int) -> None:
         raise IllegalAction(
             f"seat {state.dealer} deals and chooses, not seat {seat}", rule="out_of_turn"
         )
+    if not state.dealer_can_deal:
+        raise IllegalAction(
+            f"seat {seat} cannot be dealt in now (sitting out, leaving or without chips): the "
+            "deal passes to the next seat",
+            rule="dealer_passed",
+        )
 
 
 __all__ = [

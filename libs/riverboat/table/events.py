@@ -193,6 +193,39 @@ class TimeBankUsed:
     seconds: int
 
 
+@dataclass(frozen=True, slots=True)
+class TableClosing:
+    """An operator (``by``) closes the table after the hand in play, and after any pot riding
+    from it is won: no new game is dealt; :class:`TableClosed` follows when that is over."""
+
+    by: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """The table is closed for good: the :class:`PlayerLeft` events after it (same batch)
+    take every seated player off with their chips; nobody sits down again."""
+
+    by: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DealingPaused:
+    """An operator pauses dealing: the hand in play finishes; no new hand until resumed."""
+
+    by: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DealingResumed:
+    """Dealing resumes after a pause."""
+
+    by: str
+
+
 #: Events that keep a seat's sit-out and time-bank state; they may open a batch before the
 #: command's own events (docs/audit.md).
 SEAT_EVENTS = (
@@ -221,5 +254,11 @@ TableEvent = (
     | SeedCommitsLocked
     | ClientSeedSent
     | SeedsLocked
+    | TableClosing
+    | TableClosed
+    | DealingPaused
+    | DealingResumed
 )
+#: The operator's table controls (docs/admin.md); each opens the batch it is in.
+OPERATOR_EVENTS = (TableClosing, TableClosed, DealingPaused, DealingResumed)
 AnyEvent = TableEvent | HandEvent

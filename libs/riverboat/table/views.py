@@ -94,6 +94,10 @@ class TableView:
     hand_number: int = 0
     #: The table's time bank policy (seconds 0: none).
     time_bank: TimeBankPolicy = NO_TIME_BANK
+    #: Operator control: closed for good, closing after the hand in play, dealing paused.
+    closed: bool = False
+    closing: bool = False
+    paused: bool = False
 
 
 def viewer_seat(state: TableState, viewer: str | None) -> int:
@@ -135,7 +139,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
     to_act = 0
     if hand is not None and live:
         to_act = hand.seats[hand.to_act] if hand.to_act is not None else 0
-    elif state.choosing and state.dealer:
+    elif state.awaits_choice:
         to_act = state.dealer  # the dealer's turn to choose the game
         waiting = (state.dealer,)
     # Pacific stud has no game options, wild cards or declarations to show.
@@ -161,7 +165,7 @@ def public_table_view(state: TableState, version: int) -> TableView:
         game=_game(state),
         phase=(game_hand.phase if game_hand is not None else ("bet" if live else "")),
         dealer=state.dealer if state.dealers_choice else 0,
-        choosing_game=state.choosing,
+        choosing_game=state.awaits_choice,
         carried_pot=state.carried,
         waiting_for=tuple(waiting),
         wild_cards=_wild_cards(game_hand) if game_hand is not None else (),
@@ -169,6 +173,9 @@ def public_table_view(state: TableState, version: int) -> TableView:
         table_cards=game_hand.row if game_hand is not None else (),
         hand_number=state.hand_number if hand is not None else 0,
         time_bank=state.time_bank,
+        closed=state.closed,
+        closing=state.closing is not None and not state.closed,
+        paused=state.paused,
     )
 
 
@@ -201,7 +208,7 @@ def personal_parts(
     if hand is not None and not hand.finished:
         if me in public.waiting_for:
             legal = _hand_actions(hand, me)
-    elif state.choosing and state.dealer and me == state.dealer:
+    elif state.awaits_choice and me == state.dealer:
         # ``to``: the limits the dealer may declare with the game (small bet from, to; big bet
         # from, to).
         bounds = declarable_limits(state)

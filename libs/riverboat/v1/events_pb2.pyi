@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended", "game_options_set", "pot_carried_in", "phase_started", "cards_discarded", "cards_to_pass", "cards_passed", "cards_ordered", "card_turned_up", "offer_answered", "declaration_sealed", "declarations_revealed", "card_payment_posted", "wild_rank_changed", "match_due", "pot_matched", "match_declined", "table_row_dealt", "table_card_turned", "rank_eliminated", "cards_eliminated", "reshuffle_requested", "discards_reshuffled", "pot_carried_over", "game_chosen", "dealer_up", "player_sat_out", "player_sat_in", "player_timed_out", "timeouts_cleared", "time_bank_started", "time_bank_used", "client_seed_sent", "seeds_locked", "client_seed_committed", "seed_commits_locked")
+    __slots__ = ("event_id", "aggregate_id", "aggregate_version", "index", "occurred_at", "request_id", "actor", "previous_hash", "table_created", "player_seated", "player_left", "hand_committed", "hand_voided", "leave_requested", "hand_started", "ante_posted", "card_dealt", "community_card_dealt", "betting_round_started", "action_taken", "uncalled_bet_returned", "hand_shown", "rake_taken", "pot_awarded", "hand_ended", "game_options_set", "pot_carried_in", "phase_started", "cards_discarded", "cards_to_pass", "cards_passed", "cards_ordered", "card_turned_up", "offer_answered", "declaration_sealed", "declarations_revealed", "card_payment_posted", "wild_rank_changed", "match_due", "pot_matched", "match_declined", "table_row_dealt", "table_card_turned", "rank_eliminated", "cards_eliminated", "reshuffle_requested", "discards_reshuffled", "pot_carried_over", "game_chosen", "dealer_up", "player_sat_out", "player_sat_in", "player_timed_out", "timeouts_cleared", "time_bank_started", "time_bank_used", "client_seed_sent", "seeds_locked", "client_seed_committed", "seed_commits_locked", "table_closing", "table_closed", "dealing_paused", "dealing_resumed")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_ID_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +72,10 @@ class EventEnvelope(_message.Message):
     SEEDS_LOCKED_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_COMMITTED_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITS_LOCKED_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CLOSING_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CLOSED_FIELD_NUMBER: _ClassVar[int]
+    DEALING_PAUSED_FIELD_NUMBER: _ClassVar[int]
+    DEALING_RESUMED_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     aggregate_id: str
     aggregate_version: int
@@ -132,7 +136,11 @@ class EventEnvelope(_message.Message):
     seeds_locked: SeedsLocked
     client_seed_committed: ClientSeedCommitted
     seed_commits_locked: SeedCommitsLocked
-    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., game_options_set: _Optional[_Union[GameOptionsSet, _Mapping]] = ..., pot_carried_in: _Optional[_Union[PotCarriedIn, _Mapping]] = ..., phase_started: _Optional[_Union[PhaseStarted, _Mapping]] = ..., cards_discarded: _Optional[_Union[CardsDiscarded, _Mapping]] = ..., cards_to_pass: _Optional[_Union[CardsToPass, _Mapping]] = ..., cards_passed: _Optional[_Union[CardsPassed, _Mapping]] = ..., cards_ordered: _Optional[_Union[CardsOrdered, _Mapping]] = ..., card_turned_up: _Optional[_Union[CardTurnedUp, _Mapping]] = ..., offer_answered: _Optional[_Union[OfferAnswered, _Mapping]] = ..., declaration_sealed: _Optional[_Union[DeclarationSealed, _Mapping]] = ..., declarations_revealed: _Optional[_Union[DeclarationsRevealed, _Mapping]] = ..., card_payment_posted: _Optional[_Union[CardPaymentPosted, _Mapping]] = ..., wild_rank_changed: _Optional[_Union[WildRankChanged, _Mapping]] = ..., match_due: _Optional[_Union[MatchDue, _Mapping]] = ..., pot_matched: _Optional[_Union[PotMatched, _Mapping]] = ..., match_declined: _Optional[_Union[MatchDeclined, _Mapping]] = ..., table_row_dealt: _Optional[_Union[TableRowDealt, _Mapping]] = ..., table_card_turned: _Optional[_Union[TableCardTurned, _Mapping]] = ..., rank_eliminated: _Optional[_Union[RankEliminated, _Mapping]] = ..., cards_eliminated: _Optional[_Union[CardsEliminated, _Mapping]] = ..., reshuffle_requested: _Optional[_Union[ReshuffleRequested, _Mapping]] = ..., discards_reshuffled: _Optional[_Union[DiscardsReshuffled, _Mapping]] = ..., pot_carried_over: _Optional[_Union[PotCarriedOver, _Mapping]] = ..., game_chosen: _Optional[_Union[GameChosen, _Mapping]] = ..., dealer_up: _Optional[_Union[DealerUp, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_timed_out: _Optional[_Union[PlayerTimedOut, _Mapping]] = ..., timeouts_cleared: _Optional[_Union[TimeoutsCleared, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ..., client_seed_sent: _Optional[_Union[ClientSeedSent, _Mapping]] = ..., seeds_locked: _Optional[_Union[SeedsLocked, _Mapping]] = ..., client_seed_committed: _Optional[_Union[ClientSeedCommitted, _Mapping]] = ..., seed_commits_locked: _Optional[_Union[SeedCommitsLocked, _Mapping]] = ...) -> None: ...
+    table_closing: TableClosing
+    table_closed: TableClosed
+    dealing_paused: DealingPaused
+    dealing_resumed: DealingResumed
+    def __init__(self, event_id: _Optional[str] = ..., aggregate_id: _Optional[str] = ..., aggregate_version: _Optional[int] = ..., index: _Optional[int] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., actor: _Optional[str] = ..., previous_hash: _Optional[bytes] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., player_seated: _Optional[_Union[PlayerSeated, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeft, _Mapping]] = ..., hand_committed: _Optional[_Union[HandCommitted, _Mapping]] = ..., hand_voided: _Optional[_Union[HandVoided, _Mapping]] = ..., leave_requested: _Optional[_Union[LeaveRequested, _Mapping]] = ..., hand_started: _Optional[_Union[HandStarted, _Mapping]] = ..., ante_posted: _Optional[_Union[AntePosted, _Mapping]] = ..., card_dealt: _Optional[_Union[CardDealt, _Mapping]] = ..., community_card_dealt: _Optional[_Union[CommunityCardDealt, _Mapping]] = ..., betting_round_started: _Optional[_Union[BettingRoundStarted, _Mapping]] = ..., action_taken: _Optional[_Union[ActionTaken, _Mapping]] = ..., uncalled_bet_returned: _Optional[_Union[UncalledBetReturned, _Mapping]] = ..., hand_shown: _Optional[_Union[HandShown, _Mapping]] = ..., rake_taken: _Optional[_Union[RakeTaken, _Mapping]] = ..., pot_awarded: _Optional[_Union[PotAwarded, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., game_options_set: _Optional[_Union[GameOptionsSet, _Mapping]] = ..., pot_carried_in: _Optional[_Union[PotCarriedIn, _Mapping]] = ..., phase_started: _Optional[_Union[PhaseStarted, _Mapping]] = ..., cards_discarded: _Optional[_Union[CardsDiscarded, _Mapping]] = ..., cards_to_pass: _Optional[_Union[CardsToPass, _Mapping]] = ..., cards_passed: _Optional[_Union[CardsPassed, _Mapping]] = ..., cards_ordered: _Optional[_Union[CardsOrdered, _Mapping]] = ..., card_turned_up: _Optional[_Union[CardTurnedUp, _Mapping]] = ..., offer_answered: _Optional[_Union[OfferAnswered, _Mapping]] = ..., declaration_sealed: _Optional[_Union[DeclarationSealed, _Mapping]] = ..., declarations_revealed: _Optional[_Union[DeclarationsRevealed, _Mapping]] = ..., card_payment_posted: _Optional[_Union[CardPaymentPosted, _Mapping]] = ..., wild_rank_changed: _Optional[_Union[WildRankChanged, _Mapping]] = ..., match_due: _Optional[_Union[MatchDue, _Mapping]] = ..., pot_matched: _Optional[_Union[PotMatched, _Mapping]] = ..., match_declined: _Optional[_Union[MatchDeclined, _Mapping]] = ..., table_row_dealt: _Optional[_Union[TableRowDealt, _Mapping]] = ..., table_card_turned: _Optional[_Union[TableCardTurned, _Mapping]] = ..., rank_eliminated: _Optional[_Union[RankEliminated, _Mapping]] = ..., cards_eliminated: _Optional[_Union[CardsEliminated, _Mapping]] = ..., reshuffle_requested: _Optional[_Union[ReshuffleRequested, _Mapping]] = ..., discards_reshuffled: _Optional[_Union[DiscardsReshuffled, _Mapping]] = ..., pot_carried_over: _Optional[_Union[PotCarriedOver, _Mapping]] = ..., game_chosen: _Optional[_Union[GameChosen, _Mapping]] = ..., dealer_up: _Optional[_Union[DealerUp, _Mapping]] = ..., player_sat_out: _Optional[_Union[PlayerSatOut, _Mapping]] = ..., player_sat_in: _Optional[_Union[PlayerSatIn, _Mapping]] = ..., player_timed_out: _Optional[_Union[PlayerTimedOut, _Mapping]] = ..., timeouts_cleared: _Optional[_Union[TimeoutsCleared, _Mapping]] = ..., time_bank_started: _Optional[_Union[TimeBankStarted, _Mapping]] = ..., time_bank_used: _Optional[_Union[TimeBankUsed, _Mapping]] = ..., client_seed_sent: _Optional[_Union[ClientSeedSent, _Mapping]] = ..., seeds_locked: _Optional[_Union[SeedsLocked, _Mapping]] = ..., client_seed_committed: _Optional[_Union[ClientSeedCommitted, _Mapping]] = ..., seed_commits_locked: _Optional[_Union[SeedCommitsLocked, _Mapping]] = ..., table_closing: _Optional[_Union[TableClosing, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosed, _Mapping]] = ..., dealing_paused: _Optional[_Union[DealingPaused, _Mapping]] = ..., dealing_resumed: _Optional[_Union[DealingResumed, _Mapping]] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("events",)
@@ -325,6 +333,36 @@ class TimeBankUsed(_message.Message):
     player: str
     seconds: int
     def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., seconds: _Optional[int] = ...) -> None: ...
+
+class TableClosing(_message.Message):
+    __slots__ = ("by", "reason")
+    BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    by: str
+    reason: str
+    def __init__(self, by: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class TableClosed(_message.Message):
+    __slots__ = ("by", "reason")
+    BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    by: str
+    reason: str
+    def __init__(self, by: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class DealingPaused(_message.Message):
+    __slots__ = ("by", "reason")
+    BY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    by: str
+    reason: str
+    def __init__(self, by: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class DealingResumed(_message.Message):
+    __slots__ = ("by",)
+    BY_FIELD_NUMBER: _ClassVar[int]
+    by: str
+    def __init__(self, by: _Optional[str] = ...) -> None: ...
 
 class HandCommitted(_message.Message):
     __slots__ = ("hand_id", "scheme", "commitment", "deck_size", "button", "merkle_root")

@@ -99,7 +99,7 @@ class GetTableResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[LobbyTable, _Mapping]] = ...) -> None: ...
 
 class LobbyTable(_message.Message):
-    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address", "waiting_list", "action_seconds", "time_bank", "dealers_choice")
+    __slots__ = ("table_id", "name", "template", "variant", "small_bet", "big_bet", "min_buy_in", "max_buy_in", "max_players", "seats", "created_at", "owner_address", "waiting_list", "action_seconds", "time_bank", "dealers_choice", "closed", "closing", "paused")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEMPLATE_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +116,9 @@ class LobbyTable(_message.Message):
     ACTION_SECONDS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_FIELD_NUMBER: _ClassVar[int]
     DEALERS_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     template: str
@@ -132,7 +135,10 @@ class LobbyTable(_message.Message):
     action_seconds: int
     time_bank: _events_pb2.TimeBankPolicy
     dealers_choice: _events_pb2.DealersChoiceRules
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ..., waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ..., action_seconds: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ...) -> None: ...
+    closed: bool
+    closing: bool
+    paused: bool
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., template: _Optional[str] = ..., variant: _Optional[str] = ..., small_bet: _Optional[int] = ..., big_bet: _Optional[int] = ..., min_buy_in: _Optional[int] = ..., max_buy_in: _Optional[int] = ..., max_players: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[TakenSeat, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., owner_address: _Optional[str] = ..., waiting_list: _Optional[_Union[WaitingList, _Mapping]] = ..., action_seconds: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., dealers_choice: _Optional[_Union[_events_pb2.DealersChoiceRules, _Mapping]] = ..., closed: _Optional[bool] = ..., closing: _Optional[bool] = ..., paused: _Optional[bool] = ...) -> None: ...
 
 class WaitingList(_message.Message):
     __slots__ = ("table_id", "waiting")
@@ -225,6 +231,32 @@ class JoinTableResponse(_message.Message):
     balance: int
     owner_address: str
     def __init__(self, seat: _Optional[int] = ..., stack: _Optional[int] = ..., balance: _Optional[int] = ..., owner_address: _Optional[str] = ...) -> None: ...
+
+class MovePlayerRequest(_message.Message):
+    __slots__ = ("player", "from_table_id", "to_table_id", "seat", "request_id")
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    FROM_TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    player: str
+    from_table_id: str
+    to_table_id: str
+    seat: int
+    request_id: str
+    def __init__(self, player: _Optional[str] = ..., from_table_id: _Optional[str] = ..., to_table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class MovePlayerResponse(_message.Message):
+    __slots__ = ("to_table_id", "seat", "stack", "owner_address")
+    TO_TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STACK_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    to_table_id: str
+    seat: int
+    stack: int
+    owner_address: str
+    def __init__(self, to_table_id: _Optional[str] = ..., seat: _Optional[int] = ..., stack: _Optional[int] = ..., owner_address: _Optional[str] = ...) -> None: ...
 
 class LeaveTableRequest(_message.Message):
     __slots__ = ("table_id", "request_id")

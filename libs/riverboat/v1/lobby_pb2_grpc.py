@@ -112,6 +112,11 @@ class LobbyServiceStub:
                 request_serializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.FromString,
                 _registered_method=True)
+        self.MovePlayer = channel.unary_unary(
+                '/riverboat.v1.LobbyService/MovePlayer',
+                request_serializer=riverboat_dot_v1_dot_lobby__pb2.MovePlayerRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_lobby__pb2.MovePlayerResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -227,6 +232,22 @@ class LobbyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MovePlayer(self, request, context):
+        """Move a seated player to another table of the same game and stakes, with their chips
+        (operators): between hands, the player leaves from_table (cashed out to their wallet,
+        as any leave) and the same chips buy them in at to_table (outside its buy-in range if need
+        be: a moved stack is kept whole, and it is no buy-in for the player's limits). Refused,
+        with nothing changed, with FAILED_PRECONDITION and a reason: STAKES_DIFFER (another game
+        or other bets), TABLE_CLOSED, TABLE_FULL, SEAT_TAKEN, ALREADY_SEATED, NOT_SEATED, NO_CHIPS,
+        IN_HAND (dealt into the hand in play at from_table: move them after it), SELF_EXCLUDED;
+        INVALID_ARGUMENT SAME_TABLE; NOT_FOUND for an unknown account or table. If to_table
+        cannot seat them after they left (a seat taken at that moment), the chips stay in their
+        wallet: FAILED_PRECONDITION, reason MOVE_INCOMPLETE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LobbyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +320,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.GetWaitingList,
                     request_deserializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.SerializeToString,
+            ),
+            'MovePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.MovePlayer,
+                    request_deserializer=riverboat_dot_v1_dot_lobby__pb2.MovePlayerRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_lobby__pb2.MovePlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -687,6 +713,33 @@ class LobbyService:
             '/riverboat.v1.LobbyService/GetWaitingList',
             riverboat_dot_v1_dot_lobby__pb2.GetWaitingListRequest.SerializeToString,
             riverboat_dot_v1_dot_lobby__pb2.GetWaitingListResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MovePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.LobbyService/MovePlayer',
+            riverboat_dot_v1_dot_lobby__pb2.MovePlayerRequest.SerializeToString,
+            riverboat_dot_v1_dot_lobby__pb2.MovePlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,

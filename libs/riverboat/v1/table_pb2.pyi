@@ -13,6 +13,58 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class CloseTableRequest(_message.Message):
+    __slots__ = ("table_id", "request_id", "reason")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    reason: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class CloseTableResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class PauseTableRequest(_message.Message):
+    __slots__ = ("table_id", "request_id", "reason")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    reason: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class PauseTableResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
+class ResumeTableRequest(_message.Message):
+    __slots__ = ("table_id", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ResumeTableResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: TableView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[TableView, _Mapping]] = ...) -> None: ...
+
 class SitOutRequest(_message.Message):
     __slots__ = ("table_id", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -180,16 +232,18 @@ class SeatPlayerResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ...) -> None: ...
 
 class UnseatPlayerRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "request_id", "player")
+    __slots__ = ("table_id", "seat", "request_id", "player", "between_hands")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BETWEEN_HANDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     request_id: str
     player: str
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
+    between_hands: bool
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., request_id: _Optional[str] = ..., player: _Optional[str] = ..., between_hands: _Optional[bool] = ...) -> None: ...
 
 class UnseatPlayerResponse(_message.Message):
     __slots__ = ("version", "pending", "stack")
@@ -360,7 +414,7 @@ class LegalAction(_message.Message):
     def __init__(self, action: _Optional[str] = ..., to: _Optional[_Iterable[int]] = ..., choices: _Optional[_Iterable[str]] = ..., min_cards: _Optional[int] = ..., max_cards: _Optional[int] = ...) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards", "hand_number", "time_bank", "scheme", "merkle_root", "locked_seeds", "proofs", "commitment", "seeding", "reshuffles")
+    __slots__ = ("table_id", "name", "variant", "version", "hand_id", "hand_in_progress", "street", "button", "seats", "community", "pot", "to_act", "viewer_seat", "legal_actions", "options", "action_seconds", "game", "phase", "dealer", "choosing_game", "carried_pot", "waiting_for", "wild_cards", "game_options", "table_cards", "hand_number", "time_bank", "scheme", "merkle_root", "locked_seeds", "proofs", "commitment", "seeding", "reshuffles", "closed", "closing", "paused")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -395,6 +449,9 @@ class TableView(_message.Message):
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SEEDING_FIELD_NUMBER: _ClassVar[int]
     RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    CLOSING_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     name: str
     variant: str
@@ -429,7 +486,10 @@ class TableView(_message.Message):
     commitment: bytes
     seeding: SeedRound
     reshuffles: _containers.RepeatedCompositeFieldContainer[ReshuffleRound]
-    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ..., hand_number: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., scheme: _Optional[str] = ..., merkle_root: _Optional[bytes] = ..., locked_seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ..., proofs: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ..., commitment: _Optional[bytes] = ..., seeding: _Optional[_Union[SeedRound, _Mapping]] = ..., reshuffles: _Optional[_Iterable[_Union[ReshuffleRound, _Mapping]]] = ...) -> None: ...
+    closed: bool
+    closing: bool
+    paused: bool
+    def __init__(self, table_id: _Optional[str] = ..., name: _Optional[str] = ..., variant: _Optional[str] = ..., version: _Optional[int] = ..., hand_id: _Optional[str] = ..., hand_in_progress: _Optional[bool] = ..., street: _Optional[int] = ..., button: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., community: _Optional[_Iterable[str]] = ..., pot: _Optional[int] = ..., to_act: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., options: _Optional[_Union[_events_pb2.TableOptions, _Mapping]] = ..., action_seconds: _Optional[int] = ..., game: _Optional[str] = ..., phase: _Optional[str] = ..., dealer: _Optional[int] = ..., choosing_game: _Optional[bool] = ..., carried_pot: _Optional[int] = ..., waiting_for: _Optional[_Iterable[int]] = ..., wild_cards: _Optional[_Iterable[str]] = ..., game_options: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., table_cards: _Optional[_Iterable[str]] = ..., hand_number: _Optional[int] = ..., time_bank: _Optional[_Union[_events_pb2.TimeBankPolicy, _Mapping]] = ..., scheme: _Optional[str] = ..., merkle_root: _Optional[bytes] = ..., locked_seeds: _Optional[_Iterable[_Union[_events_pb2.LockedSeed, _Mapping]]] = ..., proofs: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ..., commitment: _Optional[bytes] = ..., seeding: _Optional[_Union[SeedRound, _Mapping]] = ..., reshuffles: _Optional[_Iterable[_Union[ReshuffleRound, _Mapping]]] = ..., closed: _Optional[bool] = ..., closing: _Optional[bool] = ..., paused: _Optional[bool] = ...) -> None: ...
 
 class SeedRound(_message.Message):
     __slots__ = ("hand_id", "commitment", "merkle_root", "phase", "commits", "my_commitment", "my_seed")

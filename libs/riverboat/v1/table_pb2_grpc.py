@@ -99,6 +99,21 @@ class TableServiceStub:
                 request_serializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.SerializeToString,
                 response_deserializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.FromString,
                 _registered_method=True)
+        self.CloseTable = channel.unary_unary(
+                '/riverboat.v1.TableService/CloseTable',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.CloseTableRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.CloseTableResponse.FromString,
+                _registered_method=True)
+        self.PauseTable = channel.unary_unary(
+                '/riverboat.v1.TableService/PauseTable',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.PauseTableRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.PauseTableResponse.FromString,
+                _registered_method=True)
+        self.ResumeTable = channel.unary_unary(
+                '/riverboat.v1.TableService/ResumeTable',
+                request_serializer=riverboat_dot_v1_dot_table__pb2.ResumeTableRequest.SerializeToString,
+                response_deserializer=riverboat_dot_v1_dot_table__pb2.ResumeTableResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -202,6 +217,32 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CloseTable(self, request, context):
+        """Close the table (operators and the lobby): at once between hands, every seated player
+        leaving with their chips (cashed out to their wallets); with a hand in play (or a pot
+        riding from it), once it is over. No new game is dealt and nobody sits down again, also
+        after a restart (the close is in the table's log). Closed already: nothing changes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseTable(self, request, context):
+        """Pause dealing (operators and the lobby): the hand in play finishes, no new hand starts
+        until ResumeTable. Players may sit, leave, sit out and in meanwhile. A closed table:
+        FAILED_PRECONDITION, reason TABLE_CLOSED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeTable(self, request, context):
+        """Resume dealing after a pause (operators and the lobby).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -259,6 +300,21 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetHandHistory,
                     request_deserializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.FromString,
                     response_serializer=riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.SerializeToString,
+            ),
+            'CloseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseTable,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.CloseTableRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.CloseTableResponse.SerializeToString,
+            ),
+            'PauseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseTable,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.PauseTableRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.PauseTableResponse.SerializeToString,
+            ),
+            'ResumeTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTable,
+                    request_deserializer=riverboat_dot_v1_dot_table__pb2.ResumeTableRequest.FromString,
+                    response_serializer=riverboat_dot_v1_dot_table__pb2.ResumeTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -568,6 +624,87 @@ class TableService:
             '/riverboat.v1.TableService/GetHandHistory',
             riverboat_dot_v1_dot_table__pb2.GetHandHistoryRequest.SerializeToString,
             riverboat_dot_v1_dot_table__pb2.GetHandHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/CloseTable',
+            riverboat_dot_v1_dot_table__pb2.CloseTableRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.CloseTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/PauseTable',
+            riverboat_dot_v1_dot_table__pb2.PauseTableRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.PauseTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverboat.v1.TableService/ResumeTable',
+            riverboat_dot_v1_dot_table__pb2.ResumeTableRequest.SerializeToString,
+            riverboat_dot_v1_dot_table__pb2.ResumeTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

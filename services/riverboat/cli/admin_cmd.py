@@ -18,6 +18,7 @@ import getpass
 import os
 import re
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,8 +39,9 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
+from riverboat.cli.play.render import table_status
 from riverboat.cli.play.text import SHORT_VARIANTS, variant_name
-from riverboat.client import LobbyClient
+from riverboat.client import LobbyClient, TableClient
 from riverboat.table.events import DEFAULT_TIME_BANK, TimeBankPolicy
 from riverboat.v1 import events_pb2, lobby_pb2, settlement_pb2, settlement_pb2_grpc
 
@@ -201,6 +203,37 @@ def register(groups: Any) -> None:
     exclude.add_argument("--days", type=int, required=True, help="1-3650 days from now")
     exclude.set_defaults(handler=_run(cmd_self_exclude))
 
+    close = sub.add_parser(
+        "close-table", parents=[common], help="close a table after the hand in play, for good"
+    )
+    close.add_argument("table_id")
+    close.add_argument("--reason", default="", help="why (kept in the table's log)")
+    close.add_argument("--id", dest="request_id", help="request id (default: a fresh one)")
+    close.set_defaults(handler=_run(cmd_close_table))
+
+    pause = sub.add_parser("pause", parents=[common], help="stop dealing after the hand in play")
+    pause.add_argument("table_id")
+    pause.add_argument("--reason", default="", help="why (kept in the table's log)")
+    pause.add_argument("--id", dest="request_id", help="request id (default: a fresh one)")
+    pause.set_defaults(handler=_run(cmd_pause))
+
+    resume = sub.add_parser("resume", parents=[common], help="deal again at a paused table")
+    resume.add_argument("table_id")
+    resume.add_argument("--id", dest="request_id", help="request id (default: a fresh one)")
+    resume.set_defaults(handler=_run(cmd_resume))
+
+    move = sub.add_parser(
+        "move-player", parents=[common], help="move a player and their chips to another table"
+    )
+    move.add_argument("player")
+    move.add_argument("from_table")
+    move.add_argument("to_table")
+    move.add_argument("--seat", type=int, default=0, help="the seat there (the first free one)")
+    move.add_argument(
+        "--id", dest="request_id", help="request id (default: a fresh one; repeat one to retry)"
+    )
+    move.set_defaults(handler=_run(cmd_move_player))
+
     ledger = sub.add_parser("ledger", parents=[common], help="postings of one ledger account")
     ledger.add_argument("account", help='e.g. "wallet:ann", "rake", "cashier", "table:T:ann"')
     ledger.add_argument("--limit", type=int, default=50, help="at most this many (50)")
@@ -221,11 +254,29 @@ class Admin:
         self.lobby = LobbyClient(self.lobby_channel)
         self.settlement = settlement_pb2_grpc.SettlementServiceStub(self.settlement_channel)  # type: ignore[no-untyped-call]
         self.token = ""
+        self.table_channel: grpc.aio.Channel | None = None
+        self.table_address = ""
 
     async def close(self) -> None:
         """Close the channels."""
         await self.lobby_channel.close(None)
         await self.settlement_channel.close(None)
+        if self.table_channel is not None:
+            await self.table_channel.close(None)
+
+    async def table(self, table_id: str) -> tuple[lobby_pb2.LobbyTable, TableClient]:
+        """The table as the lobby lists it, and a client of the table service that owns it
+        (the lobby gives its address; a redirect is followed)."""
+        listed = await self.lobby_call(self.lobby.get_table(table_id))
+        if not listed.owner_address:
+            raise Refused(f"No table service owns {table_id} now; try again shortly.")
+        self.table_address = listed.owner_address
+        self.table_channel = grpc.aio.insecure_channel(listed.owner_address)
+        return listed, TableClient(self.table_channel, self.token, "admin")
+
+    def table_call(self, call: Awaitable[T]) -> Awaitable[T]:
+        """A table-service RPC."""
+        return self.call("table service", self.table_address, call)
 
     def say(self, text: str) -> None:
         """One sentence on standard output, never wrapped (scripts read it)."""
@@ -420,6 +471,9 @@ async def cmd_tables(admin: Admin) -> int:
     waits = any(t.waiting_list.waiting for t in tables)
     if waits:  # the column only when someone waits: the usual listing stays as it was
         grid.add_column("Waiting")
+    controlled = any(table_status(t) for t in tables)
+    if controlled:  # likewise only when an operator closed or paused a table
+        grid.add_column("Status", no_wrap=True)
     for t in tables:
         grid.add_row(
             Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
@@ -433,6 +487,7 @@ async def cmd_tables(admin: Admin) -> int:
                 + [f"{s.seat}: {s.player} {money(s.stack)}" for s in t.seats]
             ),
             *(["\n".join(waiting_text(w) for w in t.waiting_list.waiting)] if waits else []),
+            *([table_status(t)] if controlled else []),
         )
     admin.console.print(grid)
     return 0
@@ -876,4 +931,91 @@ async def cmd_waiting(admin: Admin) -> int:
             offer,
         )
     admin.console.print(grid)
+    return 0
+
+
+def _request_id(admin: Admin, what: str) -> str:
+    return str(admin.args.request_id or f"admin-{what}-{uuid.uuid4().hex[:12]}")
+
+
+async def cmd_close_table(admin: Admin) -> int:
+    """Close a table: now between hands (its players cashed out), else after the hand."""
+    args = admin.args
+    listed, client = await admin.table(args.table_id)
+    reply = await admin.table_call(
+        client.close_table(
+            args.table_id, request_id=_request_id(admin, "close"), reason=args.reason
+        )
+    )
+    view = reply.view
+    if view.closed and listed.closed:
+        admin.say(f"Table {args.table_id} was already closed; nothing changed.")
+    elif view.closed:
+        left = ", ".join(f"{s.player} with {money(s.stack)}" for s in listed.seats)
+        admin.say(
+            f"Table {args.table_id} is closed. "
+            + (f"Left and cashed out to their wallets: {left}." if left else "Nobody sat there.")
+        )
+    else:
+        admin.say(
+            f"Table {args.table_id} closes after the hand in play (#{view.hand_number}): no new "
+            "hand is dealt; then its players leave, cashed out to their wallets."
+        )
+    return 0
+
+
+async def cmd_pause(admin: Admin) -> int:
+    """Pause dealing at a table after the hand in play."""
+    args = admin.args
+    listed, client = await admin.table(args.table_id)
+    reply = await admin.table_call(
+        client.pause_table(
+            args.table_id, request_id=_request_id(admin, "pause"), reason=args.reason
+        )
+    )
+    if listed.paused:
+        admin.say(f"Dealing was already paused at {args.table_id}; nothing changed.")
+    elif reply.view.hand_in_progress:
+        admin.say(
+            f"Dealing pauses at {args.table_id} after the hand in play "
+            f"(#{reply.view.hand_number}); `riverboat admin resume {args.table_id}` deals again."
+        )
+    else:
+        admin.say(
+            f"Dealing is paused at {args.table_id}; `riverboat admin resume {args.table_id}` "
+            "deals again."
+        )
+    return 0
+
+
+async def cmd_resume(admin: Admin) -> int:
+    """Deal again at a paused table."""
+    args = admin.args
+    listed, client = await admin.table(args.table_id)
+    await admin.table_call(
+        client.resume_table(args.table_id, request_id=_request_id(admin, "resume"))
+    )
+    if not listed.paused:
+        admin.say(f"Dealing was not paused at {args.table_id}; nothing changed.")
+    else:
+        admin.say(f"Dealing resumes at {args.table_id}.")
+    return 0
+
+
+async def cmd_move_player(admin: Admin) -> int:
+    """Move a player, with their chips, to another table of the same game and stakes."""
+    args = admin.args
+    reply = await admin.lobby_call(
+        admin.lobby.move_player(
+            args.player,
+            args.from_table,
+            args.to_table,
+            request_id=_request_id(admin, "move"),
+            seat=args.seat,
+        )
+    )
+    admin.say(
+        f"Moved {args.player} from {args.from_table} to {reply.to_table_id}, seat {reply.seat}, "
+        f"with {money(reply.stack)}."
+    )
     return 0

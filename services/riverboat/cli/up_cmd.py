@@ -487,6 +487,8 @@ gRPC clients: reflection is on, e.g.
                 )
                 bots.append(bot.run(stop))
         await asyncio.gather(*bots)
+        # Bots that all left (broke, or their tables closed) leave the room serving.
+        await stop.wait()
 
 
 def _wallet_of(settlement: Any, name: str, token: str) -> Callable[[], Awaitable[int]]:

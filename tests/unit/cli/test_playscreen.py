@@ -433,3 +433,41 @@ def test_the_last_hands_screen_says_what_each_hand_came_to_for_you() -> None:
     # An observer (not dealt in) gets no result column values.
     observer = render(hands_table(hands[:1], "cat"))
     assert "+$" not in observer and "-$" not in observer
+
+
+def test_the_screens_say_what_an_operator_did_to_the_table() -> None:
+    view = fourth_street()
+    assert "operator" not in render(table_panel(view)) and "closed" not in render(table_panel(view))
+    view.paused = True
+    assert "Dealing is paused by the operator." in render(table_panel(view))
+    view.closing = True
+    assert "The table closes after this hand." in render(table_panel(view))
+    view.closed, view.closing, view.paused = True, False, False
+    assert "The table is closed." in render(table_panel(view))
+    tables = [
+        lobby_pb2.LobbyTable(table_id="pacific-a", name="A", max_players=8),
+        lobby_pb2.LobbyTable(table_id="pacific-b", name="B", max_players=8, paused=True),
+        lobby_pb2.LobbyTable(table_id="pacific-c", name="C", max_players=8, closed=True),
+    ]
+    rows = [line.split() for line in render(lobby_table(tables), width=140).splitlines()]
+    assert "Status" in rows[1] or any("Status" in row for row in rows)
+    assert any(row[:2] == ["2", "pacific-b"] and row[-1] == "paused" for row in rows)
+    assert any(row[:2] == ["3", "pacific-c"] and row[-1] == "closed" for row in rows)
+    assert not any("Status" in row for row in (
+        line.split() for line in render(lobby_table(tables[:1]), width=140).splitlines()
+    ))  # fmt: skip
+    digest = Narrator("ann").feed(
+        [
+            _env(dealing_paused=ev.DealingPaused(by="operator:boss", reason="break")),
+            _env(dealing_resumed=ev.DealingResumed(by="operator:boss")),
+            _env(table_closing=ev.TableClosing(by="operator:boss")),
+            _env(table_closed=ev.TableClosed(by="operator:boss")),
+        ],
+        view,
+    )
+    assert [t.plain for t in digest.lines] == [
+        "The operator pauses dealing after this hand.",
+        "Dealing resumes.",
+        "The operator closes the table after this hand.",
+        "The table is closed: everyone leaves with their chips.",
+    ]

@@ -19,7 +19,7 @@ from riverboat.eventcodec import decode_batch, encode_batch
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.events import AnyEvent
+from riverboat.table.events import AnyEvent, HandVoided
 
 STACK = 5000
 
@@ -147,6 +147,45 @@ def test_the_button_moves_left_and_a_choice_is_the_dealers_alone() -> None:
     room.play_out(random.Random(2))
     [nxt] = room.do(choice.call_dealer(room.state))
     assert isinstance(nxt, DealerUp) and nxt.seat == 2
+
+
+def test_a_called_dealer_who_sits_out_is_passed_over_and_a_void_ends_the_call() -> None:
+    # docs/games.md, "Sitting out": the deal passes to the next seat dealt in.
+    room = Room(players=4)
+    [up] = room.do(choice.call_dealer(room.state))
+    assert isinstance(up, DealerUp) and up.seat == 1
+    room.do(table.sit_out(room.state, player="p1"))
+    assert room.state.needs_dealer() and not room.state.awaits_choice
+    with pytest.raises(IllegalAction) as refused:
+        choice.choose_game(room.state, seat=1, game="draw", options=None)
+    assert refused.value.rule == "dealer_passed"
+    with pytest.raises(IllegalAction):
+        choice.time_out_choice(room.state, seat=1)  # nor does the clock choose for them
+    [up] = room.do(choice.call_dealer(room.state))
+    assert isinstance(up, DealerUp) and up.seat == 2
+    # The new dealer chooses, the hand is committed, then they sit out before the deal.
+    room.do(choice.choose_game(room.state, seat=2, game="draw", options=None))
+    with_deck = table.commit_hand(
+        room.state, hand_id="h", scheme="RBS1", commitment=b"c" * 32, deck_size=52
+    )
+    room.do(with_deck)
+    room.do(table.sit_out(room.state, player="p2"))
+    [voided] = room.do(table.deal_hand(room.state, tuple(range(52))))
+    assert voided == HandVoided("h", "the dealer left before the deal", ())
+    assert (room.state.dealer, room.state.choosing, room.state.chosen) == (0, False, False)
+    [up] = room.do(choice.call_dealer(room.state))
+    assert isinstance(up, DealerUp) and up.seat == 3
+
+
+def test_a_void_with_the_dealer_still_in_keeps_the_dealer_and_the_game() -> None:
+    room = Room(players=3)
+    room.do(choice.call_dealer(room.state))
+    room.do(choice.choose_game(room.state, seat=1, game="draw", options=None))
+    room.do(table.commit_hand(room.state, hand_id="h", scheme="RBS1", commitment=b"c" * 32,
+                              deck_size=52))  # fmt: skip
+    room.do(table.void_hand(room.state, "the dealer could not be reached"))
+    assert (room.state.dealer, room.state.chosen, room.state.game) == (1, True, "draw")
+    assert not room.state.needs_dealer() and choice.call_dealer(room.state) == []
 
 
 def test_the_clock_chooses_the_tables_default() -> None:

@@ -239,6 +239,16 @@ class Narrator:
                 why = " (the clock acted twice in a row)" if m.reason == "timeouts" else ""
                 after = "; si sits you in again" if self._me(m.seat) else ""
                 add(Text(f"{self._verb(m.seat, 'sit', 'sits')} out{why}{after}.", style="grey70"))
+            case "table_closing":
+                add(Text("The operator closes the table after this hand.", style="bold red"))
+            case "table_closed":
+                add(
+                    Text("The table is closed: everyone leaves with their chips.", style="bold red")
+                )
+            case "dealing_paused":
+                add(Text("The operator pauses dealing after this hand.", style="bold red"))
+            case "dealing_resumed":
+                add(Text("Dealing resumes.", style="bold red"))
             case "player_sat_in":
                 assert isinstance(m, events_pb2.PlayerSatIn)
                 add(

@@ -232,6 +232,8 @@ def table_panel(
         hand = f"#{view.hand_number}" if view.hand_number else view.hand_id
         title.append(f" · hand {hand} · {hand_state(view)}")
     parts: list[Text] = []
+    if operator_note := operator_status(view):
+        parts.append(Text(operator_note, style="bold red"))
     if view.hand_in_progress:  # between hands the pot is empty: the narration told who won it
         parts.append(Text(f"Pot {money(view.pot)}", style="bold green"))
     if view.carried_pot:
@@ -257,6 +259,17 @@ def table_panel(
     return Panel(Group(*lines), title=title, subtitle=subtitle, expand=False)
 
 
+def operator_status(view: table_pb2.TableView | lobby_pb2.LobbyTable) -> str:
+    """What an operator did to the table, in a sentence ("" when nothing)."""
+    if view.closed:
+        return "The table is closed."
+    if view.closing:
+        return "The table closes after this hand."
+    if view.paused:
+        return "Dealing is paused by the operator."
+    return ""
+
+
 def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
     """The tables of the lobby, numbered for ``j 1 40``."""
     grid = Table(header_style="bold", title="Tables", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -270,6 +283,9 @@ def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
     waits = any(t.waiting_list.waiting for t in tables)
     if waits:  # only when someone waits: the usual screen stays as it was
         grid.add_column("Waiting")
+    controlled = any(t.closed or t.closing or t.paused for t in tables)
+    if controlled:  # likewise only when an operator closed or paused a table
+        grid.add_column("Status")
     for n, t in enumerate(tables, 1):
         players = "\n".join(
             f"{p.player} {money(p.stack)}" + (" (you)" if p.player == me else "") for p in t.seats
@@ -283,8 +299,18 @@ def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
             f"{len(t.seats)}/{t.max_players}",
             players,
             *([waiting_cell(t.waiting_list, me)] if waits else []),
+            *([table_status(t)] if controlled else []),
         )
     return grid
+
+
+def table_status(table: lobby_pb2.LobbyTable) -> str:
+    """ "closed", "closing" (after the hand in play), "paused", or ""."""
+    if table.closed:
+        return "closed"
+    if table.closing:
+        return "closing"
+    return "paused" if table.paused else ""
 
 
 def waiting_cell(listed: lobby_pb2.WaitingList, me: str = "") -> str:

@@ -50,6 +50,7 @@ from riverboat.lobby.state import (
     Account,
     ListedTable,
     LobbyRuleError,
+    check_move,
     check_username,
     template_options,
     template_rules,
@@ -92,6 +93,7 @@ RULES = {
     "UnlockAccount": {"operator"},
     "ResetPassword": {"operator"},
     "ListPlayers": {"operator", "auditor"},
+    "MovePlayer": {"operator"},
     "JoinWaitingList": {"player"},
     "LeaveWaitingList": {"player"},
 }
@@ -545,6 +547,9 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             # A table listed before the lobby recorded its time bank: the table's own word.
             time_bank=time_bank_to_pb(table.time_bank) if table.time_bank else view.time_bank,
             dealers_choice=_rules_shown(rules, table) if rules is not None else None,
+            closed=view.closed,
+            closing=view.closing,
+            paused=view.paused,
         )
 
     async def ListTables(
@@ -637,6 +642,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 field="buy_in",
             )
         view, _ = await self._view(table.table_id)
+        _refuse_closed(view)
         taken = {s.seat for s in view.seats}
         if any(s.player == player for s in view.seats):
             raise FailedPrecondition(f"you already sit at {table.table_id}")
@@ -650,27 +656,53 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if known is None:
             # Refused before anything is written; settlement checks again as it reserves.
             await self._check_limits(player, request.buy_in)
-            await self.lobby.record(
-                reference,
-                lobby_pb2.LobbyEvent(
-                    request_id=f"{reference}-start",
-                    join_started=lobby_pb2.JoinStarted(
-                        reference=reference,
-                        player=player,
-                        table_id=table.table_id,
-                        seat=seat,
-                        buy_in=request.buy_in,
-                    ),
+            await self._start_join(reference, player, table.table_id, seat, request.buy_in)
+        balance, owner = await self._buy_in(reference, table.table_id, seat, request.buy_in)
+        log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
+        if self.lobby.state.waiting_entry(table.table_id, player) is not None:
+            with contextlib.suppress(ConcurrencyError):
+                await self._record_waiting(table.table_id, player, "seated")
+        return lobby_pb2.JoinTableResponse(
+            seat=seat,
+            stack=request.buy_in,
+            balance=balance,
+            owner_address=self.tables.owner_address(table.table_id) or owner,
+        )
+
+    async def _start_join(
+        self, reference: str, player: str, table_id: str, seat: int, amount: int
+    ) -> None:
+        """Record a buy-in's start (``JoinStarted``), before anything else is done for it."""
+        await self.lobby.record(
+            reference,
+            lobby_pb2.LobbyEvent(
+                request_id=f"{reference}-start",
+                join_started=lobby_pb2.JoinStarted(
+                    reference=reference,
+                    player=player,
+                    table_id=table_id,
+                    seat=seat,
+                    buy_in=amount,
                 ),
-            )
+            ),
+        )
+
+    async def _buy_in(
+        self, reference: str, table_id: str, seat: int, amount: int, *, moved_from: str = ""
+    ) -> tuple[int, str]:
+        """The rest of a started buy-in: reserve the chips (settlement), seat the player
+        (table), record it done; undone (released, ``JoinFailed``) if seating fails. The
+        wallet's balance after, and the address of the table's owner."""
+        player = self.lobby.state.joins[reference].player
         try:
             reserved = await self._call(
                 self.settlement.ReserveBuyIn(
                     settlement_pb2.ReserveBuyInRequest(
                         player=player,
-                        table_id=table.table_id,
-                        amount=request.buy_in,
+                        table_id=table_id,
+                        amount=amount,
                         reference=reference,
+                        moved_from=moved_from,
                     ),
                     metadata=self.metadata,
                     timeout=10,
@@ -682,13 +714,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         try:
             _, owner = await self._call(
                 self.tables.call(
-                    table.table_id,
+                    table_id,
                     "SeatPlayer",
                     table_pb2.SeatPlayerRequest(
-                        table_id=table.table_id,
+                        table_id=table_id,
                         seat=seat,
                         player=player,
-                        stack=request.buy_in,
+                        stack=amount,
                         request_id=reference,
                         buy_in_reference=reference,
                     ),
@@ -706,16 +738,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 join_completed=lobby_pb2.JoinCompleted(reference=reference, seat=seat),
             ),
         )
-        log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
-        if self.lobby.state.waiting_entry(table.table_id, player) is not None:
-            with contextlib.suppress(ConcurrencyError):
-                await self._record_waiting(table.table_id, player, "seated")
-        return lobby_pb2.JoinTableResponse(
-            seat=seat,
-            stack=request.buy_in,
-            balance=reserved.balance,
-            owner_address=self.tables.owner_address(table.table_id) or owner,
-        )
+        return int(reserved.balance), str(owner)
 
     async def _check_limits(self, player: str, buy_in: int) -> None:
         """Refuse a buy-in a self-exclusion or buy-in limit forbids (FAILED_PRECONDITION,
@@ -829,6 +852,145 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self.seats_changed.set()  # a seat may be free for the waiting list
         return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack)
 
+    # --- moving a player (operators) --------------------------------------------------------
+
+    async def MovePlayer(
+        self, request: lobby_pb2.MovePlayerRequest, context: Any
+    ) -> lobby_pb2.MovePlayerResponse:
+        """Move a seated player, with their chips, to a table of the same game and stakes,
+        between hands: they leave ``from_table`` (cashed out, as any leave) and the same chips
+        buy them in at ``to_table`` (see lobby.proto)."""
+        request_id = _check_request_id(request.request_id)
+        player = request.player
+        # One reference per (operator, request id): the leave's request id at the first table
+        # and the buy-in's at the second, so a retry finds both.
+        reference = derived_id("move", _caller(), request_id, readable=player)
+        known = self.lobby.state.joins.get(reference)
+        if known is not None:
+            if (known.player, known.table_id) != (player, request.to_table_id) or (
+                request.seat not in (0, known.seat)
+            ):
+                clash = RequestClash(RequestKey("move", _caller(), request_id), player)
+                raise AlreadyExists(clash.message, reason=clash.reason)
+            if known.status == "completed":
+                return await self._moved(known.table_id, known.seat, known.buy_in)
+            if known.status == "failed":
+                raise FailedPrecondition(
+                    f"this move failed ({known.reason}); {player}'s chips are in their wallet",
+                    reason="MOVE_INCOMPLETE",
+                )
+        self._account(player)
+        source = self.lobby.state.tables.get(request.from_table_id)
+        target = self.lobby.state.tables.get(request.to_table_id)
+        for wanted, listed in ((request.from_table_id, source), (request.to_table_id, target)):
+            if listed is None:
+                raise NotFound(f"no table {wanted!r}", reason="NO_TABLE")
+        assert source is not None and target is not None
+        try:
+            check_move(source, target)
+        except LobbyRuleError as exc:
+            reason = "SAME_TABLE" if exc.kind == "invalid" else "STAKES_DIFFER"
+            raise _KIND[exc.kind](str(exc), reason=reason) from None
+        if known is None:
+            seat = await self._target_seat(request, target)
+            await self._check_limits(player, 0)  # a self-excluded player is not seated anew
+            stack = await self._leave_for_move(reference, source, player)
+            await self._start_join(reference, player, target.table_id, seat, stack)
+        else:  # a retry of a move interrupted after the player left: the same seat and chips
+            seat, stack = known.seat, known.buy_in
+        try:
+            await self._buy_in(reference, target.table_id, seat, stack, moved_from=source.table_id)
+        except ServiceError as exc:
+            raise FailedPrecondition(
+                f"{player} left {source.table_id} with {dollars(stack)}, but {target.table_id} "
+                f"could not seat them ({exc}): the chips are in their wallet",
+                reason="MOVE_INCOMPLETE",
+            ) from None
+        log.info(
+            "player_moved",
+            player_id=player,
+            from_table=source.table_id,
+            to_table=target.table_id,
+            seat=seat,
+            stack=stack,
+            by=_caller(),
+        )
+        return await self._moved(target.table_id, seat, stack)
+
+    async def _target_seat(self, request: lobby_pb2.MovePlayerRequest, target: ListedTable) -> int:
+        """The seat a move takes at ``target``, checked before anything is written."""
+        player = request.player
+        there, _ = await self._view(target.table_id)
+        _refuse_closed(there)
+        if any(s.player == player for s in there.seats):
+            raise FailedPrecondition(
+                f"{player} already sits at {target.table_id}", reason="ALREADY_SEATED"
+            )
+        line = self.lobby.state.waiting_list(target.table_id)
+        held = {s.seat for s in there.seats} | {w.offered_seat for w in line if w.offered_seat}
+        seats = target.options.max_players
+        if request.seat > seats:
+            raise InvalidArgument(
+                f"seats are 1..{seats} at {target.table_id} (0: the first free seat)",
+                reason="BAD_SEAT",
+                field="seat",
+            )
+        if request.seat and request.seat in held:
+            raise FailedPrecondition(
+                f"seat {request.seat} at {target.table_id} is taken (or offered to a player "
+                "on its waiting list)",
+                reason="SEAT_TAKEN",
+            )
+        seat = request.seat or next((n for n in range(1, seats + 1) if n not in held), 0)
+        if not seat:
+            raise FailedPrecondition(
+                f"{target.table_id} has no free seat (its seats are taken or offered to its "
+                "waiting list)",
+                reason="TABLE_FULL",
+            )
+        return seat
+
+    async def _leave_for_move(self, reference: str, source: ListedTable, player: str) -> int:
+        """Take ``player`` off ``source`` now (refused while dealt into the hand in play:
+        nothing changes) and return the chips they left with. The leave's request id is the
+        move's: a retry after a lost answer gets the original leave back."""
+        here, _ = await self._view(source.table_id)
+        mine = next((s for s in here.seats if s.player == player), None)
+        if mine is not None and mine.stack <= 0:
+            raise FailedPrecondition(
+                f"{player} has no chips at {source.table_id}: nothing to move", reason="NO_CHIPS"
+            )
+        try:
+            # The table refuses a player dealt into the hand in play (IN_HAND), and answers
+            # NOT_FOUND for one not seated (unless this very leave took them off before).
+            left, _ = await self._call(
+                self.tables.call(
+                    source.table_id,
+                    "UnseatPlayer",
+                    table_pb2.UnseatPlayerRequest(
+                        table_id=source.table_id,
+                        seat=0,
+                        player=player,
+                        request_id=reference[:64],
+                        between_hands=True,
+                    ),
+                    metadata=self.metadata,
+                    timeout=10,
+                )
+            )
+        except NotFound:
+            raise FailedPrecondition(
+                f"{player} does not sit at {source.table_id}", reason="NOT_SEATED"
+            ) from None
+        self.seats_changed.set()  # a seat is free for the waiting list
+        return int(left.stack)
+
+    async def _moved(self, table_id: str, seat: int, stack: int) -> lobby_pb2.MovePlayerResponse:
+        owner = self.tables.owner_address(table_id) or (await self._view(table_id))[1]
+        return lobby_pb2.MovePlayerResponse(
+            to_table_id=table_id, seat=seat, stack=stack, owner_address=owner
+        )
+
     # --- waiting lists -----------------------------------------------------------------------
 
     def _waiting_pb(self, table_id: str) -> lobby_pb2.WaitingList:
@@ -914,6 +1076,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if self.lobby.state.waiting_entry(table.table_id, player) is None:
             line = self.lobby.state.waiting_list(table.table_id)
             view, _ = await self._view(table.table_id)
+            _refuse_closed(view)
             if any(s.player == player for s in view.seats):
                 raise FailedPrecondition(
                     f"you already sit at {table.table_id}", reason="ALREADY_SEATED"
@@ -985,6 +1148,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     async def _offer_seats_at(self, table_id: str) -> None:
         table = self.lobby.state.tables[table_id]
         now = datetime.now(UTC)
+        view, _ = await self._view(table_id)
+        if view.closed or view.closing:  # no seat will be offered there again
+            for entry in list(self.lobby.state.waiting_list(table_id)):
+                await self._record_waiting(table_id, entry.player, "table_closed")
+            return
         for entry in list(self.lobby.state.waiting_list(table_id)):
             if entry.offer_expires_at is not None and entry.offer_expires_at <= now:
                 await self._record_waiting(table_id, entry.player, "offer_expired")
@@ -992,7 +1160,6 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         line = self.lobby.state.waiting_list(table_id)
         if not line:
             return
-        view, _ = await self._view(table_id)
         seated = {s.player for s in view.seats}
         for entry in [w for w in line if w.player in seated]:  # sat down some other way
             await self._record_waiting(table_id, entry.player, "seated")
@@ -1062,6 +1229,15 @@ def _refuse_locked(account: Account | None) -> None:
         raise PermissionDenied(
             f"the account {account.username!r} is locked; ask the card room's operator",
             reason="ACCOUNT_LOCKED",
+        )
+
+
+def _refuse_closed(view: table_pb2.TableView) -> None:
+    """FAILED_PRECONDITION, reason TABLE_CLOSED, for a table an operator closed (or is closing
+    after the hand in play): nobody sits down there."""
+    if view.closed or view.closing:
+        raise FailedPrecondition(
+            f"{view.table_id} is closed: nobody may sit down there", reason="TABLE_CLOSED"
         )
 
 

@@ -319,12 +319,21 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         await self._known_player(player)
         if self._registry is not None:
             await self._registry.check_table(request.table_id)
+        if request.moved_from:
+            # A move: the chips come from the cash-out at the table just left, which must be
+            # in the wallet first; and they are no new buy-in for the limits.
+            try:
+                await self._projector.wait_for_table(request.moved_from, self._release_wait)
+            except CatchUpTimeout as exc:
+                raise Unavailable(f"{exc}; retry shortly", reason="LEDGER_CATCHING_UP") from None
+            except EventStoreError:
+                raise Unavailable("the table log is unavailable; retry shortly") from None
         decide = functools.partial(
             decide_reserve,
             table_id=request.table_id,
             amount=request.amount,
             reference=request.reference,
-            now=datetime.now(UTC),
+            now=None if request.moved_from else datetime.now(UTC),
         )
         decision = await self._run(player, decide, f"reserve:{request.reference}")
         return pb.ReserveBuyInResponse(balance=decision.balance, duplicate=decision.duplicate)

@@ -471,7 +471,9 @@ class TableRunner:
                 self._spawn(self._reshuffle(hand.hand_id, self.version))
             elif seats := waiting_for(hand):
                 self._arm_clock(hand.hand_id, self.version, seats)
-        elif state.choosing and state.seat_at(state.dealer) is not None:
+        elif state.close_due:
+            self._spawn(self._finish_close())
+        elif state.awaits_choice:
             self._arm_clock("", self.version, (state.dealer,))
         elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
             self._spawn(self._start_hand(delay=self.config.hand_pause))
@@ -538,6 +540,8 @@ class TableRunner:
         if self._dealing:
             return
         self._dealing = True
+        # Whether a retry is already scheduled (the reconcile timer re-derives what is due).
+        retrying = False
         try:
             if delay:
                 await self.clock.sleep(delay)
@@ -579,23 +583,26 @@ class TableRunner:
             self.log.info("hand_not_started", reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("hand_not_started", reason=str(exc))  # submit() reconciles later
+            retrying = True
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             self._reconcile_soon(self._reconcile_delay)  # try the next deal again later
+            retrying = True
         except LeaseNotHeld:
             self.log.info("hand_not_started", reason="the table is not owned here")
         except Exception:
             self.log.exception("hand_start_failed")
+            self._reconcile_soon(self._reconcile_delay)
+            retrying = True
         finally:
-            self._dealing = False
-            if self._handing_over and self.between_hands():
-                self._wake_hand_over()
+            self._done_dealing(retrying)
 
     async def _deal_pending(self) -> None:
         """A hand was committed but not dealt (e.g. we crashed in between): deal it now."""
         if self._dealing:
             return
         self._dealing = True
+        retrying = False
         try:
             # After a restart in the seed phases: they go on, for the shortest window.
             await self._gather_seeds(self.config.min_seed_window)
@@ -607,10 +614,43 @@ class TableRunner:
             self.log.info("deal_skipped", reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("deal_skipped", reason=str(exc))  # submit() reconciles later
+            retrying = True
         except Exception:
             self.log.exception("deal_failed")
+            self._reconcile_soon(self._reconcile_delay)
+            retrying = True
         finally:
-            self._dealing = False
+            self._done_dealing(retrying)
+
+    def _done_dealing(self, retrying: bool) -> None:
+        """A deal (or a start) is over, however it went. What it wrote ran :meth:`after_change`
+        while it was still dealing, which therefore started nothing: a hand that ended in its
+        own deal, or a deal voided, must still be followed by the next one. So what is due is
+        derived again now, unless a retry is already scheduled (which derives it then)."""
+        self._dealing = False
+        if retrying:
+            if self._handing_over and self.between_hands():
+                self._wake_hand_over()
+            return
+        self.after_change()
+
+    async def _finish_close(self) -> None:
+        """The hand a close waited for is over: close the table now (every seated player
+        leaves with their chips), for whoever asked."""
+        closing = self.state.closing
+        if closing is None:
+            return
+        try:
+            await self.submit(
+                lambda s: table.close_table(s, by=closing.by, reason=closing.reason),
+                request_id=f"close-{self.table_id}-{self.version}",
+                actor="service:table",
+            )
+            self.log.info("table_closed", by=closing.by)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("close_skipped", reason=str(exc))  # submit() reconciles a conflict
+        except EventStoreError as exc:
+            self.log.warning("close_skipped", reason=str(exc))  # submit() reconciles later
 
     def _seeds_complete(self) -> bool:
         """CRV1: every client the current seed phase waits for has answered (in the commit

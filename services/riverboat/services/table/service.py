@@ -72,6 +72,9 @@ RULES = {
     "OpenTable": {"operator", "service"},
     "SeatPlayer": {"operator", "service"},
     "UnseatPlayer": {"operator", "service"},
+    "CloseTable": {"operator", "service"},
+    "PauseTable": {"operator", "service"},
+    "ResumeTable": {"operator", "service"},
     "Act": {"player"},
     "Play": {"player"},
     "SitOut": {"player"},
@@ -304,7 +307,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         done = await self._run(
             context,
             runner,
-            lambda s: table.unseat_player(s, seat=request.seat, player=request.player),
+            lambda s: table.unseat_player(
+                s, seat=request.seat, player=request.player, between_hands=request.between_hands
+            ),
             request_id=request_id,
             actor=_caller(),
             kind="unseat",
@@ -326,6 +331,67 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             pending=seat is not None,
             stack=seat.stack if seat is not None else 0,
         )
+
+    async def CloseTable(
+        self, request: table_pb2.CloseTableRequest, context: Ctx
+    ) -> table_pb2.CloseTableResponse:
+        """Close the table now, or after the hand in play (docs/admin.md)."""
+        by = _caller()
+        version, view = await self._operator_command(
+            context,
+            request,
+            lambda s: table.close_table(s, by=by, reason=request.reason),
+            "close",
+        )
+        return table_pb2.CloseTableResponse(version=version, view=view)
+
+    async def PauseTable(
+        self, request: table_pb2.PauseTableRequest, context: Ctx
+    ) -> table_pb2.PauseTableResponse:
+        """Pause dealing: the hand in play finishes, no new one starts until resumed."""
+        by = _caller()
+        version, view = await self._operator_command(
+            context,
+            request,
+            lambda s: table.pause_dealing(s, by=by, reason=request.reason),
+            "pause",
+        )
+        return table_pb2.PauseTableResponse(version=version, view=view)
+
+    async def ResumeTable(
+        self, request: table_pb2.ResumeTableRequest, context: Ctx
+    ) -> table_pb2.ResumeTableResponse:
+        """Resume dealing after a pause."""
+        by = _caller()
+        version, view = await self._operator_command(
+            context, request, lambda s: table.resume_dealing(s, by=by), "resume"
+        )
+        return table_pb2.ResumeTableResponse(version=version, view=view)
+
+    async def _operator_command(
+        self,
+        context: Ctx,
+        request: table_pb2.CloseTableRequest
+        | table_pb2.PauseTableRequest
+        | table_pb2.ResumeTableRequest,
+        decide: Callable[[Any], list[AnyEvent]],
+        kind: str,
+    ) -> tuple[int, table_pb2.TableView]:
+        """Run an operator's table control; the new version and the table as observers see
+        it."""
+        request_id = await self._request_id(context, request.request_id)
+        runner = await self._runner(context, request.table_id)
+        done = await self._run(
+            context,
+            runner,
+            decide,
+            request_id=request_id,
+            actor=_caller(),
+            kind=kind,
+            request=request,
+        )
+        log.info(f"table_{kind}", table_id=runner.table_id, by=_caller(), version=done.version)
+        return done.version, self._view(runner, None)
 
     # --- player RPCs -----------------------------------------------------------------------
 

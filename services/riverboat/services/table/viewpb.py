@@ -105,6 +105,9 @@ def view_to_pb(
         table_cards=[card_str(c) for c in view.table_cards],
         hand_number=view.hand_number,
         time_bank=time_bank_to_pb(view.time_bank) if view.time_bank.seconds else None,
+        closed=view.closed,
+        closing=view.closing,
+        paused=view.paused,
     )
 
 
