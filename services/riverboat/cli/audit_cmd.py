@@ -165,6 +165,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     show = not args.no_progress
     if args.source and not args.nats and not args.database and args.heads is None:
         return _verify_file(args, show)
+    heads: tuple[Any, Any] | None = None
+    if args.heads is not None:
+        # Read before the log: a head published while the log is read (a live room) could
+        # name a version past the end of what was read, which is no fault of the log's.
+        read = _read_heads(args.heads, args.heads_key)
+        if isinstance(read, int):
+            return read
+        heads = read
     archive = load(args, show_progress=show)
     if isinstance(archive, int):
         return archive
@@ -178,10 +186,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         status = _compare_ledger(report, archive, args.database)
         if status is not None:
             return status
-    if args.heads is not None:
-        status = _check_heads(report, archive, args.heads, args.heads_key)
-        if status is not None:
-            return status
+    if heads is not None:
+        key, publications = heads
+        from riverboat.audit.heads import check_heads
+        from riverboat.audit.verify import split_tables
+
+        report.violations.extend(check_heads(split_tables(archive), publications, key))
+        report.heads_checked = len(publications)
     return _print(report, as_json=args.json)
 
 
@@ -194,19 +205,14 @@ def _public_key(path: Path) -> Any:
     return Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
 
 
-def _check_heads(report: Any, archive: Any, heads: Path, key_file: Path) -> int | None:
-    """Add the published heads' violations to ``report``; an exit status if unreadable."""
-    from riverboat.audit.heads import HeadsError, check_heads, read_publications
-    from riverboat.audit.verify import split_tables
+def _read_heads(heads: Path, key_file: Path) -> tuple[Any, Any] | int:
+    """The publisher's key and the publications in ``heads``; an exit status if unreadable."""
+    from riverboat.audit.heads import HeadsError, read_publications
 
     try:
-        key = _public_key(key_file)
-        publications = read_publications(heads)
+        return _public_key(key_file), read_publications(heads)
     except (HeadsError, OSError, ValueError) as exc:
         return _fail(f"--heads: {exc}")
-    report.violations.extend(check_heads(split_tables(archive), publications, key))
-    report.heads_checked = len(publications)
-    return None
 
 
 def _private_key(path: Path) -> Any:
