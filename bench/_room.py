@@ -158,11 +158,15 @@ def start_room(
     *,
     hand_pause: float = 0.0,
     start_timeout: float = 30.0,
+    scheme: str = "",
 ) -> Room:
     """Start the dealer, then the table service, on streams named after ``tag``; both accept
     bearer tokens signed with ``token_key``. ``start_timeout``: seconds the table service may
-    take to serve (it rebuilds every table in its stream first)."""
+    take to serve (it rebuilds every table in its stream first). ``scheme``: the dealer's
+    shuffle scheme (``CRV1`` or ``RBS1``; "": the dealer's default)."""
     env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
+    if scheme:
+        env["RIVERBOAT_DEALER_SCHEME"] = scheme
     tables_stream, tables_prefix = room_streams(tag)
     dealer = dealer_process(nats_url, var, tag, env)
     dealer_address = dealer.address

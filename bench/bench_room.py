@@ -11,7 +11,10 @@ One run on this machine, everything started by the bench:
    process. ``bots``: the library's ``play_bot``, a ``Watch`` stream each and a unary ``Act`` on
    its turn. ``play``: the streaming bot, one ``Play`` stream each carrying both. After a
    warm-up (every table has acted) a window counts the actions accepted in it (actions/s) and
-   their client-side latency (``Act``'s call; on ``Play``, sending to the outcome).
+   their client-side latency (``Act``'s call; on ``Play``, sending to the outcome). The
+   dealer deals under CRV1, the default (every player verifies every card, so each hand also
+   carries a seed commitment and a seed from every player); one row deals under RBS1, to show
+   what that costs in the same run.
 3. The transport floor (``bench/_floor.py``) in the same patterns with no Riverboat code: a
    bare ``Act`` + four ``Watch`` streams, and a bare ``Play`` stream per player; each action one
    JetStream publish with ack and a message to each of the table's four players.
@@ -63,13 +66,17 @@ RAW_SECONDS = 3.0
 RAW_CONCURRENCY = 64
 #: Bytes per raw message: about one table record (the room rows print the measured size).
 RAW_PAYLOAD = 400
-PHASES: tuple[tuple[int, str], ...] = (
-    (1, "bots"),
-    (10, "bots"),
-    (10, "play"),
-    (100, "bots"),
-    (100, "play"),
-    (1000, "play"),
+#: The rows: tables, how the players drive them, and the dealer's shuffle scheme (CRV1, the
+#: default, in which every player verifies every card: each hand adds a seed commitment and a
+#: seed from every player; RBS1: only auditors verify; the one RBS1 row shows what CRV1 costs).
+PHASES: tuple[tuple[int, str, str], ...] = (
+    (1, "bots", "CRV1"),
+    (10, "bots", "CRV1"),
+    (10, "play", "CRV1"),
+    (10, "play", "RBS1"),
+    (100, "bots", "CRV1"),
+    (100, "play", "CRV1"),
+    (1000, "play", "CRV1"),
 )
 #: Seconds of warm-up: at least the first, then until every table has acted, at most the second.
 WARMUP = (3.0, 20.0)
@@ -104,6 +111,7 @@ class Phase:
 
     tables: int
     mode: str
+    scheme: str = "CRV1"
     setup: float = 0.0
     result: WindowResult | None = None
     records: int = 0
@@ -112,6 +120,11 @@ class Phase:
     cpu: dict[str, float] = field(default_factory=dict)
     loop_lag_p99: float = 0.0
     failure: str = ""
+
+    @property
+    def label(self) -> str:
+        """``bots``, ``play``; with the scheme when it is not the default (``play RBS1``)."""
+        return self.mode if self.scheme == "CRV1" else f"{self.mode} {self.scheme}"
 
     @property
     def rate(self) -> float:
@@ -138,8 +151,8 @@ def run() -> None:
             )
             before = _raw(server, "before")
             phases: list[Phase] = []
-            for tables, mode in PHASES:
-                phase = _run_phase(server, var, token_key, tables, mode)
+            for tables, mode, scheme in PHASES:
+                phase = _run_phase(server, var, token_key, tables, mode, scheme)
                 _print_phase(phase, first=not phases)
                 phases.append(phase)
             floors = [_run_floor(server, tables, stream) for tables, stream in FLOORS]
@@ -178,11 +191,13 @@ def _raw(server: NatsServer, when: str) -> tuple[PublishRate, PublishRate]:
     return rates[0], rates[1]
 
 
-def _run_phase(server: NatsServer, var: Path, token_key: bytes, tables: int, mode: str) -> Phase:
-    phase = Phase(tables, mode)
-    tag = f"B{tables}{mode[0].upper()}"
+def _run_phase(
+    server: NatsServer, var: Path, token_key: bytes, tables: int, mode: str, scheme: str
+) -> Phase:
+    phase = Phase(tables, mode, scheme)
+    tag = f"B{tables}{mode[0].upper()}{scheme[0]}"
     issuer = TokenIssuer(token_key)
-    room = start_room(server.url, var, tag, token_key, hand_pause=0.0)
+    room = start_room(server.url, var, tag, token_key, hand_pause=0.0, scheme=scheme)
     try:
         ids = table_ids(tag, tables)
         began = time.monotonic()
@@ -344,18 +359,18 @@ def _print_phase(phase: Phase, *, first: bool) -> None:
         )
         cpu = " ".join(f"{c:>6}" for c in CPU_COLUMNS)
         print(
-            f"    {'tables':>6} {'drive':<6} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
+            f"    {'tables':>6} {'drive':<9} {'Act/s':>6} {'p50 ms':>8} {'p99 ms':>8} "
             f"{'appends/s':>9} {'B/rec':>5} {'acting':>9} {'errs':>4} {'setup s':>7} "
             f"{'lag99 ms':>8} {'CPU ms/act':>10} {'reads/app':>9} | {cpu}"
         )
     if phase.failure or phase.result is None:
-        print(f"    {phase.tables:>6} {phase.mode:<6} FAILED: {phase.failure}", flush=True)
+        print(f"    {phase.tables:>6} {phase.label:<9} FAILED: {phase.failure}", flush=True)
         return
     result = phase.result
     table_ms = _table_ms_per_action(phase)
     cpu = " ".join(f"{phase.cpu.get(c, 0.0):>6.0f}" for c in CPU_COLUMNS)
     print(
-        f"    {phase.tables:>6} {phase.mode:<6} {phase.rate:>6,.0f} {phase.p(0.5):>8.1f} "
+        f"    {phase.tables:>6} {phase.label:<9} {phase.rate:>6,.0f} {phase.p(0.5):>8.1f} "
         f"{phase.p(0.99):>8.1f} {phase.appends:>9,.0f} {phase.record_bytes:>5.0f} "
         f"{f'{result.tables_acting}/{result.tables}':>9} {len(result.errors):>4} "
         f"{phase.setup:>7.1f} {phase.loop_lag_p99:>8.1f} {table_ms:>10.2f} "
@@ -457,7 +472,7 @@ def _print_notes(phases: list[Phase]) -> None:
     )
     noisy = [p for p in done if p.cpu.get("other", 0.0) > NOISY_OTHER]
     if noisy:
-        rows = ", ".join(f"{p.tables} {p.mode} ({p.cpu['other']:.0f}%)" for p in noisy)
+        rows = ", ".join(f"{p.tables} {p.label} ({p.cpu['other']:.0f}%)" for p in noisy)
         print(
             f"  caution: other processes on the machine took CPU during: {rows} (% of one core); "
             "those rows are lower than on a quiet machine, CPU ms/act much less so"
@@ -480,7 +495,7 @@ def _print_raw_shares(
         return
     best = max(done, key=lambda p: p.rate)
     print(
-        f"  raw JetStream anchor: the best row ({best.tables} tables, {best.mode}, "
+        f"  raw JetStream anchor: the best row ({best.tables} tables, {best.label}, "
         f"{best.rate:,.0f} actions/s) = {best.rate / sequential.rate:.2f}x the sequential publish "
         f"rate ({sequential.rate:,.0f}/s) and {best.rate / concurrent.rate:.2f}x the concurrent "
         f"one ({concurrent.rate:,.0f}/s); one action = one append"
@@ -499,7 +514,11 @@ def _print_targets(phases: list[Phase], floors: list[Floor]) -> None:
         if anchor is None or not rows:
             print(f"    {tables} tables: not measured (a row or the floor failed)")
             continue
-        best = max(rows, key=lambda p: p.rate)
+        # The verdict is the room as it ships (CRV1); the other scheme's row is shown beside.
+        best = max((p for p in rows if p.scheme == "CRV1"), key=lambda p: p.rate, default=None)
+        if best is None:
+            print(f"    {tables} tables: no CRV1 row measured")
+            continue
         for phase in rows:
             same = _floor_at(floors, tables, stream=FLOOR_OF[phase.mode])
             same_text = (
@@ -509,7 +528,7 @@ def _print_targets(phases: list[Phase], floors: list[Floor]) -> None:
                 else ""
             )
             print(
-                f"    {tables} tables, {phase.mode}: {phase.rate:,.0f} actions/s (p99 "
+                f"    {tables} tables, {phase.label}: {phase.rate:,.0f} actions/s (p99 "
                 f"{phase.p(0.99):,.1f} ms), machine CPU {_room_machine_ms(phase):.2f} ms per "
                 f"action; floor {anchor.pattern} {anchor.rate:,.0f}/s, "
                 f"{_floor_machine_ms(anchor):.2f} ms{same_text}"
@@ -517,17 +536,17 @@ def _print_targets(phases: list[Phase], floors: list[Floor]) -> None:
         rate_ratio = best.rate / anchor.rate
         cpu_ratio = _room_machine_ms(best) / _floor_machine_ms(anchor)
         print(
-            f"      rate: {best.mode} {rate_ratio:.2f}x the floor (target >= "
+            f"      rate: {best.label} {rate_ratio:.2f}x the floor (target >= "
             f"{TARGET_RATE_RATIO:g}x: {_verdict(rate_ratio >= TARGET_RATE_RATIO)})"
         )
         print(
-            f"      machine CPU per action: {best.mode} {cpu_ratio:.2f}x the floor (target <= "
+            f"      machine CPU per action: {best.label} {cpu_ratio:.2f}x the floor (target <= "
             f"{TARGET_MACHINE_RATIO:g}x: {_verdict(cpu_ratio <= TARGET_MACHINE_RATIO)})"
         )
         if tables == min(TARGET_TABLES):
             p99 = best.p(0.99)
             print(
-                f"      p99 at {tables} tables: {best.mode} {p99:,.1f} ms (target < "
+                f"      p99 at {tables} tables: {best.label} {p99:,.1f} ms (target < "
                 f"{TARGET_P99_MS:g} ms: {_verdict(p99 < TARGET_P99_MS)})",
                 flush=True,
             )
