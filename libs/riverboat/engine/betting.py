@@ -20,6 +20,8 @@ from riverboat.engine.state import BET, HandState
 
 #: Every betting action a game may know; a game takes some of them (``BettingRules``).
 WAGERS = ("complete", "bet", "raise")
+#: The actions that are no wager: whether they are legal never depends on the wager's rules.
+_NO_WAGER = frozenset({"fold", "check", "call"})
 
 
 class LegalAction(NamedTuple):
@@ -73,10 +75,14 @@ def judge(s: HandState, rules: BettingRules) -> Judgement:
     return Judgement(legal, refused)
 
 
-def _judged(s: HandState, rules: BettingRules) -> tuple[list[LegalAction], str | None]:
+def _judged(
+    s: HandState, rules: BettingRules, wanted: str | None = None
+) -> tuple[list[LegalAction], str | None]:
     """The one test of each betting rule: the legal actions, and the rule (if any) keeping the
     player to act from betting or raising. :func:`judge` names the refusals from it; callers
-    that only list or check the legal actions read it directly."""
+    that only list or check the legal actions read it directly. A caller checking one action
+    that is no wager (``wanted``: fold, check or call) gets the list without the wager, whose
+    tests (the cap, the sizes) are then not run: a command is judged once, for what it asks."""
     i = s.to_act
     if i is None or s.finished or s.phase != BET:
         return [], None
@@ -96,6 +102,8 @@ def _judged(s: HandState, rules: BettingRules) -> tuple[list[LegalAction], str |
         legal.append(LegalAction("check", (mine,)))
     else:
         legal.append(LegalAction("call", (min(s.level, most),)))
+    if wanted in _NO_WAGER:
+        return legal, None
     no_wager = _wager_refused(s, i, stack, to_call)
     if no_wager is None:
         kind = rules.wager_kind(s)
@@ -132,7 +140,7 @@ def legal_actions(s: HandState, rules: BettingRules) -> list[LegalAction]:
 def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -> LegalAction:
     """The legal action named ``action`` (at ``amount`` if given); else :class:`IllegalAction`
     naming the rule :func:`judge` found broken."""
-    legal = _judged(s, rules)[0]
+    legal = _judged(s, rules, action)[0]
     for candidate in legal:
         if candidate.action == action:
             if amount is not None and amount not in candidate.to:
@@ -142,7 +150,7 @@ def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -
                     rule="wrong_amount",
                 )
             return candidate
-    names = ", ".join(c.action for c in legal)
+    names = ", ".join(c.action for c in legal_actions(s, rules))
     refused = judge(s, rules).refused
     # Anything not judged is refused while a forced bring-in waits.
     rule = refused.get(action, "bring_in_required" if s.bring_in_pending else "action_not_allowed")
@@ -152,7 +160,7 @@ def verify(s: HandState, rules: BettingRules, action: str, amount: int | None) -
 def timeout_action(s: HandState, rules: BettingRules) -> str:
     """What the clock does for the player to act: check if they may, else fold; a forced
     bring-in cannot be folded, so the clock posts it."""
-    names = {a.action for a in _judged(s, rules)[0]}
+    names = {a.action for a in _judged(s, rules, "check")[0]}
     if "check" in names:
         return "check"
     return "fold" if "fold" in names else "bring_in"

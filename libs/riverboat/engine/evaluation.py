@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import combinations, product
 from typing import Final
 
@@ -407,8 +408,26 @@ def board_value(cards: Sequence[Card], wild: WildPredicate | None = None) -> int
     """
     if not cards:
         raise ValueError("a board needs at least one card")
-    naturals = cards if wild is None else [card for card in cards if not wild(card)]
+    if wild is None:
+        # Without wild cards the value depends on the ranks alone: looked up by their
+        # multiset (every street's opener compares the boards of everyone still in).
+        key = sum(map(_RANK_DIGIT.__getitem__, cards))
+        value = _BOARDS.get(key)
+        if value is None:
+            value = _grouped_wild(cards, 0)
+            if len(_BOARDS) < _BOARDS_KEPT:
+                _BOARDS[key] = value
+        return value
+    naturals = [card for card in cards if not wild(card)]
     return _grouped_wild(naturals, len(cards) - len(naturals))
+
+
+#: A card's rank as a base-5 digit (a rank is held 0..4 times): a board's key is their sum.
+_RANK_DIGIT: Final[tuple[int, ...]] = tuple(5 ** (c >> 2) for c in range(52))
+#: Board values by rank multiset, filled as boards are seen (stud boards of 1..5 cards make
+#: about 8,000 multisets; the bound keeps odd callers with long boards from growing it).
+_BOARDS: dict[int, int] = {}
+_BOARDS_KEPT: Final = 1 << 15
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,6 +559,7 @@ def _kickers(ranks: Sequence[int]) -> str:
     return ", " + "-".join(RANK_CHARS[rank] for rank in ranks) + " " + noun
 
 
+@lru_cache(maxsize=8192)  # every showdown describes its hands; a few thousand values recur
 def describe_high(value: int, *, size: int = 5) -> str:
     """Short text for a :func:`high_value` or :func:`board_value`, e.g. ``"pair of aces, K-Q-J
     kickers"``.
@@ -584,6 +604,7 @@ def _face_char(face: int) -> str:
     return "A" if face == 1 else RANK_CHARS[face - 2]
 
 
+@lru_cache(maxsize=2048)
 def describe_low(value: int) -> str:
     """Short text for a :func:`low_value`: ``"8-6-4-2-A"``, or the pairing then the five cards.
 

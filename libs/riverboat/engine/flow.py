@@ -176,17 +176,15 @@ def start(game: Game, command: StartHand) -> tuple[list[Event], HandState]:
             f"{game.name} takes no game options and no carried pot", rule="invalid_command"
         )
     _validate_start(game, command)
-    rec = Recorder(None, command.deck)
-    rec.emit(
-        HandStarted(
-            hand_id=command.hand_id,
-            variant=command.variant,
-            button=command.button,
-            seats=tuple(sorted(command.seats, key=lambda s: s.seat)),
-            deck_size=len(command.deck),
-            options=command.options.to_dict(),
-        )
+    started = HandStarted(
+        hand_id=command.hand_id,
+        variant=command.variant,
+        button=command.button,
+        seats=tuple(sorted(command.seats, key=lambda s: s.seat)),
+        deck_size=len(command.deck),
+        options=command.options.to_dict(),
     )
+    rec = Recorder(None, command.deck, started)
     if game.takes_options:
         # A table created before today's rule book hands its recorded edition-1 choice on.
         edition = edition_of(game.specs, command.game_options)
@@ -292,12 +290,14 @@ def deal_street(rec: Recorder, game: Game, *, last: bool) -> None:
 
 def first_able(s: HandState, start: int) -> int | None:
     """``start`` or the next player clockwise who can still bet; None if under two can."""
-    if sum(1 for i in range(s.player_count) if s.can_bet(i)) < 2:
+    # Who can still bet (HandState.can_bet): in, with chips behind.
+    able = [not f and chips > 0 for f, chips in zip(s.folded, s.stacks, strict=True)]
+    if able.count(True) < 2:
         return None
-    n = s.player_count
+    n = len(able)
     for step in range(n):
         j = (start + step) % n
-        if s.can_bet(j):
+        if able[j]:
             return j
     return None  # pragma: no cover
 

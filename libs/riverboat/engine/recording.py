@@ -19,19 +19,25 @@ class Recorder:
 
     s: HandState
 
-    def __init__(self, state: HandState | None, deck: Sequence[int]) -> None:
-        if state is not None:
-            self.s = state
+    def __init__(
+        self, state: HandState | None, deck: Sequence[int], start: HandStarted | None = None
+    ) -> None:
+        """A recorder for a hand in ``state``, or for a new hand whose ``start`` is its first
+        event (then ``state`` is None)."""
         self.deck = deck
         self.events: list[Event] = []
+        if start is not None:
+            self.events.append(start)
+            self.s = initial_state(start)
+        elif state is not None:
+            self.s = state
 
     def emit(self, event: Event) -> None:
-        """Record ``event`` and fold it in."""
+        """Record ``event`` and fold it in (never ``HandStarted``: a new hand's recorder is
+        given it, see ``start``)."""
         self.events.append(event)
-        if isinstance(event, HandStarted):
-            self.s = initial_state(event)
-        else:  # an event this engine just made: its handler is known (apply, without a call)
-            self.s = FOLD[type(event)](self.s, event)
+        # An event this engine just made: its handler is known (apply, without a call).
+        self.s = FOLD[type(event)](self.s, event)
 
 
 def seat_index(state: HandState, seat: int, deck: Sequence[int]) -> int:

@@ -213,13 +213,24 @@ class HandState:
 
 _FIELDS = frozenset(f.name for f in fields(HandState))
 _SET = object.__setattr__
+_NEW = object.__new__
 
 
 def replace(state: HandState, **changes: Any) -> HandState:
     """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
     ``__init__``. The fold runs once per event, so this copy is its main cost."""
     assert _FIELDS.issuperset(changes), f"unknown state fields: {set(changes) - _FIELDS}"
-    new = object.__new__(HandState)
+    new = _NEW(HandState)
+    _SET(new, "__dict__", {**state.__dict__, **changes})
+    return new
+
+
+def _copy(state: HandState, changes: dict[str, Any]) -> HandState:
+    """:func:`replace` for the handlers of the events every hand folds many times (a card, an
+    action, a round): ``changes`` is their own dict literal, so no keyword call and no field
+    check on each (their field names are fixed in the code, and the fold tests compare every
+    field)."""
+    new = _NEW(HandState)
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new
 
@@ -275,8 +286,9 @@ _OPTIONS_CACHE: dict[str, TableOptions] = {}
 
 
 def _options(data: dict[str, Any]) -> TableOptions:
-    """Parse (and validate) a hand's options once per distinct set; tables reuse theirs."""
-    key = repr(sorted(data.items()))
+    """Parse (and validate) a hand's options once per distinct set; tables reuse theirs.
+    (Keyed by their text as given: the same options in another key order parse once more.)"""
+    key = repr(data)
     options = _OPTIONS_CACHE.get(key)
     if options is None:
         options = TableOptions.from_dict(data)
@@ -317,10 +329,6 @@ def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
     return values[:i] + (value,) + values[i + 1 :]
 
 
-def _set_flag(values: tuple[bool, ...], i: int, value: bool) -> tuple[bool, ...]:
-    return values[:i] + (value,) + values[i + 1 :]
-
-
 def _ante(state: HandState, event: AntePosted) -> HandState:
     i = state.seats.index(event.seat)
     # An ante is dead money (not a bet); whether it also counts towards a player's all-in
@@ -335,11 +343,15 @@ def _ante(state: HandState, event: AntePosted) -> HandState:
 
 def _card(state: HandState, event: CardDealt) -> HandState:
     i = state.seats.index(event.seat)
-    return replace(
+    j = i + 1
+    cards, face_up = state.cards, state.face_up
+    return _copy(
         state,
-        cards=state.cards[:i] + (state.cards[i] + (event.card,),) + state.cards[i + 1 :],
-        face_up=state.face_up[:i] + (state.face_up[i] + (event.face_up,),) + state.face_up[i + 1 :],
-        deck_pos=state.deck_pos + 1,
+        {
+            "cards": cards[:i] + (cards[i] + (event.card,),) + cards[j:],
+            "face_up": face_up[:i] + (face_up[i] + (event.face_up,),) + face_up[j:],
+            "deck_pos": state.deck_pos + 1,
+        },
     )
 
 
@@ -348,56 +360,72 @@ def _community(state: HandState, event: CommunityCardDealt) -> HandState:
 
 
 def _round(state: HandState, event: BettingRoundStarted) -> HandState:
-    n = state.player_count
+    n = len(state.seats)
     first = None if event.first_to_act is None else state.seats.index(event.first_to_act)
-    needs = tuple(first is not None and state.can_bet(i) for i in range(n))
-    return replace(
+    if first is None:
+        needs: tuple[bool, ...] = (False,) * n
+    else:  # who can still bet: in, with chips behind (HandState.can_bet)
+        pairs = zip(state.folded, state.stacks, strict=True)
+        needs = tuple(not f and chips > 0 for f, chips in pairs)
+    return _copy(
         state,
-        street=event.street,
-        bet_size=event.bet_size,
-        street_bets=(0,) * n,
-        to_act=first,
-        needs_action=needs,
-        acted_since_full=(False,) * n,
-        level=0,
-        last_full_level=0,
-        last_raise=0,
-        bets_made=0,
-        capped=False,
-        big_bet_round=False,
-        bring_in_pending=event.forced_bring_in and first is not None,
-        last_aggressor=None,
-        phase=BET,
-        pending=(False,) * n,
-        # A matcher's larger bets are for the round after their match only.
-        matched=state.matched if event.street == state.match_round else (0,) * n,
+        {
+            "street": event.street,
+            "bet_size": event.bet_size,
+            "street_bets": (0,) * n,
+            "to_act": first,
+            "needs_action": needs,
+            "acted_since_full": (False,) * n,
+            "level": 0,
+            "last_full_level": 0,
+            "last_raise": 0,
+            "bets_made": 0,
+            "capped": False,
+            "big_bet_round": False,
+            "bring_in_pending": event.forced_bring_in and first is not None,
+            "last_aggressor": None,
+            "phase": BET,
+            "pending": (False,) * n,
+            # A matcher's larger bets are for the round after their match only.
+            "matched": state.matched if event.street == state.match_round else (0,) * n,
+        },
     )
 
 
 def _action(state: HandState, event: ActionTaken) -> HandState:
     i = state.seats.index(event.seat)
-    n = state.player_count
-    stacks = _set(state.stacks, i, state.stacks[i] - event.amount)
+    j = i + 1
+    to = event.to
+    amount = event.amount
+    stacks, committed = state.stacks, state.committed
+    if amount:
+        stacks = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
+        committed = committed[:i] + (committed[i] + amount,) + committed[j:]
     street_bets_before = state.street_bets
-    street_bets = _set(state.street_bets, i, event.to)
-    committed = _set(state.committed, i, state.committed[i] + event.amount)
-    folded = _set_flag(state.folded, i, True) if event.action == "fold" else state.folded
+    street_bets = street_bets_before[:i] + (to,) + street_bets_before[j:]
+    folded = state.folded
+    if event.action == "fold":
+        folded = folded[:i] + (True,) + folded[j:]
     needs = list(state.needs_action)
     needs[i] = False
-    acted = list(state.acted_since_full)
+    acted = state.acted_since_full
     level = state.level
-    last_full = state.last_full_level
-    last_raise = state.last_raise
-    bets_made = state.bets_made
-    capped = state.capped
-    big_round = state.big_bet_round
-    aggressor = state.last_aggressor
-    if event.to > level:
+    changes: dict[str, Any] = {
+        "stacks": stacks,
+        "street_bets": street_bets,
+        "committed": committed,
+        "folded": folded,
+        "bring_in_pending": False,
+    }
+    if to > level:
+        n = len(needs)
+        last_full = state.last_full_level
+        big_round = state.big_bet_round
         opts = state.options
         if (
             event.action in _WAGERS
             and not event.all_in
-            and event.to - last_full == opts.big_bet > state.bet_size
+            and to - last_full == opts.big_bet > state.bet_size
             and not state.matched[i]
         ):
             # The table's big bet wagered in a round at a smaller bet makes the rest of the
@@ -405,6 +433,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             # everyone (PacificStud.increments). A matcher's larger bet is their own allowance;
             # the others keep the round's bet (house rules, match the pot).
             big_round = True
+            changes["big_bet_round"] = True
         if event.action == "bring_in":
             full = False
         else:
@@ -415,59 +444,39 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
                 increment = spread_minimum(state)
             else:
                 increment = opts.big_bet if big_round else state.bet_size
-            full = 2 * (event.to - last_full) >= increment
-        level = event.to
+            full = 2 * (to - last_full) >= increment
+        changes["level"] = to
         if full:
-            if state.options.all_in_reopen == "faced" and bets_made > 0:
+            bets_made = state.bets_made
+            if opts.all_in_reopen == "faced" and bets_made > 0:
                 # House rules: the betting reopens for a player who has acted when what they
                 # face now (the bets since their own action, several short all-ins together)
                 # is half a bet or more; a player who called a short all-in may face less.
                 # (The round's first full bet, a completion over a bring-in, reopens for all.)
-                acted = [
-                    acted[j] and 2 * (event.to - street_bets_before[j]) < increment
-                    for j in range(n)
-                ]
+                acted = tuple(
+                    a and 2 * (to - before) < increment
+                    for a, before in zip(acted, street_bets_before, strict=True)
+                )
             else:
-                acted = [False] * n
-            last_raise = event.to - last_full
-            last_full = event.to
+                acted = (False,) * n
             bets_made += 1
-            aggressor = i
-            live = sum(1 for f in folded if not f)
-            if bets_made >= 1 + state.options.max_raises and live > 2:
-                capped = True
-        for j in range(n):
-            if j != i and not folded[j] and stacks[j] > 0:
-                needs[j] = True
-    acted[i] = True
-    to_act = _next_to_act(needs, i)
-    return replace(
-        state,
-        stacks=stacks,
-        street_bets=street_bets,
-        committed=committed,
-        folded=folded,
-        needs_action=tuple(needs),
-        acted_since_full=tuple(acted),
-        level=level,
-        last_full_level=last_full,
-        last_raise=last_raise,
-        bets_made=bets_made,
-        capped=capped,
-        big_bet_round=big_round,
-        bring_in_pending=False,
-        to_act=to_act,
-        last_aggressor=aggressor,
-    )
-
-
-def _next_to_act(needs: list[bool], after: int) -> int | None:
-    n = len(needs)
-    for step in range(1, n + 1):
-        j = (after + step) % n
-        if needs[j]:
-            return j
-    return None
+            changes["last_raise"] = to - last_full
+            changes["last_full_level"] = to
+            changes["bets_made"] = bets_made
+            changes["last_aggressor"] = i
+            if bets_made >= 1 + opts.max_raises and folded.count(False) > 2:
+                changes["capped"] = True
+        for k in range(n):
+            if k != i and not folded[k] and stacks[k] > 0:
+                needs[k] = True
+    changes["acted_since_full"] = acted[:i] + (True,) + acted[j:]
+    changes["needs_action"] = tuple(needs)
+    # The next player clockwise who still has to act (needs[i] is False: none, or a wrap).
+    if True in needs:
+        changes["to_act"] = needs.index(True, j) if True in needs[j:] else needs.index(True)
+    else:
+        changes["to_act"] = None
+    return _copy(state, changes)
 
 
 def _uncalled(state: HandState, event: UncalledBetReturned) -> HandState:
