@@ -9,10 +9,9 @@ from typing import NamedTuple
 from google.protobuf.message import DecodeError
 
 from riverboat.audit.archive import StoredMessage
-from riverboat.audit.fastdecode import decode_event
 from riverboat.audit.report import Check, EventRef, Violation
 from riverboat.engine.errors import EngineError
-from riverboat.eventcodec import CodecError
+from riverboat.eventcodec import CodecError, decode_event
 from riverboat.table.events import AnyEvent
 from riverboat.v1 import events_pb2 as pb
 

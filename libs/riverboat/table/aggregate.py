@@ -94,7 +94,8 @@ class Seat:
     protected_hand: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+# Not slotted: a __dict__ lets the fold copy the table with one C-level dict merge (_fold_run).
+@dataclass(frozen=True)
 class TableState:
     """Everything about one table; the fold of its events."""
 
@@ -474,7 +475,11 @@ def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:
 def _fold_run(state: TableState, run: list[HandEvent]) -> TableState:
     if state.hand is None:
         raise ValueError(f"{type(run[0]).__name__} with no hand in progress")
-    return replace(state, hand=fold_hand(run, state.hand))
+    # ``replace(state, hand=...)`` without re-running ``__init__``: every message of a hand
+    # comes here (a rebuild folds a whole log), and the copy was most of its cost.
+    table = object.__new__(TableState)
+    object.__setattr__(table, "__dict__", {**state.__dict__, "hand": fold_hand(run, state.hand)})
+    return table
 
 
 # --- commands -------------------------------------------------------------------------------
