@@ -113,14 +113,16 @@ _eval7_evaluate: Final[Callable[[list[object]], int]] = eval7.evaluate
 
 # Seven cards skip eval7 (building its list of cards costs more than its evaluation) and are
 # looked up instead, with small arrays that stay in the CPU's cache. Each card adds a key: the
-# low 16 bits count the suits (4 bits a suit); above them the ranks, deuce..seven as base-5
-# digits (a count of 0..4 each) plus eight..ace as base-5 digits times _SPLIT, which keeps the
-# sum under 2**30 (no two multisets of seven ranks share it). Without a flush the value depends
-# on those rank counts only; with one (five or more of a suit among seven leave no room for
-# quads or a full house) on the flush suit's ranks only. _LOW7[low digits] + _HIGH7[high
-# digits] numbers the 49,205 multisets of seven ranks densely (by how many are low), and each
-# value is filled from eval7 the first time its multiset (or flush suit's mask) is seen.
-_SPLIT: Final = 14_376  # above the largest low part, 4 * 5**5 + 3 * 5**4 = 14,375
+# low 16 bits count the suits (4 bits a suit); bits 16..29 count deuce..seven as base-5 digits
+# (a count of 0..4 each: seven cards sum to at most 4 * 5**5 + 3 * 5**4 = 14,375, under
+# 2**14); from bit 30 up, eight..ace as base-5 digits. Shifts and masks take the parts apart
+# (no division). Without a flush the value depends on those rank counts only; with one (five
+# or more of a suit among seven leave no room for quads or a full house) on the flush suit's
+# ranks only. _LOW7[low digits] + _HIGH7[high digits] numbers the 49,205 multisets of seven
+# ranks densely (by how many are low), and each value is filled from eval7 the first time its
+# multiset (or flush suit's mask) is seen.
+_SPLIT: Final = 14_376  # above the largest low part
+_HIGH_SHIFT: Final = 30
 
 
 def _rank_multisets(ranks: int) -> list[list[int]]:
@@ -149,9 +151,14 @@ def _dense_index() -> tuple[array[int], array[int], int]:
     return low_index, high_index, base
 
 
-_LOW7, _HIGH7, _MULTISETS7 = _dense_index()
+_low7, _high7, _MULTISETS7 = _dense_index()
+# Read as tuples: indexing one is a specialised bytecode returning a stored int, where an
+# array's makes a new int each time (about a tenth of an evaluation).
+_LOW7: Final[tuple[int, ...]] = tuple(_low7)
+_HIGH7: Final[tuple[int, ...]] = tuple(_high7)
+del _low7, _high7
 _KEY7: Final[tuple[int, ...]] = tuple(
-    (5 ** (c >> 2) if c >> 2 < 6 else 5 ** ((c >> 2) - 6) * _SPLIT) << 16 | 1 << 4 * (c & 3)
+    (5 ** (c >> 2) << 16 if c >> 2 < 6 else 5 ** ((c >> 2) - 6) << _HIGH_SHIFT) | 1 << 4 * (c & 3)
     for c in range(52)
 )
 
@@ -167,7 +174,7 @@ def _flush_suits() -> bytes:
     return bytes(table)
 
 
-_FLUSH_SUIT7: Final = _flush_suits()
+_FLUSH_SUIT7: Final[tuple[int, ...]] = tuple(_flush_suits())
 _RANK_BIT: Final[tuple[int, ...]] = tuple(1 << (c >> 2) for c in range(52))
 _by_ranks7 = array("I", bytes(4 * _MULTISETS7))  # 0: not seen yet (no 7-card value is 0)
 _by_flush7 = array("I", bytes(4 * 8192))
@@ -366,16 +373,19 @@ def high_value(cards: Sequence[Card], wild: WildPredicate | None = None) -> int:
     '0x10c0000'
     """
     if wild is None:
-        if len(cards) == 7:
-            # Inlined (see _KEY7): the hot path of every showdown and of the audit.
+        # Seven cards, inlined (see _KEY7) and first: the hot path of every showdown and of the
+        # audit. The unpacking is the length test (a try costs nothing until it raises).
+        try:
             a, b, c, d, e, f, g = cards
+        except ValueError:
+            pass
+        else:
             k = _KEY7
             key = k[a] + k[b] + k[c] + k[d] + k[e] + k[f] + k[g]
             flush = _FLUSH_SUIT7[key & 0x7FFF]
             if flush:
                 return _flush7(cards, flush - 1)
-            ranks = key >> 16
-            index = _LOW7[ranks % _SPLIT] + _HIGH7[ranks // _SPLIT]
+            index = _LOW7[key >> 16 & 0x3FFF] + _HIGH7[key >> 30]  # 30: _HIGH_SHIFT
             return _by_ranks7[index] or _high7_first(cards, index)
         if 5 <= len(cards) <= 6:
             return _eval7_evaluate([_E7_CARDS[card] for card in cards])
