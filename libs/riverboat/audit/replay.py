@@ -238,7 +238,7 @@ class Replayer:
     def _synced(self) -> TableState:
         """The table with the live hand state in it (kept apart while a hand is replayed)."""
         if self.hand is not None and self.table.hand is not self.hand:
-            self.table = replace(self.table, hand=self.hand)
+            self.table = aggregate.replace_table(self.table, hand=self.hand)
         return self.table
 
     def _fold_table(self, events: Sequence[AnyEvent], at: LoggedMessage) -> None:
@@ -428,7 +428,7 @@ class Replayer:
             return
         self.hand = state
         self.deck, self.stubs_used = deck.main, 0
-        self.table = replace(aggregate.apply(self.table, started), hand=state)
+        self.table = aggregate.replace_table(aggregate.apply(self.table, started), hand=state)
         if state.finished:  # over in its own deal (heads-up, one player all in on the ante)
             self._end_hand(m, [e.event for e in m.events if e.event is not None])
 
@@ -511,7 +511,7 @@ class Replayer:
         ended = next(i for i, e in enumerate(events) if isinstance(e, ev.HandEnded))
         self._fold_table(events[ended:], m)
         self.hand = None
-        self.table = replace(self.table, hand=None)
+        self.table = aggregate.replace_table(self.table, hand=None)
         self._hand_over = True
 
     def _void(self, m: LoggedMessage, voided: HandVoided) -> None:

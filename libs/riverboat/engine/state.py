@@ -226,10 +226,11 @@ def replace(state: HandState, **changes: Any) -> HandState:
 
 
 def _copy(state: HandState, changes: dict[str, Any]) -> HandState:
-    """:func:`replace` for the handlers of the events every hand folds many times (a card, an
-    action, a round): ``changes`` is their own dict literal, so no keyword call and no field
-    check on each (their field names are fixed in the code, and the fold tests compare every
-    field)."""
+    """:func:`replace` for the handlers of the events every hand folds several times (a
+    round): ``changes`` is their own dict literal, so no keyword call and no field check on
+    each (their field names are fixed in the code, and the fold tests compare every field).
+    The most frequent ones (a card, an action) copy the old state's dict and write into the
+    copy: no dict of changes at all."""
     new = _NEW(HandState)
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new
@@ -331,28 +332,31 @@ def _set(values: tuple[int, ...], i: int, value: int) -> tuple[int, ...]:
 
 def _ante(state: HandState, event: AntePosted) -> HandState:
     i = state.seats.index(event.seat)
+    j = i + 1
+    amount = event.amount
+    stacks, committed, dead = state.stacks, state.committed, state.dead
     # An ante is dead money (not a bet); whether it also counts towards a player's all-in
     # level is the game's payout rule (Pacific: a per-player ante does).
-    return replace(
-        state,
-        stacks=_set(state.stacks, i, state.stacks[i] - event.amount),
-        committed=_set(state.committed, i, state.committed[i] + event.amount),
-        dead=_set(state.dead, i, state.dead[i] + event.amount),
-    )
+    new = state.__dict__.copy()  # as in _action
+    new["stacks"] = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
+    new["committed"] = committed[:i] + (committed[i] + amount,) + committed[j:]
+    new["dead"] = dead[:i] + (dead[i] + amount,) + dead[j:]
+    after = _NEW(HandState)
+    _SET(after, "__dict__", new)
+    return after
 
 
 def _card(state: HandState, event: CardDealt) -> HandState:
     i = state.seats.index(event.seat)
     j = i + 1
     cards, face_up = state.cards, state.face_up
-    return _copy(
-        state,
-        {
-            "cards": cards[:i] + (cards[i] + (event.card,),) + cards[j:],
-            "face_up": face_up[:i] + (face_up[i] + (event.face_up,),) + face_up[j:],
-            "deck_pos": state.deck_pos + 1,
-        },
-    )
+    new = state.__dict__.copy()  # as in _action: the new state's fields, in place
+    new["cards"] = cards[:i] + (cards[i] + (event.card,),) + cards[j:]
+    new["face_up"] = face_up[:i] + (face_up[i] + (event.face_up,),) + face_up[j:]
+    new["deck_pos"] = state.deck_pos + 1
+    after = _NEW(HandState)
+    _SET(after, "__dict__", new)
+    return after
 
 
 def _community(state: HandState, event: CommunityCardDealt) -> HandState:
@@ -397,27 +401,23 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     j = i + 1
     to = event.to
     amount = event.amount
-    stacks, committed = state.stacks, state.committed
+    # The new state's fields, written in its own copy of the old one's (see _copy).
+    new = state.__dict__.copy()
+    stacks = state.stacks
     if amount:
-        stacks = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
-        committed = committed[:i] + (committed[i] + amount,) + committed[j:]
+        stacks = new["stacks"] = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
+        committed = state.committed
+        new["committed"] = committed[:i] + (committed[i] + amount,) + committed[j:]
     street_bets_before = state.street_bets
-    street_bets = street_bets_before[:i] + (to,) + street_bets_before[j:]
+    new["street_bets"] = street_bets_before[:i] + (to,) + street_bets_before[j:]
     folded = state.folded
     if event.action == "fold":
-        folded = folded[:i] + (True,) + folded[j:]
+        folded = new["folded"] = folded[:i] + (True,) + folded[j:]
+    new["bring_in_pending"] = False
     needs = list(state.needs_action)
     needs[i] = False
     acted = state.acted_since_full
-    level = state.level
-    changes: dict[str, Any] = {
-        "stacks": stacks,
-        "street_bets": street_bets,
-        "committed": committed,
-        "folded": folded,
-        "bring_in_pending": False,
-    }
-    if to > level:
+    if to > state.level:
         n = len(needs)
         last_full = state.last_full_level
         big_round = state.big_bet_round
@@ -432,8 +432,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             # round big: stud's open pair on 4th street, the one place a game offers it to
             # everyone (PacificStud.increments). A matcher's larger bet is their own allowance;
             # the others keep the round's bet (house rules, match the pot).
-            big_round = True
-            changes["big_bet_round"] = True
+            big_round = new["big_bet_round"] = True
         if event.action == "bring_in":
             full = False
         else:
@@ -445,7 +444,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             else:
                 increment = opts.big_bet if big_round else state.bet_size
             full = 2 * (to - last_full) >= increment
-        changes["level"] = to
+        new["level"] = to
         if full:
             bets_made = state.bets_made
             if opts.all_in_reopen == "faced" and bets_made > 0:
@@ -460,23 +459,25 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
             else:
                 acted = (False,) * n
             bets_made += 1
-            changes["last_raise"] = to - last_full
-            changes["last_full_level"] = to
-            changes["bets_made"] = bets_made
-            changes["last_aggressor"] = i
+            new["last_raise"] = to - last_full
+            new["last_full_level"] = to
+            new["bets_made"] = bets_made
+            new["last_aggressor"] = i
             if bets_made >= 1 + opts.max_raises and folded.count(False) > 2:
-                changes["capped"] = True
+                new["capped"] = True
         for k in range(n):
             if k != i and not folded[k] and stacks[k] > 0:
                 needs[k] = True
-    changes["acted_since_full"] = acted[:i] + (True,) + acted[j:]
-    changes["needs_action"] = tuple(needs)
+    new["acted_since_full"] = acted[:i] + (True,) + acted[j:]
+    new["needs_action"] = tuple(needs)
     # The next player clockwise who still has to act (needs[i] is False: none, or a wrap).
     if True in needs:
-        changes["to_act"] = needs.index(True, j) if True in needs[j:] else needs.index(True)
+        new["to_act"] = needs.index(True, j) if True in needs[j:] else needs.index(True)
     else:
-        changes["to_act"] = None
-    return _copy(state, changes)
+        new["to_act"] = None
+    after = _NEW(HandState)
+    _SET(after, "__dict__", new)
+    return after
 
 
 def _uncalled(state: HandState, event: UncalledBetReturned) -> HandState:

@@ -425,7 +425,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             return replace(state, chosen=state.chosen or bool(state.game))
         case HandStarted():
             hand = fold_hand([event])
-            return replace(
+            return replace_table(
                 state,
                 hand=hand,
                 pending=None,
@@ -447,7 +447,7 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
                     replace(s, time_bank=min(policy.seconds, s.time_bank + policy.topup_seconds))
                     for s in seats
                 )
-            return replace(
+            return replace_table(
                 state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0, banking={}
             )
         case _:
@@ -475,10 +475,15 @@ def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:
 def _fold_run(state: TableState, run: list[HandEvent]) -> TableState:
     if state.hand is None:
         raise ValueError(f"{type(run[0]).__name__} with no hand in progress")
-    # ``replace(state, hand=...)`` without re-running ``__init__``: every message of a hand
-    # comes here (a rebuild folds a whole log), and the copy was most of its cost.
+    return replace_table(state, hand=fold_hand(run, state.hand))
+
+
+def replace_table(state: TableState, **changes: Any) -> TableState:
+    """``dataclasses.replace(state, **changes)`` without re-running ``__init__`` (it checks
+    nothing): the fold copies the table for every message of a hand, and a rebuild folds a
+    whole log, so the copy is one dict merge."""
     table = object.__new__(TableState)
-    object.__setattr__(table, "__dict__", {**state.__dict__, "hand": fold_hand(run, state.hand)})
+    object.__setattr__(table, "__dict__", {**state.__dict__, **changes})
     return table
 
 
