@@ -218,19 +218,12 @@ _NEW = object.__new__
 
 def replace(state: HandState, **changes: Any) -> HandState:
     """A copy of ``state`` with ``changes``: ``dataclasses.replace`` without re-running
-    ``__init__``. The fold runs once per event, so this copy is its main cost."""
+    ``__init__``. The fold runs once per event, so this copy is its main cost. (The events
+    every hand folds many times, a card, an action, an ante, a round, do the same inline: they
+    copy the old state's dict, write their fields into it and make the state of it, with no
+    keyword call and no field check; their field names are fixed in the code, and the fold
+    tests compare every field.)"""
     assert _FIELDS.issuperset(changes), f"unknown state fields: {set(changes) - _FIELDS}"
-    new = _NEW(HandState)
-    _SET(new, "__dict__", {**state.__dict__, **changes})
-    return new
-
-
-def _copy(state: HandState, changes: dict[str, Any]) -> HandState:
-    """:func:`replace` for the handlers of the events every hand folds several times (a
-    round): ``changes`` is their own dict literal, so no keyword call and no field check on
-    each (their field names are fixed in the code, and the fold tests compare every field).
-    The most frequent ones (a card, an action) copy the old state's dict and write into the
-    copy: no dict of changes at all."""
     new = _NEW(HandState)
     _SET(new, "__dict__", {**state.__dict__, **changes})
     return new
@@ -337,7 +330,7 @@ def _ante(state: HandState, event: AntePosted) -> HandState:
     stacks, committed, dead = state.stacks, state.committed, state.dead
     # An ante is dead money (not a bet); whether it also counts towards a player's all-in
     # level is the game's payout rule (Pacific: a per-player ante does).
-    new = state.__dict__.copy()  # as in _action
+    new = state.__dict__.copy()  # the new state's fields (see replace)
     new["stacks"] = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
     new["committed"] = committed[:i] + (committed[i] + amount,) + committed[j:]
     new["dead"] = dead[:i] + (dead[i] + amount,) + dead[j:]
@@ -350,7 +343,7 @@ def _card(state: HandState, event: CardDealt) -> HandState:
     i = state.seats.index(event.seat)
     j = i + 1
     cards, face_up = state.cards, state.face_up
-    new = state.__dict__.copy()  # as in _action: the new state's fields, in place
+    new = state.__dict__.copy()  # the new state's fields (see replace)
     new["cards"] = cards[:i] + (cards[i] + (event.card,),) + cards[j:]
     new["face_up"] = face_up[:i] + (face_up[i] + (event.face_up,),) + face_up[j:]
     new["deck_pos"] = state.deck_pos + 1
@@ -371,8 +364,8 @@ def _round(state: HandState, event: BettingRoundStarted) -> HandState:
     else:  # who can still bet: in, with chips behind (HandState.can_bet)
         pairs = zip(state.folded, state.stacks, strict=True)
         needs = tuple(not f and chips > 0 for f, chips in pairs)
-    return _copy(
-        state,
+    new = state.__dict__.copy()  # the new state's fields (see replace)
+    new.update(
         {
             "street": event.street,
             "bet_size": event.bet_size,
@@ -392,8 +385,11 @@ def _round(state: HandState, event: BettingRoundStarted) -> HandState:
             "pending": (False,) * n,
             # A matcher's larger bets are for the round after their match only.
             "matched": state.matched if event.street == state.match_round else (0,) * n,
-        },
+        }
     )
+    after = _NEW(HandState)
+    _SET(after, "__dict__", new)
+    return after
 
 
 def _action(state: HandState, event: ActionTaken) -> HandState:
@@ -401,8 +397,7 @@ def _action(state: HandState, event: ActionTaken) -> HandState:
     j = i + 1
     to = event.to
     amount = event.amount
-    # The new state's fields, written in its own copy of the old one's (see _copy).
-    new = state.__dict__.copy()
+    new = state.__dict__.copy()  # the new state's fields (see replace)
     stacks = state.stacks
     if amount:
         stacks = new["stacks"] = stacks[:i] + (stacks[i] - amount,) + stacks[j:]
