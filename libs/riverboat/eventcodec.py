@@ -708,12 +708,12 @@ def encode_chained_batch(
 
 
 def chain_end(data: bytes, previous_hash: bytes = GENESIS_HASH) -> bytes:
-    """The hash of the last event of a stored batch (what the next batch chains to)."""
+    """The hash of the last event of a stored batch (what the next batch chains to), or
+    ``previous_hash`` for an empty batch."""
     batch = pb.EventBatch()
     batch.ParseFromString(data)
-    for env in batch.events:
-        previous_hash = event_hash(env)
-    return previous_hash
+    events = batch.events
+    return event_hash(events[-1]) if events else previous_hash
 
 
 def decode_batch(data: bytes) -> list[tuple[AnyEvent, EventMeta]]:
