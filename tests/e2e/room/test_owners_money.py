@@ -27,11 +27,11 @@ import nats
 import pytest
 
 from riverboat.client import LobbyClient
-from riverboat.engine.events import HandEnded, HandStarted, RakeTaken
+from riverboat.engine.events import HandEnded, RakeTaken
 from riverboat.natsserver import NatsServer
 from riverboat.services.launcher import ServiceProcess
 from riverboat.services.settlement.config import SettlementConfig
-from riverboat.table.events import HandVoided
+from riverboat.table.events import HandCommitted, HandVoided
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc
 from tests.e2e.room._play import read_log
 from tests.e2e.room._settled import register, settlement_process
@@ -193,6 +193,7 @@ async def _everyone_sits_out(driver: Driver, seated: dict[str, list[str]]) -> No
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 90
     quiet: dict[str, int] = {}
+    tails: dict[str, list[str]] = {}
     while loop.time() < deadline:
         counts = {}
         for table_id in seated:
@@ -201,11 +202,14 @@ async def _everyone_sits_out(driver: Driver, seated: dict[str, list[str]]) -> No
                 for batch in await read_log(pair.first_url, pair.stream, pair.prefix, table_id)
                 for e in batch
             ]
-            started = sum(isinstance(e, HandStarted) for e in events)
+            # Every hand committed ends, played out or voided (a hand committed as the players
+            # sat out is voided before it is dealt: it never started).
+            committed = sum(isinstance(e, HandCommitted) for e in events)
             ended = sum(isinstance(e, HandEnded | HandVoided) for e in events)
-            counts[table_id] = len(events) if started == ended else -1
+            counts[table_id] = len(events) if committed == ended else -1
+            tails[table_id] = [type(e).__name__ for e in events[-12:]]
         if -1 not in counts.values() and counts == quiet:
             return
         quiet = counts
         await asyncio.sleep(1.0)
-    raise AssertionError("the tables kept dealing after every player sat out")
+    raise AssertionError(f"the tables kept dealing after every player sat out: {counts} {tails}")
