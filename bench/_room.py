@@ -13,7 +13,7 @@ import contextlib
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,11 +159,13 @@ def start_room(
     hand_pause: float = 0.0,
     start_timeout: float = 30.0,
     scheme: str = "",
+    table_args: Sequence[str] = (),
 ) -> Room:
     """Start the dealer, then the table service, on streams named after ``tag``; both accept
     bearer tokens signed with ``token_key``. ``start_timeout``: seconds the table service may
     take to serve (it rebuilds every table in its stream first). ``scheme``: the dealer's
-    shuffle scheme (``CRV1`` or ``RBS1``; "": the dealer's default)."""
+    shuffle scheme (``CRV1`` or ``RBS1``; "": the dealer's default). ``table_args``: more flags
+    for the table service."""
     env = {"RIVERBOAT_TOKEN_KEY": token_key.hex()}
     if scheme:
         env["RIVERBOAT_DEALER_SCHEME"] = scheme
@@ -178,6 +180,7 @@ def start_room(
             *("--address", table_address, "--nats", nats_url, "--dealer", dealer_address),
             *("--hand-pause", str(hand_pause), "--log-format", "json"),
             *("--stream", tables_stream, "--subject-prefix", tables_prefix),
+            *table_args,
         ],
         log_path=var / f"table-{tag}.log",
         env=env,

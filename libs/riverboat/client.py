@@ -9,6 +9,7 @@ of game) they pick one and send ``Act``: betting through a :data:`Chooser`, ever
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import random
 import secrets
@@ -24,6 +25,7 @@ from riverboat.engine.betting import LegalAction
 from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.redirect import no_owner_delay
 from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
+from riverboat.rpcstatus import retry_delay
 from riverboat.shuffle import crv1
 from riverboat.table.aggregate import COMMIT_SEED, SEED
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
@@ -287,6 +289,39 @@ Chooser = Callable[[list[LegalAction]], tuple[str, int]]
 
 #: Seconds a bot waits for an answer to ``Act`` before giving up on that move.
 ACT_TIMEOUT = 10.0
+#: A throttled action (RESOURCE_EXHAUSTED with RetryInfo) is sent again, the same request,
+#: at most this many times; the shortest wait between two tries, seconds.
+THROTTLE_RETRIES = 20
+MIN_THROTTLE_WAIT = 0.01
+
+
+def throttle_delay(error: grpc.RpcError) -> float | None:
+    """Seconds to wait before sending a throttled request again (a rate limit's
+    ``RESOURCE_EXHAUSTED`` with its ``RetryInfo``), or None for any other error. A bot that
+    dropped a throttled move would leave its table waiting for the action clock."""
+    if error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    delay = retry_delay(error)
+    return None if delay is None else max(delay, MIN_THROTTLE_WAIT)
+
+
+async def retry_throttled(call: Callable[[], Awaitable[T]], stats: BotStats | None = None) -> T:
+    """Await ``call()``; while it is throttled (:func:`throttle_delay`), wait as told and call
+    again, at most :data:`THROTTLE_RETRIES` times (each wait counted in ``stats.throttled``).
+    ``call`` must send the same request each time (the same request id), so a retry never
+    acts twice."""
+    for _ in range(THROTTLE_RETRIES):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as exc:
+            delay = throttle_delay(exc)
+            if delay is None:
+                raise
+            if stats is not None:
+                stats.throttled += 1
+            await asyncio.sleep(delay)
+    return await call()
+
 
 #: Betting actions: a :data:`Chooser` picks among these.
 BETTING = frozenset({"bring_in", "complete", "bet", "raise", "call", "check", "fold"})
@@ -367,6 +402,8 @@ class BotStats:
     proof_failures: list[str] = field(default_factory=list)
     #: Hands in which no seed of the bot's went into the lock (one was drawn for it).
     seeds_drawn: int = 0
+    #: Actions the table throttled (a rate limit) and the bot sent again after the wait.
+    throttled: int = 0
 
     def tally(self, checks: list[CardCheck]) -> None:
         """Count a batch of the bot's own proof checks."""
@@ -466,15 +503,17 @@ class ClientSeeds:
         """Send one seed Act (from :meth:`claim`) and wait; the checks its answer settles."""
         request = self.request(action, hand_id, seat)
         try:
-            await self.client.act(
-                self.table_id,
-                hand_id,
-                seat,
-                action,
-                request_id=request.request_id,
-                timeout=ACT_TIMEOUT,
-                client_seed=request.client_seed,
-                seed_commitment=request.seed_commitment,
+            await retry_throttled(
+                lambda: self.client.act(
+                    self.table_id,
+                    hand_id,
+                    seat,
+                    action,
+                    request_id=request.request_id,
+                    timeout=ACT_TIMEOUT,
+                    client_seed=request.client_seed,
+                    seed_commitment=request.seed_commitment,
+                )
             )
         except grpc.aio.AioRpcError as exc:
             if exc.code() in (
@@ -558,19 +597,23 @@ async def play_bot(
                     await asyncio.sleep(think)
                 started = time.perf_counter()  # loop.time() is in whole ms on uvloop
                 try:
-                    reply = await client.act(
-                        table_id,
-                        view.hand_id,
-                        view.viewer_seat,
-                        move.action,
-                        move.amount,
-                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
-                        cards=move.cards,
-                        choice=move.choice,
-                        options=move.options,
-                        small_bet=move.small_bet,
-                        big_bet=move.big_bet,
-                        timeout=ACT_TIMEOUT,
+                    reply = await retry_throttled(
+                        functools.partial(
+                            client.act,
+                            table_id,
+                            view.hand_id,
+                            view.viewer_seat,
+                            move.action,
+                            move.amount,
+                            request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                            cards=move.cards,
+                            choice=move.choice,
+                            options=move.options,
+                            small_bet=move.small_bet,
+                            big_bet=move.big_bet,
+                            timeout=ACT_TIMEOUT,
+                        ),
+                        stats,
                     )
                     acted_version = reply.version
                     stats.actions += 1

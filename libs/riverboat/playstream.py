@@ -79,6 +79,11 @@ class PlayStream:
         """End the stream."""
         self._call.cancel()
 
+    def done(self) -> bool:
+        """The stream has ended (cancelled, or finished by the service): nothing more can be
+        sent on it."""
+        return bool(self._call.done())
+
 
 async def open_play(client: TableClient, table_id: str, after_version: int = 0) -> PlayStream:
     """Open ``table_id``'s Play stream as ``client``'s player, at the table's owner.

@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 import grpc
 
 from riverboat.client import (
+    THROTTLE_RETRIES,
     BotStats,
     Chooser,
     ClientSeeds,
@@ -26,6 +28,7 @@ from riverboat.client import (
     next_move,
     random_picker,
     sat_out,
+    throttle_delay,
 )
 from riverboat.playstream import PlayStream, open_play, refusal
 from riverboat.proofcheck import CardChecker
@@ -85,6 +88,10 @@ class _Bot:
         self.acted_version = 0
         self.after = 0
         self.sent: dict[str, float] = {}  # request id -> when it was sent
+        #: What each request sent on this stream asked (to send a throttled one again), and
+        #: how many times it was throttled.
+        self.asked: dict[str, dict[str, Any]] = {}
+        self.throttles: dict[str, int] = {}
 
     async def play(self, stop: asyncio.Event, idle: float) -> None:
         """One stream, until it ends, goes quiet for ``idle`` seconds or ``stop`` is set."""
@@ -113,13 +120,19 @@ class _Bot:
             async for message in stream:
                 last = loop.time()
                 if message.WhichOneof("kind") == "outcome":
-                    self._outcome(message.outcome)
+                    await self._outcome(stream, message.outcome)
                 else:
                     await self._update(stream, message.update)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if not ended or (task is not None and task.cancelling()):
                 raise  # not our own ending: the task is being cancelled
+        except grpc.aio.AioRpcError:
+            # After we ended the stream ourselves (quiet, or stopping), a read or a write on it
+            # fails (CANCELLED, or INTERNAL from a write racing the cancel): that is the ending
+            # asked for, not an error of the table's.
+            if not ended:
+                raise
         finally:
             if timer is not None:
                 timer.cancel()
@@ -129,10 +142,30 @@ class _Bot:
             # decision (the view has moved on), so they are only counted.
             self.stats.unanswered += len(self.sent)
             self.sent.clear()
+            self.asked.clear()
+            self.throttles.clear()
 
-    def _outcome(self, outcome: table_pb2.ActOutcome) -> None:
-        began = self.sent.pop(outcome.request_id, None)
+    async def _send(self, stream: PlayStream, request_id: str, **asked: Any) -> None:
+        self.asked[request_id] = asked
+        await stream.act(request_id=request_id, **asked)
+
+    async def _outcome(self, stream: PlayStream, outcome: table_pb2.ActOutcome) -> None:
         error = refusal(outcome)
+        request_id = outcome.request_id
+        delay = None if error is None else throttle_delay(error)
+        tries = self.throttles.get(request_id, 0)
+        if delay is not None and request_id in self.asked and tries < THROTTLE_RETRIES:
+            # Throttled by a rate limit: the same request again once the limit allows it
+            # (its request id makes a second acceptance impossible).
+            self.throttles[request_id] = tries + 1
+            self.stats.throttled += 1
+            await asyncio.sleep(delay)
+            if not stream.done():  # else the stream ended while we waited (stop, a hand-over)
+                await stream.act(request_id=request_id, **self.asked[request_id])
+            return
+        self.asked.pop(request_id, None)
+        self.throttles.pop(request_id, None)
+        began = self.sent.pop(request_id, None)
         seed = self.seeding.pop(outcome.request_id, None)
         if seed is not None:
             # Refused: too late (the table derives this seat's seed; the lock says so).
@@ -160,11 +193,12 @@ class _Bot:
             seed = self.seeds.request(*due)
             self.seeding[seed.request_id] = seed
             self.sent[seed.request_id] = time.perf_counter()
-            await stream.act(
-                seed.hand_id,
-                seed.seat,
-                seed.action,
-                request_id=seed.request_id,
+            await self._send(
+                stream,
+                seed.request_id,
+                hand_id=seed.hand_id,
+                seat=seed.seat,
+                action=seed.action,
                 client_seed=seed.client_seed,
                 seed_commitment=seed.seed_commitment,
             )
@@ -187,12 +221,13 @@ class _Bot:
             return
         request_id = f"{self.client.player}-{view.hand_id or 'choice'}-{view.version}"
         self.sent[request_id] = time.perf_counter()  # loop.time() is in whole ms on uvloop
-        await stream.act(
-            view.hand_id,
-            view.viewer_seat,
-            move.action,
-            move.amount,
-            request_id=request_id,
+        await self._send(
+            stream,
+            request_id,
+            hand_id=view.hand_id,
+            seat=view.viewer_seat,
+            action=move.action,
+            amount=move.amount,
             cards=move.cards,
             choice=move.choice,
             options=move.options,

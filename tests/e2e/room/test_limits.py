@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,9 +29,16 @@ import nats
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
+import riverboat.bots.streaming as streaming_module
+import riverboat.client as client_module
+from riverboat.bots.streaming import play_bot_streaming
+from riverboat.client import BotStats, play_bot, random_chooser
+from riverboat.engine.events import HandEnded
 from riverboat.services.launcher import ServiceProcess, free_port
+from riverboat.table.events import PlayerTimedOut
 from riverboat.v1 import lobby_pb2, lobby_pb2_grpc, table_pb2, table_pb2_grpc
 from tests import statuskit
+from tests.e2e.room._play import read_log, setup_table
 from tests.e2e.room.conftest import Room, _lobby, _table
 
 RE = grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -463,3 +471,84 @@ async def test_the_watch_oracle_counts_a_cap_that_is_not_there(room: Room) -> No
         await open_table(room, t.address, "watched")
         async with watches(room, t.address, "watched", "ann", 40) as (opened, refused):
             assert len(opened) == 40 and not refused
+
+
+# --- bots under a tight Act limit --------------------------------------------------------------
+
+
+async def _bots_under_act_limit(
+    room: Room, seconds: float, hands: int
+) -> tuple[int, int, list[str]]:
+    """Two Watch+Act bots and two Play-stream bots at one table of a service that lets each
+    account Act 4 times a second (the bots try hundreds): play until ``hands`` hands ended or
+    ``seconds`` passed. The hands ended and the clock's timeouts, from the raw log; the errors
+    and throttles the bots counted."""
+    # The room's own table service, restarted with the limit (the dealer deals only the
+    # tables of the room's stream).
+    table = room.table
+    table.stop()
+    table.args.extend(("--rate-limit", "Act.account=4/s"))
+    table.start()
+    async with grpc.aio.insecure_channel(table.address) as channel:
+        operator = room.client(channel, "operator", "operator")
+        players = await setup_table(operator, "t-throttled", 4)
+        stop = asyncio.Event()
+        stats = [BotStats() for _ in players]
+        rng = random.Random(15)
+        kinds: tuple[Callable[..., Awaitable[BotStats]], ...] = (
+            play_bot,
+            play_bot,
+            play_bot_streaming,
+            play_bot_streaming,
+        )
+        bots = [
+            asyncio.ensure_future(
+                bot(
+                    room.client(channel, name),
+                    "t-throttled",
+                    random_chooser(random.Random(rng.random())),
+                    stop=stop,
+                    stats=stat,
+                )
+            )
+            for bot, name, stat in zip(kinds, players, stats, strict=True)
+        ]
+        stream = table.args[table.args.index("--stream") + 1]
+        prefix = table.args[table.args.index("--subject-prefix") + 1]
+        deadline = asyncio.get_running_loop().time() + seconds
+        ended = timeouts = 0
+        try:
+            while asyncio.get_running_loop().time() < deadline and ended < hands:
+                await asyncio.sleep(1.0)
+                events = [
+                    e
+                    for batch in await read_log(room.nats_url, stream, prefix, "t-throttled")
+                    for e in batch
+                ]
+                ended = sum(isinstance(e, HandEnded) for e in events)
+                timeouts = sum(isinstance(e, PlayerTimedOut) for e in events)
+        finally:
+            stop.set()
+            await asyncio.gather(*bots)
+    assert sum(s.throttled for s in stats) > 0 or any(
+        e.startswith("RESOURCE_EXHAUSTED") for s in stats for e in s.errors
+    ), "the limit never bit: the test shows nothing"
+    return ended, timeouts, [e for s in stats for e in s.errors]
+
+
+async def test_bots_wait_out_a_throttled_act_and_the_table_keeps_dealing(room: Room) -> None:
+    # Found by `make bench`: one table of bots at machine speed passes a player's 50/s, and a
+    # bot that dropped its throttled move left the table waiting for the clock.
+    ended, timeouts, errors = await _bots_under_act_limit(room, seconds=90, hands=3)
+    assert ended >= 3 and timeouts == 0 and not errors, (ended, timeouts, errors)
+
+
+async def test_the_throttle_oracle_sees_bots_that_drop_throttled_moves(
+    room: Room, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Planted: bots that never send a throttled move again. The table waits for the clock (5 s
+    # and the 60 s time bank), so the hands stop.
+    monkeypatch.setattr(client_module, "THROTTLE_RETRIES", 0)
+    monkeypatch.setattr(streaming_module, "THROTTLE_RETRIES", 0)
+    ended, _, errors = await _bots_under_act_limit(room, seconds=15, hands=3)
+    assert ended < 3 and any(e.startswith("RESOURCE_EXHAUSTED") for e in errors), (ended, errors)
