@@ -796,8 +796,8 @@ class NatsCluster:
 
     def meta_leader(self) -> str | None:
         """The server name of the JetStream meta leader, or None: it must say so itself and
-        count every other running node as a current peer (a node it does not count yet is no
-        place for a replica: an R3 stream made then is refused, "no suitable peers")."""
+        count every other running node as a current peer, online (a node it does not count yet
+        is no place for a replica: an R3 stream made then is refused, "no suitable peers")."""
         running = {node.server_name for node in self.nodes if node.is_running}
         for node in self.nodes:
             meta = self.jsz(node).get("meta_cluster")
@@ -806,7 +806,9 @@ class NatsCluster:
             current = {
                 str(peer.get("name"))
                 for peer in meta.get("replicas") or []
-                if isinstance(peer, dict) and peer.get("current")
+                # "offline" is the leader's placement view (the nodes' stats heartbeats): a
+                # peer can be current in the log and still offline there for a moment.
+                if isinstance(peer, dict) and peer.get("current") and not peer.get("offline")
             }
             if running - {node.server_name} <= current:
                 return node.server_name
