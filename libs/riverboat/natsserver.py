@@ -233,6 +233,11 @@ def server_version(binary: Path | str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
+#: Ports :func:`free_port` returned in this process: never returned twice, so the ports of one
+#: room asked for one after another differ (a random draw repeated itself once in CI).
+_HANDED_OUT: set[int] = set()
+
+
 def free_port(host: str = DEFAULT_HOST) -> int:
     """A TCP port nothing listens on right now, below the kernel's ephemeral range.
 
@@ -248,11 +253,14 @@ def free_port(host: str = DEFAULT_HOST) -> int:
     rng = random.Random()
     for _ in range(200):
         port = rng.randrange(max(1024, low // 2), low)
+        if port in _HANDED_OUT:
+            continue  # given to an earlier caller that may not have bound it yet
         with socket.socket() as sock:
             try:
                 sock.bind((host, port))
             except OSError:
                 continue
+            _HANDED_OUT.add(port)
             return port
     with socket.socket() as sock:  # a crowded machine: any free port, as before
         sock.bind((host, 0))

@@ -371,3 +371,23 @@ def test_make_run_passes_args_and_the_banner_hints_reach_the_room(tmp_path: Path
         run.wait(timeout=90)
     assert reap(tmp_path) == [], "no service or nats-server is left running"
     assert "stopped." in output.read_text(), output.read_text()[-3000:]
+
+
+def test_up_refuses_one_port_for_two_services_and_starts_nothing(tmp_path: Path) -> None:
+    # Found in CI: two services drawn the same free port got as far as the demo's login,
+    # which the table service answered UNIMPLEMENTED, and ended in a traceback.
+    ports = _ports()
+    ports[1] = ports[0]  # the table on the lobby's port
+    var = tmp_path / "var"
+    done = subprocess.run(
+        _up(var, ports), capture_output=True, text=True, env=ENV, timeout=60, check=False
+    )
+    assert done.returncode == 2, done
+    assert "--table-address and --lobby-address both name port" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert not (var / "nats").exists()  # nothing was started
+
+
+def test_free_ports_are_never_handed_out_twice() -> None:
+    ports = [free_port() for _ in range(300)]
+    assert len(set(ports)) == len(ports)

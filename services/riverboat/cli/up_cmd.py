@@ -162,6 +162,27 @@ def _describe(pid: int) -> str:
     return f"{name} (pid {pid})"
 
 
+def shared_addresses(args: argparse.Namespace) -> str:
+    """What two services were given the same address for ("" if none): only one of them could
+    listen there, and the room would fail later, less clearly."""
+    given = [
+        ("--dealer-address", args.dealer_address),
+        ("--table-address", args.table_address),
+        ("--settlement-address", args.settlement_address),
+        ("--lobby-address", args.lobby_address),
+    ]
+    if not args.nats and not args.cluster:
+        given.append(("--nats-port", f"{DEFAULT_HOST}:{args.nats_port}"))
+    seen: dict[tuple[str, int], str] = {}
+    for flag, address in given:
+        host, port = split_address(address)
+        key = ("127.0.0.1" if host in ("localhost", "") else host, port)
+        if port and key in seen:
+            return f"{seen[key]} and {flag} both name port {port}; give each service its own"
+        seen[key] = flag
+    return ""
+
+
 def stale_processes(args: argparse.Namespace, var: Path) -> list[str]:
     """One line per process that holds the NATS store or a port this room needs (none: [])."""
     holders: dict[int | None, list[str]] = {}
@@ -214,6 +235,10 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 def cmd_up(args: argparse.Namespace) -> int:
     """Start everything, set up the demo, let the bots play; Ctrl-C stops it all cleanly."""
     out = Output(sys.stdout)
+    shared = shared_addresses(args)
+    if shared:
+        print(f"riverboat up: {shared}", file=sys.stderr)
+        return 2
     var = Path(args.var)
     logs = var / "logs"
     logs.mkdir(parents=True, exist_ok=True)
