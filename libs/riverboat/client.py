@@ -504,7 +504,8 @@ class ClientSeeds:
         request = self.request(action, hand_id, seat)
         try:
             await retry_throttled(
-                lambda: self.client.act(
+                functools.partial(
+                    self.client.act,
                     self.table_id,
                     hand_id,
                     seat,

@@ -162,19 +162,24 @@ def _describe(pid: int) -> str:
     return f"{name} (pid {pid})"
 
 
+def _listening(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """What listens where in this room: (what, its flag, host:port); NATS only when the room
+    starts its own single server (a cluster's nodes take free ports)."""
+    own_nats = not args.nats and not args.cluster
+    return [
+        *([("NATS", "--nats-port", f"{DEFAULT_HOST}:{args.nats_port}")] if own_nats else []),
+        ("dealer", "--dealer-address", args.dealer_address),
+        ("table", "--table-address", args.table_address),
+        ("settlement", "--settlement-address", args.settlement_address),
+        ("lobby", "--lobby-address", args.lobby_address),
+    ]
+
+
 def shared_addresses(args: argparse.Namespace) -> str:
     """What two services were given the same address for ("" if none): only one of them could
     listen there, and the room would fail later, less clearly."""
-    given = [
-        ("--dealer-address", args.dealer_address),
-        ("--table-address", args.table_address),
-        ("--settlement-address", args.settlement_address),
-        ("--lobby-address", args.lobby_address),
-    ]
-    if not args.nats and not args.cluster:
-        given.append(("--nats-port", f"{DEFAULT_HOST}:{args.nats_port}"))
     seen: dict[tuple[str, int], str] = {}
-    for flag, address in given:
+    for _, flag, address in _listening(args):
         host, port = split_address(address)
         key = ("127.0.0.1" if host in ("localhost", "") else host, port)
         if port and key in seen:
@@ -191,22 +196,14 @@ def stale_processes(args: argparse.Namespace, var: Path) -> list[str]:
             NatsServer(var / "nats", port=args.nats_port).check_store()
         except StoreInUseError as exc:
             holders.setdefault(exc.pid, []).append(f"the NATS store {var / 'nats'}")
-    wanted = [("NATS", f"{DEFAULT_HOST}:{args.nats_port}")] if not args.nats else []
     if args.cluster:
-        wanted = []  # a cluster's nodes take free ports
         for index in range(1, args.cluster + 1):
             store = var / "nats-cluster" / f"riverboat-{index}"
             try:
                 NatsServer(store, port=0).check_store()
             except StoreInUseError as exc:
                 holders.setdefault(exc.pid, []).append(f"the NATS store {store}")
-    wanted += [
-        ("dealer", args.dealer_address),
-        ("table", args.table_address),
-        ("settlement", args.settlement_address),
-        ("lobby", args.lobby_address),
-    ]
-    for what, address in wanted:
+    for what, _, address in _listening(args):
         host, port = split_address(address)
         if port and is_listening(host, port):
             holder = port_holder(port)
