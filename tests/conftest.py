@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from riverboat import natsserver
 from riverboat.auth import TokenIssuer
 
 # The nats-server fixtures (tests/natsfixtures.py) serve the contract, integration and e2e
@@ -25,6 +26,23 @@ pytest_plugins = ["pytester", "tests.natsfixtures"]
 
 TEST_TOKEN_KEY = bytes(range(32))
 os.environ["RIVERBOAT_TOKEN_KEY"] = TEST_TOKEN_KEY.hex()
+
+
+def _own_ports() -> None:
+    """Give each pytest-xdist worker (and the processes it starts) a port range of its own.
+
+    A crash test restarts its services on the ports they had; while one is down, another
+    worker drawing a free port could take it, and the restart fails (CI saw a settlement
+    that "did not start": address already in use).
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if worker.startswith("gw") and count.isdigit() and natsserver.PORT_RANGE_ENV not in os.environ:
+        index = int(worker.removeprefix("gw"))
+        os.environ[natsserver.PORT_RANGE_ENV] = natsserver.port_slice(index, int(count))
+
+
+_own_ports()
 
 TESTS = Path(__file__).parent
 TIERS = ("unit", "contract", "integration", "e2e")

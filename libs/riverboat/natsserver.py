@@ -247,12 +247,12 @@ def free_port(host: str = DEFAULT_HOST) -> int:
     the kernel may hand it to any outgoing connection meanwhile (the other nodes dialling the
     dead node's routes, clients reconnecting, even connecting to the port itself): the node
     then cannot restart on it ("address already in use"). Below the range no connection is
-    given it.
+    given it. ``RIVERBOAT_PORT_RANGE`` narrows the draw (:func:`port_range`).
     """
-    low = _ephemeral_low()
+    ports = port_range()
     rng = random.Random()
     for _ in range(200):
-        port = rng.randrange(max(1024, low // 2), low)
+        port = rng.randrange(ports.start, ports.stop)
         if port in _HANDED_OUT:
             continue  # given to an earlier caller that may not have bound it yet
         with socket.socket() as sock:
@@ -265,6 +265,43 @@ def free_port(host: str = DEFAULT_HOST) -> int:
     with socket.socket() as sock:  # a crowded machine: any free port, as before
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+#: The environment variable that narrows :func:`free_port` to ``LOW-HIGH`` (both included).
+#: Processes that draw ports side by side without seeing each other's draws (the test workers)
+#: each take a slice of their own: a port one of them draws while another's service on it is
+#: down for a restart would otherwise be taken from under that service.
+PORT_RANGE_ENV = "RIVERBOAT_PORT_RANGE"
+
+
+def port_range() -> range:
+    """Where :func:`free_port` draws: ``RIVERBOAT_PORT_RANGE`` if set, else the ports from half
+    the kernel's ephemeral floor up to it."""
+    text = os.environ.get(PORT_RANGE_ENV, "").strip()
+    if not text:
+        low = _ephemeral_low()
+        return range(max(1024, low // 2), low)
+    try:
+        first, last = (int(part) for part in text.split("-"))
+    except ValueError:
+        message = f"{PORT_RANGE_ENV}={text!r}: expected LOW-HIGH, e.g. 20000-24999"
+        raise ValueError(message) from None
+    if not 1024 <= first <= last <= 65535:
+        raise ValueError(f"{PORT_RANGE_ENV}={text!r}: need 1024 <= LOW <= HIGH <= 65535")
+    return range(first, last + 1)
+
+
+def port_slice(index: int, count: int) -> str:
+    """Slice ``index`` of ``count`` disjoint slices of :func:`port_range`, as ``LOW-HIGH`` for
+    ``RIVERBOAT_PORT_RANGE``."""
+    if not 0 <= index < count:
+        raise ValueError(f"slice {index} of {count}")
+    ports = port_range()
+    width = len(ports) // count
+    if width < 1:
+        raise ValueError(f"{len(ports)} ports cannot make {count} slices")
+    first = ports.start + index * width
+    return f"{first}-{first + width - 1}"
 
 
 def _ephemeral_low() -> int:

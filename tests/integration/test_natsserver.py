@@ -15,7 +15,16 @@ import nats
 import psutil
 import pytest
 
-from riverboat.natsserver import NatsServer, NatsServerError, PortInUseError, StoreInUseError
+from riverboat.natsserver import (
+    PORT_RANGE_ENV,
+    NatsServer,
+    NatsServerError,
+    PortInUseError,
+    StoreInUseError,
+    free_port,
+    port_range,
+    port_slice,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -131,3 +140,39 @@ def test_unresponsive_server_times_out_and_is_killed(tmp_path: Path) -> None:
     assert "pretending to start" in str(caught.value)
     assert not server.is_running
     server.close()
+
+
+def test_port_slices_are_disjoint_and_inside_the_range() -> None:
+    # Each test worker draws from its own slice: two slices sharing a port let one worker
+    # take a port from under another's service while it restarts (found in CI).
+    whole = port_range()
+    for count in (1, 2, 3, 7):
+        slices = [port_range_of(port_slice(i, count)) for i in range(count)]
+        seen: set[int] = set()
+        for ports in slices:
+            assert ports.start >= whole.start and ports.stop <= whole.stop
+            assert not seen & set(ports)
+            seen |= set(ports)
+        assert len(seen) > len(whole) - count  # only the remainder is left out
+    with pytest.raises(ValueError):
+        port_slice(3, 3)
+
+
+def port_range_of(text: str) -> range:
+    first, last = (int(part) for part in text.split("-"))
+    return range(first, last + 1)
+
+
+def test_free_port_draws_only_from_its_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    narrow = port_slice(5, 40)  # a part of this worker's range: ports this process may draw
+    monkeypatch.setenv(PORT_RANGE_ENV, narrow)
+    assert port_range() == port_range_of(narrow)
+    drawn = [free_port() for _ in range(20)]
+    assert all(port in port_range_of(narrow) for port in drawn), (narrow, drawn)
+
+
+@pytest.mark.parametrize("text", ["20000", "20000-", "b-c", "900-2000", "30000-20000", "1-2-3"])
+def test_a_bad_port_range_is_refused_by_name(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    monkeypatch.setenv(PORT_RANGE_ENV, text)
+    with pytest.raises(ValueError, match=PORT_RANGE_ENV):
+        port_range()
