@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -64,6 +64,7 @@ __all__ = [
     "free_port",
     "is_listening",
     "port_holder",
+    "reserve_ports",
     "server_version",
 ]
 
@@ -265,6 +266,13 @@ def free_port(host: str = DEFAULT_HOST) -> int:
     with socket.socket() as sock:  # a crowded machine: any free port, as before
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def reserve_ports(ports: Iterable[int]) -> None:
+    """Ports :func:`free_port` must not return in this process: ones given to it that nothing
+    listens on yet (``riverboat up`` draws a cluster's ports before its services, on the ports
+    it was given, start)."""
+    _HANDED_OUT.update(ports)
 
 
 #: The environment variable that narrows :func:`free_port` to ``LOW-HIGH`` (both included).

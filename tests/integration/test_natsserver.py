@@ -24,6 +24,7 @@ from riverboat.natsserver import (
     free_port,
     port_range,
     port_slice,
+    reserve_ports,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -176,3 +177,13 @@ def test_a_bad_port_range_is_refused_by_name(monkeypatch: pytest.MonkeyPatch, te
     monkeypatch.setenv(PORT_RANGE_ENV, text)
     with pytest.raises(ValueError, match=PORT_RANGE_ENV):
         port_range()
+
+
+def test_reserved_ports_are_never_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    # riverboat up draws a cluster's ports while the ports it was given are not yet bound.
+    narrow = port_slice(7, 40)
+    monkeypatch.setenv(PORT_RANGE_ENV, narrow)
+    reserved = list(port_range_of(narrow))[::2]
+    reserve_ports(reserved)
+    drawn = [free_port() for _ in range(20)]
+    assert not set(drawn) & set(reserved), drawn

@@ -41,6 +41,7 @@ from riverboat.natsserver import (
     StoreInUseError,
     is_listening,
     port_holder,
+    reserve_ports,
 )
 from riverboat.services.common.addresses import split_address
 from riverboat.services.launcher import ServiceProcess, ToolProcess, free_port
@@ -244,6 +245,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         for line in stale:
             print(f"riverboat up: {line}", file=sys.stderr)
         return 1
+    # The cluster's nodes and extra table instances draw free ports before the services
+    # listen on theirs: never one of theirs.
+    reserve_ports(split_address(address)[1] for _, _, address in _listening(args))
     # The room's own keys, made here and passed to every service explicitly: a service on its
     # own never makes up a key (riverboat.services.common.secrets).
     load_token_key(var / "token.key", create=True)
