@@ -12,6 +12,10 @@ an existing one against it:
   decision for the operator (``nats stream edit NAME --replicas 3``), not a side effect of a
   restart. A difference is reported: :attr:`StreamCheck.mismatch` (a sentence for a tool to
   print) and a warning on the ``riverboat.eventstore`` logger.
+
+Creating or checking a stream retries JetStream's transient failures (:data:`SETUP_RETRY`): a
+cluster that has just started, or is electing its meta leader, answers stream requests late or
+not at all for a few seconds, and a service starting then must wait, not exit.
 """
 
 from __future__ import annotations
@@ -20,13 +24,20 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import nats.errors
 import nats.js.errors
 from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
 
 from riverboat.eventstore.errors import StreamConfigError
+from riverboat.eventstore.retry import AppendRetry, transient_kind, with_retries
 
-__all__ = ["StreamCheck", "ensure_stream_config"]
+__all__ = ["SETUP_RETRY", "StreamCheck", "ensure_stream_config"]
+
+#: How long creating or checking a stream retries transient failures. Seen on CI: a dealer
+#: started with a three-node cluster and the rest of a room got "nats: timeout" creating its
+#: R3 stream and exited; an election ends within seconds, so half a minute covers it.
+SETUP_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=2.0)
 
 _ERR_STREAM_NAME_IN_USE = 10058  # add_stream raced with another creator, different config
 
@@ -69,6 +80,7 @@ async def ensure_stream_config(
     *,
     fixed: Sequence[str],
     managed: Sequence[str] = (),
+    retry: AppendRetry = SETUP_RETRY,
 ) -> StreamCheck:
     """Create ``desired``'s stream, or check and reconcile the existing one (module doc).
 
@@ -77,11 +89,38 @@ async def ensure_stream_config(
         desired: the full configuration wanted (``num_replicas`` included).
         fixed: fields that must already be as wanted (the owner's guarantees depend on them).
         managed: fields updated in place when they differ.
+        retry: how long transient failures (timeouts, no responders, JetStream unavailable)
+            are retried; each try starts again from the stream's info, so a creation that
+            timed out but happened is found and checked.
 
     Raises:
         StreamConfigError: a ``fixed`` field differs (the message lists each one).
-        nats.errors.Error: NATS failed (the caller maps it to its own error).
+        nats.errors.Error: NATS failed for good, or past ``retry`` (the caller maps it).
     """
+    name = str(desired.name)
+
+    def retried(kind: str) -> None:
+        _log.warning("stream_setup_retry: %s (%s)", name, kind, extra={"stream": name})
+
+    return await with_retries(
+        lambda: _ensure_once(js, desired, fixed, managed),
+        retry,
+        on_retry=retried,
+        classify=_transient,
+    )
+
+
+def _transient(exc: BaseException) -> str | None:
+    # A connection closed for good does not come back: waiting out the budget would only
+    # delay the caller's error.
+    if isinstance(exc, nats.errors.ConnectionClosedError):
+        return None
+    return transient_kind(exc)
+
+
+async def _ensure_once(
+    js: JetStreamContext, desired: StreamConfig, fixed: Sequence[str], managed: Sequence[str]
+) -> StreamCheck:
     name = str(desired.name)
     wanted = int(desired.num_replicas or 1)
     try:
