@@ -25,6 +25,7 @@ from riverboat.client import LobbyClient, TableClient
 from riverboat.v1 import settlement_pb2, settlement_pb2_grpc
 from tests.e2e.room._settled import register, settled_lobby
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 
 def folder(legal: list) -> tuple[str, int]:  # type: ignore[type-arg]
@@ -119,6 +120,14 @@ async def test_a_busted_bot_buys_back_in_until_its_wallet_is_empty(room: Room) -
             assert (left.balance, left.reserved, left.at_tables) == (0, 0, 0)
             listed = await boss_lobby.get_table(table.table_id)
             assert listed.closed and not listed.seats
+            # Settlement follows the table's log: deep's cash-out is posted when it gets there.
+            await until(
+                lambda: money.GetBalance(
+                    settlement_pb2.GetBalanceRequest(player="deep"), metadata=boss
+                ),
+                lambda b: (b.reserved, b.at_tables) == (0, 0),
+                "deep cashed out",
+            )
             deep_wallet = await wallet("deep")()
             # Nothing created or lost: deep holds both wallets' money but the rake.
             rake = await money.GetRakeReport(

@@ -16,9 +16,8 @@ import contextlib
 import io
 import json
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from datetime import UTC, datetime
-from typing import TypeVar
 
 import grpc
 import pytest
@@ -32,24 +31,14 @@ from tests.e2e.room._adminkit import Admin
 from tests.e2e.room._settled import register, settled_lobby
 from tests.e2e.room.conftest import Room
 from tests.e2e.room.test_audit_room import stream_flags
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(300)
 
-T = TypeVar("T")
 PLAYERS = ("ann", "bob", "cyd", "dan", "eve", "fay", "gus")
 DEPOSIT = 40_000
 #: Deep stacks ($150 at $1/$2 limit): nobody goes broke in the hands this test plays.
 BUY_IN = 15_000
-
-
-async def until(probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool], what: str) -> T:
-    """``probe()`` again and again until ``ok`` says so (60 s at most)."""
-    for _ in range(600):
-        value = await probe()
-        if ok(value):
-            return value
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"never: {what} (last seen: {value})")
 
 
 async def refusal(call: Awaitable[object]) -> tuple[grpc.StatusCode, str]:
