@@ -58,6 +58,7 @@ async def test_an_operators_read_of_every_hole_card_is_logged_with_who_and_which
     assert history.perspective == "auditor"
     [read] = _reads(logs)
     assert read["reader"] == "boss" and read["role"] == "operator"
+    assert read["log_level"] == "warning"  # kept by a service that logs warnings only
     assert (read["table_id"], read["hand_id"]) == ("t1", hand_id)
     # A player's own history holds no one else's hidden card: no such line.
     with acting_as(Identity("p1", "player")), capture_logs() as logs:

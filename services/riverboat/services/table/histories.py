@@ -11,8 +11,8 @@ dealt into, through :func:`riverboat.history.visible_events` (the engine's redac
 one the table applies to what it sends them live); operators and auditors, every card, but
 only of hands that are over. A hand still in play is listed by nobody and refused to everyone
 (``FAILED_PRECONDITION``, reason ``HAND_IN_PROGRESS``). Every read of a hand with every card
-(the auditor's perspective) is logged, ``hole_cards_read``, with who read which hand
-(docs/security.md).
+(the auditor's perspective) is logged, ``hole_cards_read`` at warning, with who read which
+hand (docs/security.md).
 
 Each table's hands are read once and kept; later calls read only the records appended since.
 """
@@ -165,8 +165,9 @@ class HandHistories:
                 reason="HAND_IN_PROGRESS",
             )
         if perspective is AUDITOR:
-            # The superuser's read: every hole card of a hand, so who read which is logged.
-            _log.info(
+            # The superuser's read: every hole card of a hand, so who read which is logged,
+            # at warning so that a service logging warnings only still keeps it.
+            _log.warning(
                 "hole_cards_read",
                 reader=identity.subject,
                 role=identity.role,
