@@ -18,22 +18,30 @@
 - for each card it recomputes the leaf, climbs the path to ``R`` and checks that the deck
   position is the one the locked seeds' dealing order gives that index (a reshuffled card:
   one of its round's public positions).
+
+The hashing is the auditor's own CRV1 (:mod:`riverboat.audit.crv1`, written from
+docs/shuffle.md alone), not the dealer's (:mod:`riverboat.shuffle.crv1`): a fault in the
+dealer's code is not repeated by the check that should catch it.
 """
 
 from __future__ import annotations
 
 import enum
+import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from riverboat.audit import crv1
 from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
-from riverboat.shuffle import crv1
 from riverboat.v1 import events_pb2, table_pb2
 
 __all__ = ["CardCheck", "CardChecker", "Verdict"]
 
 _Seeds = tuple[tuple[int, str, bytes, int], ...]
 """A lock's entries: (seat, player, seed, origin), as logged."""
+
+#: A locked seed's origin (docs/shuffle.md II.4): its client revealed it, or it is derived.
+_CLIENT, _DRAWN = 0, 1
 
 #: Hands remembered at once (the one in play, the next one seeding, a few before).
 _HANDS = 4
@@ -166,7 +174,7 @@ class CardChecker:
     def commit_accepted(self, hand_id: str) -> list[CardCheck]:
         """The table accepted the client's commitment."""
         hand = self._hand(hand_id)
-        hand.committed = crv1.seed_commitment(hand_id, hand.seat, hand.seed)
+        hand.committed = crv1.client_commitment(hand_id, hand.seat, hand.seed)
         return []
 
     def revealing(self, hand_id: str) -> None:
@@ -365,9 +373,8 @@ class CardChecker:
     def _logged_lock(self, hand: _Hand, seeds: _Seeds) -> list[CardCheck]:
         """The log's SeedsLocked: the lock the hand is checked against from now on."""
         if hand.logged:
-            if seeds == hand.seeds:
-                return []
-            return [self._failed(hand, "the log holds two different SeedsLocked for the hand")]
+            twice = "the log holds two different SeedsLocked for the hand"
+            return [] if seeds == hand.seeds else [self._failed(hand, twice)]
         out: list[CardCheck] = []
         if hand.seeds and seeds != hand.seeds:  # a view showed another lock first
             hand.disagreed.add(hand.seeds)
@@ -393,13 +400,8 @@ class CardChecker:
             return []
         hand.missing_told = True
         hand.seeds, hand.order = (), ()
-        return [
-            self._failed(
-                hand,
-                "the log holds no SeedsLocked for the hand before its deal: there is no lock "
-                "to check the dealing order against",
-            )
-        ]
+        why = "the log holds no SeedsLocked for the hand before its deal: there is no lock to "
+        return [self._failed(hand, why + "check the dealing order against")]
 
     def _lock(self, hand: _Hand, seeds: _Seeds) -> list[CardCheck]:
         """The lock: the dealing order, every seed's derivation or commitment, this client's."""
@@ -410,20 +412,12 @@ class CardChecker:
             return [self._failed(hand, "the seeds were locked before the hand's commitment")]
         c, r = hand.pin
         try:
-            key = crv1.mix_key(
-                hand.hand_id,
-                c,
-                r,
-                [crv1.ClientSeed(s, p, seed, crv1.SeedOrigin(o)) for s, p, seed, o in seeds],
-            )
-            hand.order = crv1.dealing_order(hand.hand_id, key)
+            hand.order = crv1.dealing_order(hand.hand_id, c, r, seeds)
         except ValueError as exc:
             hand.order = ()
             return [self._failed(hand, f"the locked seeds are malformed: {exc}")]
         for seat, _, seed, origin in seeds:
-            if origin == crv1.SeedOrigin.DRAWN and seed != crv1.drawn_seed(
-                hand.hand_id, c, r, seat
-            ):
+            if origin == _DRAWN and seed != crv1.drawn(hand.hand_id, c, r, seat):
                 out.append(
                     self._failed(
                         hand,
@@ -432,9 +426,9 @@ class CardChecker:
                     )
                 )
             elif (
-                origin == crv1.SeedOrigin.CLIENT
+                origin == _CLIENT
                 and hand.commits is not None
-                and hand.commits.get(seat) != crv1.seed_commitment(hand.hand_id, seat, seed)
+                and hand.commits.get(seat) != crv1.client_commitment(hand.hand_id, seat, seed)
             ):
                 held = "another" if seat in hand.commits else "none"
                 out.append(
@@ -461,7 +455,7 @@ class CardChecker:
         if hand.lock_mine is None or hand.told:
             return []
         origin, seed = hand.lock_mine
-        if origin == crv1.SeedOrigin.CLIENT:
+        if origin == _CLIENT:
             if seed in {hand.seed, hand.revealed} - {b""}:
                 hand.told = True
                 return []
@@ -508,38 +502,47 @@ class CardChecker:
             return failed("the hand's committed root is unknown")
         if index < 0:
             return failed("the proof names no dealing index")
+        raw = bytes(proof.opening)
         try:
-            opening = crv1.Opening.from_bytes(bytes(proof.opening))
             card = parse_card(proof.card)
-        except (crv1.OpeningError, ValueError) as exc:
+        except ValueError as exc:
             return failed(f"unreadable proof: {exc}")
-        if opening.card != card:
-            return failed(
-                f"the opening is for {card_str(opening.card) if opening.card < 52 else '?'}, "
-                f"not {proof.card}",
-                opening.position,
-            )
+        parsed = crv1.parse_opening(raw)
+        if parsed is None:
+            return failed(f"unreadable proof: {len(raw)} bytes that are no opening")
+        position, opened = parsed[0], parsed[1]
+        if opened != card:
+            return failed(f"the opening is for {card_str(opened)}, not {proof.card}", position)
         problem = self._index_problem(hand, proof.card, index)
         if problem:
-            return failed(problem, opening.position)
+            return failed(problem, position)
         if index < len(hand.order):
             expected: int | None = hand.order[index]
         elif index < DECK_SIZE:
             if hand.missing_told:
-                return failed("the log holds no lock for this hand", opening.position)
-            return failed("the locked seeds are unknown or malformed", opening.position)
+                return failed("the log holds no lock for this hand", position)
+            return failed("the locked seeds are unknown or malformed", position)
         else:
             expected = None
-            problem = self._reshuffle_problem(hand, opening.position, index, view)
+            problem = self._reshuffle_problem(hand, position, index, view)
             if problem:
-                return failed(problem, opening.position)
-        try:
-            crv1.check_opening(hand.hand_id, hand.pin[1], opening, expected_position=expected)
-        except crv1.OpeningError as exc:
-            return failed(str(exc), opening.position)
-        return CardCheck(
-            hand.hand_id, proof.card, index, opening.position, Verdict.VERIFIED, "", witnessed
-        )
+                return failed(problem, position)
+        # The path climbed from the recomputed leaf (docs/shuffle.md II.5), compared with R
+        # in constant time; a path of the wrong length climbs to nothing.
+        climbed = crv1.climb(hand.hand_id, raw)
+        if climbed is None or not hmac.compare_digest(climbed[2], hand.pin[1]):
+            return failed(
+                f"{proof.card} at deck position {position} does not open the committed root "
+                f"{hand.pin[1].hex()[:16]}...",
+                position,
+            )
+        if expected is not None and position != expected:
+            return failed(
+                f"{proof.card} comes from deck position {position}, but the locked seeds put "
+                f"position {expected} here",
+                position,
+            )
+        return CardCheck(hand.hand_id, proof.card, index, position, Verdict.VERIFIED, "", witnessed)
 
     @staticmethod
     def _index_problem(hand: _Hand, card: str, index: int) -> str:
@@ -585,7 +588,7 @@ class CardChecker:
                 if len(set(positions)) != len(positions):
                     return f"reshuffle round {number} lists a deck position twice"
                 kept = {
-                    crv1.Opening.from_bytes(bytes(p.opening)).position
+                    bytes(p.opening)[0]  # an opening's first byte is its deck position
                     for p in view.proofs
                     if 0 < p.deal_index <= start
                     and len(p.opening) > 1

@@ -6,6 +6,7 @@ fail with a line that says what is wrong; the file as recorded verifies."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,17 @@ async def test_a_session_begun_after_the_lock_is_checked_against_the_views_copy(
     out = capsys.readouterr().out
     assert "All 5 cards verified in 1 hands." in out
     assert "the file begins after this hand's lock" in out
+
+
+async def test_a_fault_in_the_dealers_crv1_code_is_caught_by_the_verifier(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verifier is an independent oracle: a dealer whose CRV1 library lets the client
+    seeds count for nothing (the mix key made of C and R alone) deals an order its players'
+    own check does not reproduce, because that check is not the dealer's code."""
+    from riverboat.shuffle import crv1 as dealers
+
+    monkeypatch.setattr(dealers, "mix_key", lambda hand_id, c, r, seeds: sha256(c + r).digest())
+    messages = await _session()
+    assert _verify(tmp_path, messages) == 1
+    assert "but the locked seeds put position" in capsys.readouterr().out
