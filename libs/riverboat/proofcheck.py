@@ -6,26 +6,42 @@
 - it pins the hand's commitment ``C`` and Merkle root ``R`` from the first sight of the hand,
   before its seed phases (the ``HandCommitted`` event, or the view's ``seeding``), and fails
   if a later view names others;
-- at the lock it recomputes every drawn seed from ``C`` and ``R`` and checks that the seed
-  this client sent is there, as its own (origin 0); a seat whose client sent none is told;
+- the lock is the logged one: the ``SeedsLocked`` event of the Watch stream (docs/shuffle.md
+  II.5). A view's ``locked_seeds`` must be the same list, and a hand whose commitment or start
+  the stream carried must have its ``SeedsLocked`` before the deal; only a client that began
+  watching after the lock takes the view's copy (its cards are then marked not witnessed);
+- at the lock it recomputes every drawn seed from ``C`` and ``R``, checks every client's seed
+  against the commitment locked for its seat, and checks that the seed this client sent is
+  there, as its own (origin 0); a seat whose client sent none is told;
 - it counts the deal itself from the public events (each card taken is the next dealing
   index, whoever gets it) and requires each proof to name the index it counted;
 - for each card it recomputes the leaf, climbs the path to ``R`` and checks that the deck
   position is the one the locked seeds' dealing order gives that index (a reshuffled card:
   one of its round's public positions).
+
+The hashing is the auditor's own CRV1 (:mod:`riverboat.audit.crv1`, written from
+docs/shuffle.md alone), not the dealer's (:mod:`riverboat.shuffle.crv1`): a fault in the
+dealer's code is not repeated by the check that should catch it.
 """
 
 from __future__ import annotations
 
 import enum
+import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from riverboat.audit import crv1
 from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
-from riverboat.shuffle import crv1
 from riverboat.v1 import events_pb2, table_pb2
 
 __all__ = ["CardCheck", "CardChecker", "Verdict"]
+
+_Seeds = tuple[tuple[int, str, bytes, int], ...]
+"""A lock's entries: (seat, player, seed, origin), as logged."""
+
+#: A locked seed's origin (docs/shuffle.md II.4): its client revealed it, or it is derived.
+_CLIENT, _DRAWN = 0, 1
 
 #: Hands remembered at once (the one in play, the next one seeding, a few before).
 _HANDS = 4
@@ -54,8 +70,9 @@ class CardCheck:
     verdict: Verdict
     reason: str = ""
     witnessed: bool = True
-    """The client counted the card's dealing index itself (it watched the deal from its
-    start); False: the index is the table's, checked against the dealing order only."""
+    """The client watched the hand from before its lock: the lock is the logged one and the
+    card's dealing index the client's own count. False: the lock is a view's copy, and the
+    index (if the deal began out of sight) the table's, checked against the order only."""
 
     def line(self) -> str:
         """One line for a screen."""
@@ -102,7 +119,17 @@ class _Hand:
     #: (C, R) as first seen, and whether that was before the seeds were locked.
     pin: tuple[bytes, bytes] | None = None
     pinned_early: bool = False
-    seeds: tuple[tuple[int, str, bytes, int], ...] = ()
+    seeds: _Seeds = ()
+    #: ``seeds`` came from the log's SeedsLocked (else from a view, or none yet).
+    logged: bool = False
+    #: The stream showed this hand before its lock (its HandCommitted, or a view of its seed
+    #: phases), so its SeedsLocked must come in the stream too.
+    before_lock: bool = False
+    #: The lock's absence was told; the view copies told to disagree with the log.
+    missing_told: bool = False
+    disagreed: set[_Seeds] = field(default_factory=set)
+    #: Seat -> the seed commitment the commitments' lock holds for it (None: not seen).
+    commits: dict[int, bytes] | None = None
     order: tuple[int, ...] = ()
     deal: _Deal | None = None
     rounds: tuple[tuple[int, ...], ...] = ()
@@ -147,7 +174,7 @@ class CardChecker:
     def commit_accepted(self, hand_id: str) -> list[CardCheck]:
         """The table accepted the client's commitment."""
         hand = self._hand(hand_id)
-        hand.committed = crv1.seed_commitment(hand_id, hand.seat, hand.seed)
+        hand.committed = crv1.client_commitment(hand_id, hand.seat, hand.seed)
         return []
 
     def revealing(self, hand_id: str) -> None:
@@ -175,13 +202,15 @@ class CardChecker:
         for env in update.events:
             out.extend(self._event(env))
         if update.HasField("view"):
-            out.extend(self._view(update.view))
+            out.extend(self._view(update.view, in_stream=True))
         self.checks.extend(out)
         return out
 
     def view(self, view: table_pb2.TableView) -> list[CardCheck]:
-        """Check the proofs in a view alone (an Act reply, GetTableView)."""
-        out = self._view(view)
+        """Check the proofs in a view alone (an Act reply, GetTableView): outside the Watch
+        stream's order, so a lock it shows before the stream's SeedsLocked is taken for now
+        and compared with the logged one when that comes."""
+        out = self._view(view, in_stream=False)
         self.checks.extend(out)
         return out
 
@@ -228,15 +257,24 @@ class CardChecker:
         if kind == "hand_committed":
             m = env.hand_committed
             if m.scheme == crv1.SCHEME:
-                return self._pin(self._hand(m.hand_id), m.commitment, m.merkle_root, early=True)
+                hand = self._hand(m.hand_id)
+                hand.before_lock = True
+                return self._pin(hand, m.commitment, m.merkle_root, early=True)
+        elif kind == "seed_commits_locked":
+            locked = env.seed_commits_locked
+            self._hand(locked.hand_id).commits = {
+                c.seat: bytes(c.commitment) for c in locked.commits
+            }
         elif kind == "seeds_locked":
             lock = env.seeds_locked
             seeds = tuple((s.seat, s.player, bytes(s.seed), s.origin) for s in lock.seeds)
-            return self._lock(self._hand(lock.hand_id), seeds)
+            return self._logged_lock(self._hand(lock.hand_id), seeds)
         elif kind == "hand_started":
             hand = self._hand(env.hand_started.hand_id)
             hand.deal = _Deal()
             self._dealing = hand
+            if hand.before_lock and not hand.logged:
+                return self._missing(hand)
         elif self._dealing is not None and self._dealing.deal is not None:
             return self._count(self._dealing, env, kind)
         return []
@@ -273,17 +311,19 @@ class CardChecker:
                 deal.row_turned += 1
         return []
 
-    def _view(self, view: table_pb2.TableView) -> list[CardCheck]:
+    def _view(self, view: table_pb2.TableView, *, in_stream: bool) -> list[CardCheck]:
         out: list[CardCheck] = []
         if view.HasField("seeding"):
             out.extend(self._seeding(view.seeding, view.viewer_seat))
+            if in_stream:
+                self._hand(view.seeding.hand_id).before_lock = True
         if view.scheme != crv1.SCHEME or not view.hand_id:
             return out
         hand = self._hand(view.hand_id)
         out.extend(self._pin(hand, view.commitment, view.merkle_root, early=False))
         seeds = tuple((s.seat, s.player, bytes(s.seed), s.origin) for s in view.locked_seeds)
-        if seeds and seeds != hand.seeds:
-            out.extend(self._lock(hand, seeds))
+        if seeds:
+            out.extend(self._view_lock(hand, seeds, in_stream=in_stream))
         if view.viewer_seat and not hand.seat:
             hand.seat = view.viewer_seat  # now known: this viewer's entry in a lock seen before
             out.extend(self._mine(hand))
@@ -315,6 +355,8 @@ class CardChecker:
             hand.committed = bytes(seeding.my_commitment)
         if seeding.my_seed and not hand.revealed:
             hand.revealed = bytes(seeding.my_seed)
+        if seeding.phase == "reveal" and hand.commits is None:
+            hand.commits = {c.seat: bytes(c.commitment) for c in seeding.commits}
         if seeding.phase == "reveal" and hand.committed and not hand.commits_checked:
             hand.commits_checked = True
             locked = {(c.seat, bytes(c.commitment)) for c in seeding.commits}
@@ -328,8 +370,41 @@ class CardChecker:
                 )
         return out
 
-    def _lock(self, hand: _Hand, seeds: tuple[tuple[int, str, bytes, int], ...]) -> list[CardCheck]:
-        """The lock: the dealing order, every drawn seed's derivation, this client's seed."""
+    def _logged_lock(self, hand: _Hand, seeds: _Seeds) -> list[CardCheck]:
+        """The log's SeedsLocked: the lock the hand is checked against from now on."""
+        if hand.logged:
+            twice = "the log holds two different SeedsLocked for the hand"
+            return [] if seeds == hand.seeds else [self._failed(hand, twice)]
+        out: list[CardCheck] = []
+        if hand.seeds and seeds != hand.seeds:  # a view showed another lock first
+            hand.disagreed.add(hand.seeds)
+            out.append(self._failed(hand, _disagreement(seeds, hand.seeds)))
+        hand.logged = True
+        return out + self._lock(hand, seeds)
+
+    def _view_lock(self, hand: _Hand, seeds: _Seeds, *, in_stream: bool) -> list[CardCheck]:
+        """A view's copy of the lock: it must be the logged one. Without one, it is taken
+        only if the stream began after the lock (or the view came outside it)."""
+        if hand.logged:
+            if seeds == hand.seeds or seeds in hand.disagreed:
+                return []
+            hand.disagreed.add(seeds)
+            return [self._failed(hand, _disagreement(hand.seeds, seeds))]
+        if in_stream and hand.before_lock:
+            return self._missing(hand)
+        return self._lock(hand, seeds) if seeds != hand.seeds else []
+
+    def _missing(self, hand: _Hand) -> list[CardCheck]:
+        """The stream showed the hand begin but no SeedsLocked came before its deal."""
+        if hand.missing_told:
+            return []
+        hand.missing_told = True
+        hand.seeds, hand.order = (), ()
+        why = "the log holds no SeedsLocked for the hand before its deal: there is no lock to "
+        return [self._failed(hand, why + "check the dealing order against")]
+
+    def _lock(self, hand: _Hand, seeds: _Seeds) -> list[CardCheck]:
+        """The lock: the dealing order, every seed's derivation or commitment, this client's."""
         hand.seeds = seeds
         out: list[CardCheck] = []
         if hand.pin is None:
@@ -337,25 +412,30 @@ class CardChecker:
             return [self._failed(hand, "the seeds were locked before the hand's commitment")]
         c, r = hand.pin
         try:
-            key = crv1.mix_key(
-                hand.hand_id,
-                c,
-                r,
-                [crv1.ClientSeed(s, p, seed, crv1.SeedOrigin(o)) for s, p, seed, o in seeds],
-            )
-            hand.order = crv1.dealing_order(hand.hand_id, key)
+            hand.order = crv1.dealing_order(hand.hand_id, c, r, seeds)
         except ValueError as exc:
             hand.order = ()
             return [self._failed(hand, f"the locked seeds are malformed: {exc}")]
         for seat, _, seed, origin in seeds:
-            if origin == crv1.SeedOrigin.DRAWN and seed != crv1.drawn_seed(
-                hand.hand_id, c, r, seat
-            ):
+            if origin == _DRAWN and seed != crv1.drawn(hand.hand_id, c, r, seat):
                 out.append(
                     self._failed(
                         hand,
                         f"seat {seat}'s seed is marked drawn but is not the seed the "
                         "commitment fixes for it: the table chose it",
+                    )
+                )
+            elif (
+                origin == _CLIENT
+                and hand.commits is not None
+                and hand.commits.get(seat) != crv1.client_commitment(hand.hand_id, seat, seed)
+            ):
+                held = "another" if seat in hand.commits else "none"
+                out.append(
+                    self._failed(
+                        hand,
+                        f"seat {seat}'s seed in the lock is not the seed its client committed "
+                        f"to (the commitments' lock holds {held} for that seat)",
                     )
                 )
         return out + self._mine(hand)
@@ -375,7 +455,7 @@ class CardChecker:
         if hand.lock_mine is None or hand.told:
             return []
         origin, seed = hand.lock_mine
-        if origin == crv1.SeedOrigin.CLIENT:
+        if origin == _CLIENT:
             if seed in {hand.seed, hand.revealed} - {b""}:
                 hand.told = True
                 return []
@@ -411,7 +491,7 @@ class CardChecker:
         self, hand: _Hand, proof: table_pb2.CardProof, view: table_pb2.TableView
     ) -> CardCheck:
         index = proof.deal_index - 1
-        witnessed = hand.deal is not None
+        witnessed = hand.deal is not None and hand.logged
 
         def failed(reason: str, position: int = -1) -> CardCheck:
             return CardCheck(
@@ -422,36 +502,47 @@ class CardChecker:
             return failed("the hand's committed root is unknown")
         if index < 0:
             return failed("the proof names no dealing index")
+        raw = bytes(proof.opening)
         try:
-            opening = crv1.Opening.from_bytes(bytes(proof.opening))
             card = parse_card(proof.card)
-        except (crv1.OpeningError, ValueError) as exc:
+        except ValueError as exc:
             return failed(f"unreadable proof: {exc}")
-        if opening.card != card:
-            return failed(
-                f"the opening is for {card_str(opening.card) if opening.card < 52 else '?'}, "
-                f"not {proof.card}",
-                opening.position,
-            )
+        parsed = crv1.parse_opening(raw)
+        if parsed is None:
+            return failed(f"unreadable proof: {len(raw)} bytes that are no opening")
+        position, opened = parsed[0], parsed[1]
+        if opened != card:
+            return failed(f"the opening is for {card_str(opened)}, not {proof.card}", position)
         problem = self._index_problem(hand, proof.card, index)
         if problem:
-            return failed(problem, opening.position)
+            return failed(problem, position)
         if index < len(hand.order):
             expected: int | None = hand.order[index]
         elif index < DECK_SIZE:
-            return failed("the locked seeds are unknown or malformed", opening.position)
+            if hand.missing_told:
+                return failed("the log holds no lock for this hand", position)
+            return failed("the locked seeds are unknown or malformed", position)
         else:
             expected = None
-            problem = self._reshuffle_problem(hand, opening.position, index, view)
+            problem = self._reshuffle_problem(hand, position, index, view)
             if problem:
-                return failed(problem, opening.position)
-        try:
-            crv1.check_opening(hand.hand_id, hand.pin[1], opening, expected_position=expected)
-        except crv1.OpeningError as exc:
-            return failed(str(exc), opening.position)
-        return CardCheck(
-            hand.hand_id, proof.card, index, opening.position, Verdict.VERIFIED, "", witnessed
-        )
+                return failed(problem, position)
+        # The path climbed from the recomputed leaf (docs/shuffle.md II.5), compared with R
+        # in constant time; a path of the wrong length climbs to nothing.
+        climbed = crv1.climb(hand.hand_id, raw)
+        if climbed is None or not hmac.compare_digest(climbed[2], hand.pin[1]):
+            return failed(
+                f"{proof.card} at deck position {position} does not open the committed root "
+                f"{hand.pin[1].hex()[:16]}...",
+                position,
+            )
+        if expected is not None and position != expected:
+            return failed(
+                f"{proof.card} comes from deck position {position}, but the locked seeds put "
+                f"position {expected} here",
+                position,
+            )
+        return CardCheck(hand.hand_id, proof.card, index, position, Verdict.VERIFIED, "", witnessed)
 
     @staticmethod
     def _index_problem(hand: _Hand, card: str, index: int) -> str:
@@ -497,7 +588,7 @@ class CardChecker:
                 if len(set(positions)) != len(positions):
                     return f"reshuffle round {number} lists a deck position twice"
                 kept = {
-                    crv1.Opening.from_bytes(bytes(p.opening)).position
+                    bytes(p.opening)[0]  # an opening's first byte is its deck position
                     for p in view.proofs
                     if 0 < p.deal_index <= start
                     and len(p.opening) > 1
@@ -508,6 +599,15 @@ class CardChecker:
                 return ""
             start += len(positions)
         return f"card {index + 1} of the deal is past every reshuffle round published"
+
+
+def _disagreement(logged: _Seeds, shown: _Seeds) -> str:
+    """Why a view's copy of the lock is not the logged one, naming the first seat that differs."""
+    seat = min({e[0] for e in set(logged) ^ set(shown)}, default=0)
+    return (
+        f"the view's locked seeds are not the logged SeedsLocked (seat {seat} differs); "
+        "the cards are checked against the logged lock"
+    )
 
 
 def _own_cards(view: table_pb2.TableView) -> set[str]:

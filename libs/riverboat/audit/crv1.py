@@ -12,7 +12,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["SCHEME", "Hand", "client_commitment", "climb", "derive", "drawn", "parse_opening"]
+__all__ = [
+    "SCHEME",
+    "Hand",
+    "client_commitment",
+    "climb",
+    "dealing_order",
+    "derive",
+    "drawn",
+    "parse_opening",
+]
 
 SCHEME: Final = "CRV1"
 
@@ -125,6 +134,36 @@ def parse_opening(raw: bytes) -> tuple[int, int, bytes, list[bytes]] | None:
     return raw[0], raw[1], raw[2:34], [body[i : i + 32] for i in range(0, len(body), 32)]
 
 
+def _mix(hid: bytes, c: bytes, root: bytes, seeds: Iterable[tuple[int, str, bytes, int]]) -> bytes:
+    """k (II.4): raises ValueError on a malformed lock."""
+    ordered = sorted(seeds)
+    if not 1 <= len(ordered) <= 255 or len({s[0] for s in ordered}) != len(ordered):
+        raise ValueError("a lock holds one seed per seat, for 1..255 seats")
+    entries = b""
+    for seat, player, client, origin in ordered:
+        p = player.encode("utf-8")
+        if len(client) != 32 or not 1 <= seat <= 255 or not 1 <= len(p) <= 255:
+            raise ValueError(f"seat {seat}: a malformed locked seed")
+        entries += bytes([seat, len(p)]) + p + bytes([origin]) + client
+    return hashlib.sha256(
+        _t("CRV1/mix") + hid + c + root + bytes([len(ordered)]) + entries
+    ).digest()
+
+
+def dealing_order(
+    hand_id: str, commitment: bytes, root: bytes, seeds: Iterable[tuple[int, str, bytes, int]]
+) -> tuple[int, ...]:
+    """pi, the dealing order a lock gives (II.4), with no secret: what a player's client
+    checks each card's deck position against. Raises ValueError on a malformed lock."""
+    seeds = tuple(seeds)
+    if len(commitment) != 32 or len(root) != 32:
+        raise ValueError("C and R are 32 bytes each")
+    if any(origin not in (0, 1) for *_, origin in seeds):
+        raise ValueError("a seed's origin is 0 (its client's) or 1 (derived)")
+    hid = _hid(hand_id)
+    return tuple(_shuffle(_stream(_mix(hid, commitment, root, seeds), "CRV1/cut", hid), 52))
+
+
 @dataclass(frozen=True, slots=True)
 class Hand:
     """A hand re-derived from the revealed seed and the locked seeds."""
@@ -160,18 +199,10 @@ def derive(
     salts = [hmac.digest(seed, _t("CRV1/salt") + hid + bytes([j]), "sha256") for j in range(52)]
     root = _mth([leaf(hand_id, j, deck[j], salts[j]) for j in range(52)])
     c = hashlib.sha256(_t("CRV1/commit") + hid + seed).digest()
-    entries = b""
     ordered = sorted(seeds)
     if not ordered:  # no lock (a hand voided before it): the commitment and root only
         return Hand(c, root, tuple(deck), b"", ())
-    if len({s[0] for s in ordered}) != len(ordered):
-        raise ValueError("a lock holds one seed per seat")
-    for seat, player, client, origin in ordered:
-        p = player.encode("utf-8")
-        if len(client) != 32 or not 1 <= seat <= 255 or not 1 <= len(p) <= 255:
-            raise ValueError(f"seat {seat}: a malformed locked seed")
-        entries += bytes([seat, len(p)]) + p + bytes([origin]) + client
-    k = hashlib.sha256(_t("CRV1/mix") + hid + c + root + bytes([len(ordered)]) + entries).digest()
+    k = _mix(hid, c, root, ordered)
     order = _shuffle(_stream(k, "CRV1/cut", hid), 52)
     where = {card: j for j, card in enumerate(deck)}
     for r, cards in enumerate(reshuffled, start=1):

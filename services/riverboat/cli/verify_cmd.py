@@ -63,8 +63,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             update = table_pb2.WatchResponse(version=view.version, view=view)
         checker.update(update)
     good = Counter(c.hand_id for c in checker.checks if c.verdict is Verdict.VERIFIED)
+    told = {c.hand_id for c in checker.checks if c.verdict is Verdict.VERIFIED and not c.witnessed}
     for hand_id, count in good.items():
         print(f"hand {hand_id}: {count} card{'s' if count != 1 else ''} verified")
+        if hand_id in told:
+            print(
+                f"hand {hand_id}: the file begins after this hand's lock: its cards are checked "
+                "against the views' copy of it (and, if dealt before the file begins, at the "
+                "places in the deal the table states)"
+            )
     for notice in (c for c in checker.checks if c.verdict is Verdict.NOTICE):
         print(f"hand {notice.hand_id}: {notice.line()}")
     for failure in checker.failures:

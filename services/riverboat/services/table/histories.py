@@ -10,7 +10,9 @@ What a caller sees is the exports' rule (``riverboat.history``): a player, the h
 dealt into, through :func:`riverboat.history.visible_events` (the engine's redaction, the same
 one the table applies to what it sends them live); operators and auditors, every card, but
 only of hands that are over. A hand still in play is listed by nobody and refused to everyone
-(``FAILED_PRECONDITION``, reason ``HAND_IN_PROGRESS``).
+(``FAILED_PRECONDITION``, reason ``HAND_IN_PROGRESS``). Every read of a hand with every card
+(the auditor's perspective) is logged, ``hole_cards_read`` at warning, with who read which
+hand (docs/security.md).
 
 Each table's hands are read once and kept; later calls read only the records appended since.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field, replace
 
+import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat import paging
@@ -41,6 +44,8 @@ from riverboat.services.common.errors import (
 from riverboat.v1 import table_pb2
 
 __all__ = ["DEFAULT_HAND_PAGE", "MAX_HAND_PAGE", "HandHistories"]
+
+_log = structlog.get_logger("riverboat.table.histories")
 
 DEFAULT_HAND_PAGE = 20
 MAX_HAND_PAGE = 100
@@ -158,6 +163,16 @@ class HandHistories:
             raise FailedPrecondition(
                 f"hand {hand.hand_id} is still in play; its history is there once it is over",
                 reason="HAND_IN_PROGRESS",
+            )
+        if perspective is AUDITOR:
+            # The superuser's read: every hole card of a hand, so who read which is logged,
+            # at warning so that a service logging warnings only still keeps it.
+            _log.warning(
+                "hole_cards_read",
+                reader=identity.subject,
+                role=identity.role,
+                table_id=request.table_id,
+                hand_id=hand.hand_id,
             )
         events = visible_events(hand, perspective)
         assert events is not None  # a player's own hand
