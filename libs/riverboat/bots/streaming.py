@@ -127,10 +127,11 @@ class _Bot:
             task = asyncio.current_task()
             if not ended or (task is not None and task.cancelling()):
                 raise  # not our own ending: the task is being cancelled
-        except grpc.aio.AioRpcError:
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
             # After we ended the stream ourselves (quiet, or stopping), a read or a write on it
-            # fails (CANCELLED, or INTERNAL from a write racing the cancel): that is the ending
-            # asked for, not an error of the table's.
+            # fails (CANCELLED, INTERNAL from a write racing the cancel, or grpc's "RPC already
+            # finished" for a write after it): that is the ending asked for, not an error of
+            # the table's.
             if not ended:
                 raise
         finally:
