@@ -31,7 +31,9 @@ from tests.e2e.room._settled import Settled, settled_lobby
 from tests.e2e.room.conftest import Room
 from tests.terminal import spawn_in_pty
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+# Colours and cursor codes, and the cursor saved and put back (\x1b7, \x1b8) around the
+# countdown the prompt shows on our turn.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[78]")
 ERASED = re.compile(r"[^\n]*\r\x1b\[2K")  # a prompt the client erased to print above it
 _SGR = r"(?:\x1b\[[0-9;]*m)*"  # colour codes between the words of the turn line
 # "(30 s)", "(30 s, time bank 60 s)" or "(on your time bank: 45 s)" before the choices.
