@@ -186,6 +186,7 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
                 index = await screen.expect(TURN, r"Hand over\.[^\n]*\n")
                 if index == 1:
                     break
+                pending = move(screen)
                 view = await ann.view(table.table_id)
                 hand_id = hand_id or view.hand_id
                 if first_turn:
@@ -201,8 +202,14 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
                     ][-1]
                     assert bot_row.count(HIDDEN) == 2  # the bot's two down cards
                     assert "Pot $" in screen.text
+                    # The action clock counts down on the prompt, rewritten where it stands
+                    # (the cursor saved and put back) once a second.
+                    await screen.expect(r"\x1b7\r[^\n\x1b]*YOUR TURN +(\d+) s> \x1b8")
+                    match = screen.child.match
+                    assert isinstance(match, re.Match)
+                    assert int(match.group(1)) < view.action_seconds
                 before_showdown = screen.text
-                screen.send(move(screen))
+                screen.send(pending)
             result = screen.text.splitlines()
             assert any(
                 re.match(r"Hand over\. You (won|lost) \$\d+\.\d\d|Hand over\. You broke even", line)

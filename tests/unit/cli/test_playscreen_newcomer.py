@@ -138,6 +138,11 @@ def test_the_cards_are_said_verified_once_a_hand_and_a_failure_every_time() -> N
     loud = [flat(x) for x in notes.lines([_verified("h1", "9h"), failed])]
     assert len(loud) == 1 and "!!! PROOF FAILED for 2s" in loud[0]
     assert len(notes.lines([_verified("h2", "Qs")])) == 1  # the next hand: said again
+    # Seated during a hand: the order of the deal is the table's, said in words.
+    late = CardCheck("h3", "Jd", 3, 7, Verdict.VERIFIED, witnessed=False)
+    told = [flat(x) for x in notes.lines([late])]
+    assert len(told) == 1 and "You came in during this hand" in told[0]
+    assert "places in the deal" not in told[0]
 
 
 # --- 80 columns ------------------------------------------------------------------------------

@@ -16,9 +16,12 @@ from riverboat.proofcheck import CardCheck, Verdict
 
 #: The sentence for a hand whose cards verified.
 VERIFIED = (
-    "Your cards are verified: they match the deck the dealer committed to before the deal "
-    "(each new card is checked too; one that fails is shown in red)."
+    "Your cards are verified: they match the deck the dealer committed to before the deal. "
+    "Each new card is checked too; one that fails is shown in red."
 )
+#: Added when the client did not watch the hand's deal from its start: it could check each
+#: card against the deck, but where in the deal each one came is as the table says.
+JOINED_LATE = " You came in during this hand, so the order of its deal is the table's word."
 
 
 class CheckNotes:
@@ -32,10 +35,11 @@ class CheckNotes:
         """The lines for these new checks (none for cards of a hand already said)."""
         checks = list(checks)
         lines: list[RenderableType] = []
-        verified = {c.hand_id for c in checks if c.card and c.verdict is Verdict.VERIFIED}
-        if verified - self._told:
-            self._told |= verified
-            lines.append(Text(VERIFIED, style="dim"))
+        verified = [c for c in checks if c.card and c.verdict is Verdict.VERIFIED]
+        for hand in dict.fromkeys(c.hand_id for c in verified if c.hand_id not in self._told):
+            self._told.add(hand)
+            late = any(not c.witnessed for c in verified if c.hand_id == hand)
+            lines.append(Text(VERIFIED + (JOINED_LATE if late else ""), style="dim"))
         for notice in (c for c in checks if c.verdict is Verdict.NOTICE):
             lines.append(Text(notice.line(), style="bold yellow"))
         for bad in (c for c in checks if c.verdict is Verdict.FAILED):
