@@ -265,7 +265,7 @@ def parse_game(
     the bounds the view lists (the choose_game action's ``to``)."""
     offered = list(legal.choices)
     if not words:
-        raise ActionError(f"Name the game: {', '.join(offered)} (g alone lists the options).")
+        raise ActionError(f"Name the game: {', '.join(offered)} (g alone lists them).")
     name = words[0].lower()
     matches = [g for g in offered if g == name] or [g for g in offered if g.startswith(name)]
     if name.isdigit() and 1 <= int(name) <= len(offered):

@@ -159,7 +159,7 @@ class PlaySession:
             self.prompt_shown = True
 
     def _prompt_text(self) -> str:
-        """``lobby> ``, ``TABLE> ``, or ``TABLE YOUR TURN> `` when the table waits for us."""
+        """``lobby> ``, ``TABLE> ``, or ``TABLE YOUR TURN 23 s> `` when the table waits for us."""
         if not self.table_id:
             return PROMPT_LOBBY
         if self.my_turn():
