@@ -12,12 +12,12 @@ from rich.console import Console
 
 from riverboat.cli.play.checks import CheckNotes
 from riverboat.cli.play.clock import TurnClock
-from riverboat.cli.play.render import games_table, table_panel, turn_line
+from riverboat.cli.play.render import games_table, hands_table, lobby_table, table_panel, turn_line
 from riverboat.cli.play.session import PlaySession
 from riverboat.cli.play.text import changed_options, choices_line
 from riverboat.engine.games import GAMES
 from riverboat.proofcheck import CardCheck, Verdict
-from riverboat.v1 import table_pb2
+from riverboat.v1 import lobby_pb2, table_pb2
 from tests.unit.cli.test_playscreen import fourth_street
 from tests.unit.cli.test_playscreen_games import _cards, choosing, dc_view
 
@@ -164,6 +164,54 @@ def test_the_table_at_80_columns_keeps_ids_and_stakes_whole() -> None:
     assert "pacific-pacific-1-2" in flat and "pacific-pacific-1-2-7f3a9c2e" in flat
     assert "4th street" in flat
     assert "$1.00/$2.00, ante $0.25" in flat
+
+
+def test_the_lobby_and_the_last_hands_at_80_columns_lose_nothing() -> None:
+    tables = [
+        lobby_pb2.LobbyTable(
+            table_id="dealers-choice-friday-dealer-s-choice",
+            name="Friday dealer's choice",
+            variant="dealers_choice",
+            small_bet=300,
+            big_bet=600,
+            min_buy_in=3_000,
+            max_buy_in=60_000,
+            max_players=8,
+            seats=[
+                lobby_pb2.TakenSeat(seat=n, player=f"riverboat-player-{n}", stack=123_456)
+                for n in (1, 2, 3)
+            ],
+        ),
+        lobby_pb2.LobbyTable(
+            table_id="pacific-pacific-1-2",
+            name="Pacific $1/$2",
+            variant="seven_card_stud_hi_lo",
+            small_bet=100,
+            big_bet=200,
+            min_buy_in=1_000,
+            max_buy_in=20_000,
+            max_players=8,
+        ),
+    ]
+    text = render(lobby_table(tables, me="ann"))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    words = text.split()
+    for whole in ("$3.00/$6.00", "$30.00-$600.00", "$1.00/$2.00", "$10.00-$200.00", "$1234.56"):
+        assert whole in words
+    assert "pacific-pacific-1-2" in words
+    hand = table_pb2.HandSummary(
+        hand_id="dealers-choice-friday-dealer-s-choice-1234",
+        hand_number=12,
+        game="seven_twenty_seven",
+        paid_out=1_234,
+        rake=5,
+    )
+    hand.players.add(player="riverboat-player-1", starting_stack=1_000, final_stack=1_500)
+    hand.players.add(player="ann", starting_stack=1_000, final_stack=500)
+    listed = render(hands_table([hand], me="ann"))
+    assert max(len(line) for line in listed.splitlines()) <= 80
+    assert "…" not in listed and "$12.39" in listed and "-$5.00" in listed
 
 
 def test_choosing_the_game_keeps_the_table_narrow() -> None:

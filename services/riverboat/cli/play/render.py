@@ -353,19 +353,20 @@ def operator_status(view: table_pb2.TableView | lobby_pb2.LobbyTable) -> str:
 def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
     """The tables of the lobby, numbered for ``j 1 40``."""
     grid = Table(header_style="bold", title="Tables", box=box.SIMPLE_HEAD, pad_edge=False)
-    # Money never wraps; an id folds rather than lose characters (people type ids).
+    # Four columns before the optional ones, so that 80 columns hold them: the game, its stakes
+    # and buy-in are lines of one (money never wraps); an id folds rather than lose characters
+    # (people type ids), a player's id too.
     grid.add_column("#", justify="right", no_wrap=True)
     grid.add_column("Table", overflow="fold")
-    grid.add_column("Game")
-    grid.add_column("Buy-in", no_wrap=True)
+    grid.add_column("Game, stakes, buy-in", no_wrap=True)
     grid.add_column("Seats", justify="right", no_wrap=True)
-    grid.add_column("Players")
+    grid.add_column("Players", overflow="fold")
     waits = any(t.waiting_list.waiting for t in tables)
     if waits:  # only when someone waits: the usual screen stays as it was
-        grid.add_column("Waiting")
+        grid.add_column("Waiting", overflow="fold")
     controlled = any(t.closed or t.closing or t.paused for t in tables)
     if controlled:  # likewise only when an operator closed or paused a table
-        grid.add_column("Status")
+        grid.add_column("Status", no_wrap=True)
     for n, t in enumerate(tables, 1):
         players = "\n".join(
             f"{p.player} {money(p.stack)}" + (" (you)" if p.player == me else "") for p in t.seats
@@ -374,8 +375,8 @@ def lobby_table(tables: Sequence[lobby_pb2.LobbyTable], me: str = "") -> Table:
             str(n),
             Text(t.table_id, style="bold").append(f"\n{t.name}", style="default"),
             f"{SHORT_VARIANTS.get(t.variant, variant_name(t.variant))}\n"
-            f"{money(t.small_bet)}/{money(t.big_bet)}",
-            f"{money(t.min_buy_in)}-{money(t.max_buy_in)}",
+            f"{money(t.small_bet)}/{money(t.big_bet)}\n"
+            f"buy-in {money(t.min_buy_in)}-{money(t.max_buy_in)}",
             f"{len(t.seats)}/{t.max_players}",
             players,
             *([waiting_cell(t.waiting_list, me)] if waits else []),
@@ -411,8 +412,8 @@ def hands_table(hands: Sequence[table_pb2.HandSummary], me: str = "") -> Table:
     grid = Table(header_style="bold", title="Last hands", box=box.SIMPLE_HEAD, pad_edge=False)
     grid.add_column("#", justify="right", no_wrap=True)
     grid.add_column("Hand", overflow="fold")
-    grid.add_column("Game")
-    grid.add_column("Players")
+    grid.add_column("Game", overflow="fold")
+    grid.add_column("Players", overflow="fold")
     grid.add_column("Pot", justify="right", no_wrap=True)
     grid.add_column("You", justify="right", no_wrap=True)
     for n, h in enumerate(hands, 1):
