@@ -165,7 +165,7 @@ class PlaySession:
         if self.my_turn():
             assert self.view is not None
             left = self.turn_clock.left(self.view.viewer_seat)
-            # Two places at least: the countdown redraws it in place (_tick) at one length.
+            # Two places for the seconds: rewritten in place, the prompt must keep its length.
             return f"{self.table_id} YOUR TURN{'' if left is None else f' {left:2d} s'}> "
         return f"{self.table_id}> "
 
@@ -180,8 +180,8 @@ class PlaySession:
     def _refresh_prompt(self) -> None:
         """Draw the prompt again if what it says has changed: in place when it keeps its length
         on a terminal, else on a fresh line."""
-        if not self.prompt_shown or self.question is not None:
-            return
+        if not self.prompt_shown or self.question is not None or not self.reader.queue.empty():
+            return  # (a line waiting to be read: Enter moved the cursor off the prompt's line)
         prompt = self._prompt_text()
         if prompt == self.prompt:
             return
