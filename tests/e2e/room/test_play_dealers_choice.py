@@ -149,10 +149,14 @@ async def test_a_person_deals_draw_and_declares_in_seven_twenty_seven(
             # --- hand 1: Ann deals and chooses draw -------------------------------------
             await screen.expect(r"Your turn[^\n]*g GAME choose the game")
             assert "You are choosing the game (dealer, seat 1)." in screen.text
-            screen.send("g")
-            await screen.expect(r"Options: name default \(values\)")
-            await screen.expect(r"lobby|YOUR TURN> ")
-            assert "draws 1 (1/2)" in screen.text
+            screen.send("g")  # the games, a line each
+            await screen.expect(r"g GAME \? lists a game's options")
+            await screen.expect(r"YOUR TURN[^>\n]*> ")
+            assert "Five-card draw" in screen.text and "Seven Twenty-Seven" in screen.text
+            screen.send("g draw ?")  # one game's options
+            await screen.expect(r"Five-card draw: g draw \[option=value")
+            await screen.expect(r"YOUR TURN[^>\n]*> ")
+            assert re.search(r"draws +1 +1 / 2", screen.text)
             bounds_said = "small bet $1.00 to $3.00, big bet $2.00 to $10.00"
             listed = " ".join(screen.text.split())
             assert f"Limits you may declare for the deal (limits=S/B): {bounds_said}." in listed

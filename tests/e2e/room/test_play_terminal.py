@@ -31,7 +31,9 @@ from tests.e2e.room._settled import Settled, settled_lobby
 from tests.e2e.room.conftest import Room
 from tests.terminal import spawn_in_pty
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+# Colours and cursor codes, and the cursor saved and put back (\x1b7, \x1b8) around the
+# countdown the prompt shows on our turn.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[78]")
 ERASED = re.compile(r"[^\n]*\r\x1b\[2K")  # a prompt the client erased to print above it
 _SGR = r"(?:\x1b\[[0-9;]*m)*"  # colour codes between the words of the turn line
 # "(30 s)", "(30 s, time bank 60 s)" or "(on your time bank: 45 s)" before the choices.
@@ -184,6 +186,7 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
                 index = await screen.expect(TURN, r"Hand over\.[^\n]*\n")
                 if index == 1:
                     break
+                pending = move(screen)
                 view = await ann.view(table.table_id)
                 hand_id = hand_id or view.hand_id
                 if first_turn:
@@ -199,8 +202,14 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
                     ][-1]
                     assert bot_row.count(HIDDEN) == 2  # the bot's two down cards
                     assert "Pot $" in screen.text
+                    # The action clock counts down on the prompt, rewritten where it stands
+                    # (the cursor saved and put back) once a second.
+                    await screen.expect(r"\x1b7\r[^\n\x1b]*YOUR TURN +(\d+) s> \x1b8")
+                    match = screen.child.match
+                    assert isinstance(match, re.Match)
+                    assert int(match.group(1)) < view.action_seconds
                 before_showdown = screen.text
-                screen.send(move(screen))
+                screen.send(pending)
             result = screen.text.splitlines()
             assert any(
                 re.match(r"Hand over\. You (won|lost) \$\d+\.\d\d|Hand over\. You broke even", line)

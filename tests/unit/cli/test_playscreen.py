@@ -277,18 +277,9 @@ def test_lobby_table_lists_tables_numbered() -> None:
     )
     text = render(lobby_table([table], me="ann"), width=140)
     rows = [line.split() for line in text.splitlines()]
-    assert [
-        "1",
-        "pacific-t1",
-        "Stud",
-        "hi/lo",
-        "$10.00-$200.00",
-        "1/8",
-        "ann",
-        "$40.00",
-        "(you)",
-    ] in rows
+    assert ["1", "pacific-t1", "Stud", "hi/lo", "1/8", "ann", "$40.00", "(you)"] in rows
     assert ["Pacific", "$1/$2", "$1.00/$2.00"] in rows
+    assert ["buy-in", "$10.00-$200.00"] in rows
 
 
 def test_between_hands_no_pot_and_a_community_card_when_dealt() -> None:

@@ -153,7 +153,7 @@ def test_pass_discard_order_expose_take_match() -> None:
     )
     assert choose_move("take", "", offer) == Move("take")
     assert choose_move("stand", "", offer) == Move("stand")
-    assert "take take the card · stand stand" in choices_line(offer)
+    assert "take the card · stand" in choices_line(offer)
     match = dc_view(
         [
             table_pb2.LegalAction(action="match", to=[1500]),
@@ -194,7 +194,12 @@ def test_choosing_the_game_with_options() -> None:
     with pytest.raises(ActionError, match="Choose one of draw, chicago, anaconda"):
         choose_move("g", "poker", view)
     listed = render(games_table(view))
-    assert "draws 1 (1/2)" in listed and "Chicago" in listed and "low_qualifier null" in listed
+    assert "Five-card draw" in listed and "Chicago" in listed and "Anaconda" in listed
+    draw = " ".join(render(games_table(view, "draw")).split())
+    assert "draws 1 1 / 2" in draw
+    assert "low_qualifier null null / 8" in " ".join(render(games_table(view, "3")).split())
+    with pytest.raises(ActionError, match="Choose one of draw, chicago, anaconda"):
+        games_table(view, "poker")
 
 
 def test_the_dealer_declares_the_deals_limits_within_the_tables_bounds() -> None:
@@ -228,7 +233,7 @@ def test_the_dealer_choosing_is_drawn_for_both() -> None:
     text = render(table_panel(view, player="ann"))
     assert "You are choosing the game (dealer, seat 2)." in text
     assert "Riding pot $12.00" in text
-    assert "Your turn (30 s): g GAME choose the game: draw, chicago, anaconda" in text
+    assert "Your turn (30 s): g GAME choose the game (3 to choose from: g lists them)" in text
     bots = choosing()
     bots.viewer_seat = 1
     del bots.legal_actions[:]

@@ -23,6 +23,10 @@ I/O):
   ``choose_move``, the card, game and declaration parsers, ``ActionError``) and the ``h`` list.
 * ``render``: the Rich drawings: the table panel and its turn line, the lobby's tables, the
   dealer's games, the help.
+* ``clock``: the action clock counted down from the views as they come (:class:`~.clock.TurnClock`,
+  the time passed in).
+* ``checks``: what the screen says of the player's own card checks: once a hand that they
+  verified, every failure loudly (:class:`~.checks.CheckNotes`).
 * ``narrate``: the :class:`~.narrate.Narrator`, sentences for each watch update's events. The
   words it shares with the hand text and the hand-history exports (the betting verbs, stud's
   streets, pot labels, hidden cards) live once in :mod:`riverboat.handtext`.

@@ -42,8 +42,9 @@ HELP = [
     ("k", "complete the bring-in to a full bet"),
     ("f", "fold"),
     ("", "Dealer's choice (your turn line lists the moves you have now):"),
-    ("g GAME [OPT=VALUE ...]", "as dealer, choose the game and options (g alone lists them)"),
+    ("g GAME [OPT=VALUE ...]", "as dealer, choose the game and options (g alone lists games)"),
     ("g GAME limits=S/B", "... and declare the deal's limits: small bet S, big bet B (e.g. 3/6)"),
+    ("g GAME ?", "a game's options: their defaults and the values they take"),
     ("d CARDS", "draw or discard those cards (d alone stands pat when you may)"),
     ("p CARDS", "pass those cards to the left"),
     ("o CARDS", "order all your cards, the first to turn up first"),
@@ -264,7 +265,7 @@ def parse_game(
     the bounds the view lists (the choose_game action's ``to``)."""
     offered = list(legal.choices)
     if not words:
-        raise ActionError(f"Name the game: {', '.join(offered)} (g alone lists the options).")
+        raise ActionError(f"Name the game: {', '.join(offered)} (g alone lists them).")
     name = words[0].lower()
     matches = [g for g in offered if g == name] or [g for g in offered if g.startswith(name)]
     if name.isdigit() and 1 <= int(name) <= len(offered):

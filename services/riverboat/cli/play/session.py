@@ -30,6 +30,8 @@ from riverboat.cli.clientkit import (
     parse_amount,
     token_info,
 )
+from riverboat.cli.play.checks import CheckNotes
+from riverboat.cli.play.clock import TurnClock
 from riverboat.cli.play.commands import ACTION_WORDS, ActionError, choose_move
 from riverboat.cli.play.narrate import Narrator
 from riverboat.cli.play.reader import LineReader
@@ -40,9 +42,9 @@ from riverboat.cli.play.render import (
     lobby_table,
     table_panel,
 )
-from riverboat.cli.play.text import card_text, my_seat, owes_move
+from riverboat.cli.play.text import my_seat, owes_move
 from riverboat.client import ClientSeeds, LobbyClient, TableClient
-from riverboat.proofcheck import CardCheck, CardChecker, Verdict
+from riverboat.proofcheck import CardChecker
 from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc, table_pb2
 
 T = TypeVar("T")
@@ -122,7 +124,10 @@ class PlaySession:
         #: CRV1: this player's own check of every card it is shown (docs/shuffle.md II.5),
         #: and the seeds its client sends (II.4); per table followed.
         self.checker = CardChecker()
+        self.check_notes = CheckNotes()
         self.seeds: ClientSeeds | None = None
+        self.turn_clock = TurnClock()  # the seconds left to move, counted down on screen
+        self.ticker: asyncio.Task[None] | None = None
         self.saved: TextIO | None = None
         self.seeding: set[asyncio.Task[None]] = set()
 
@@ -154,12 +159,38 @@ class PlaySession:
             self.prompt_shown = True
 
     def _prompt_text(self) -> str:
-        """``lobby> ``, ``TABLE> ``, or ``TABLE YOUR TURN> `` when the table waits for us."""
+        """``lobby> ``, ``TABLE> ``, or ``TABLE YOUR TURN 23 s> `` when the table waits for us."""
         if not self.table_id:
             return PROMPT_LOBBY
         if self.my_turn():
-            return f"{self.table_id} YOUR TURN> "
+            assert self.view is not None
+            left = self.turn_clock.left(self.view.viewer_seat)
+            # Two places for the seconds: rewritten in place, the prompt must keep its length.
+            return f"{self.table_id} YOUR TURN{'' if left is None else f' {left:2d} s'}> "
         return f"{self.table_id}> "
+
+    async def _tick(self) -> None:
+        """Count the action clock down on the prompt, once a second while it is ours: the
+        prompt is rewritten where it stands (the cursor saved and put back), so a command half
+        typed after it stays as it is."""
+        while True:
+            await asyncio.sleep(1 - time.monotonic() % 1)
+            self._refresh_prompt()
+
+    def _refresh_prompt(self) -> None:
+        """Draw the prompt again if what it says has changed: in place when it keeps its length
+        on a terminal, else on a fresh line."""
+        if not self.prompt_shown or self.question is not None or not self.reader.queue.empty():
+            return  # (a line waiting to be read: Enter moved the cursor off the prompt's line)
+        prompt = self._prompt_text()
+        if prompt == self.prompt:
+            return
+        if len(prompt) != len(self.prompt) or not self.console.is_terminal:
+            self.show()
+            return
+        self.prompt = prompt
+        self.console.file.write(f"\x1b7\r{prompt}\x1b8")
+        self.console.file.flush()
 
     async def ask(self, question: str | None = None, *, secret: bool = False) -> str | None:
         """Read a line after ``question`` (or the command prompt); no echo when ``secret``."""
@@ -220,6 +251,8 @@ class PlaySession:
             self.tables = TableClient(channels[1], self.token, self.player)
             self.settlement = settlement_pb2_grpc.SettlementServiceStub(channels[2])  # type: ignore[no-untyped-call]
             self.say(f"Signed in as {self.player}. Type h for help.", "bold")
+            if self.console.is_terminal:  # a pipe or a file gets no cursor codes
+                self.ticker = asyncio.ensure_future(self._tick())
             await self.list_tables()
             seated = [t for t in self.listed if any(s.player == self.player for s in t.seats)]
             if seated:
@@ -233,6 +266,8 @@ class PlaySession:
                 if not await self.handle(line.strip()):
                     return 0
         finally:
+            if self.ticker is not None:
+                self.ticker.cancel()
             if self.watcher is not None:
                 self.watcher.cancel()
                 with contextlib.suppress(BaseException):
@@ -315,7 +350,8 @@ class PlaySession:
         if word in ("", "s", "show"):
             if self.view is not None:
                 halves = self.narrator.halves()
-                self.show(table_panel(self.view, list(self.recent), self.player, halves))
+                clock = self.turn_clock
+                self.show(table_panel(self.view, list(self.recent), self.player, halves, clock))
             elif not word:
                 self._show_prompt()
             else:
@@ -583,15 +619,22 @@ class PlaySession:
         self.table_id = table_id
         self.view = view
         self.checker = CardChecker()
+        self.check_notes = CheckNotes()
         self.seeds = ClientSeeds(self.tables, table_id, self.checker)
+        self.turn_clock.see(view)
         first = table_pb2.WatchResponse(version=view.version, view=view)
         proofs = self._proof_lines(first)
         self.narrator = Narrator(self.player)
         self.recent.clear()
         self.was_my_turn = False
         self.watcher = asyncio.ensure_future(self._watch(table_id, view.version))
-        self.show(table_panel(view, player=self.player, halves=self.narrator.halves()), *proofs)
+        self.show(self._panel(view), *proofs)
         self.was_my_turn = self.my_turn()
+
+    def _panel(self, view: table_pb2.TableView) -> RenderableType:
+        return table_panel(
+            view, player=self.player, halves=self.narrator.halves(), clock=self.turn_clock
+        )
 
     def detach(self) -> None:
         """Stop following the table."""
@@ -659,11 +702,11 @@ class PlaySession:
                 task = asyncio.ensure_future(self._send_seed(seeds, *due))
                 self.seeding.add(task)
                 task.add_done_callback(self.seeding.discard)
-        return check_lines(checks)
+        return self.check_notes.lines(checks)
 
     async def _send_seed(self, seeds: ClientSeeds, action: str, hand_id: str, seat: int) -> None:
         """Send one seed Act; show what its answer settles (a seed drawn, a failure)."""
-        lines = check_lines(await seeds.send(action, hand_id, seat))
+        lines = self.check_notes.lines(await seeds.send(action, hand_id, seat))
         if lines and seeds is self.seeds:
             self.show(*lines)
 
@@ -676,6 +719,8 @@ class PlaySession:
             self.recent.clear()
         self.recent.extend(digest.actions)
         self.view = view
+        if view is not None:
+            self.turn_clock.see(view)
         items: list[RenderableType] = [*digest.lines, *proofs]
         if digest.left_with is not None:
             table_id = self.table_id
@@ -696,13 +741,13 @@ class PlaySession:
         )
         self.was_my_turn = turn
         if redraw:
-            items.append(table_panel(view, player=self.player, halves=self.narrator.halves()))
+            items.append(self._panel(view))
         if digest.hand_ended and me is not None and me.stack == 0 and not view.hand_in_progress:
             items.append(Text("You are out of chips: l leaves the table.", style="bold"))
         if items:
             self.show(*items)
-        elif self.prompt_shown and self._prompt_text() != self.prompt:
-            self.show()
+        else:
+            self._refresh_prompt()
         return True
 
     async def act(self, word: str, rest: str) -> None:
@@ -713,8 +758,12 @@ class PlaySession:
             self.say("You are not at a table: t lists them, j TABLE BUY-IN sits down.")
             return
         choosing = any(a.action == "choose_game" for a in view.legal_actions)
-        if word in ("g", "game") and not rest and choosing and my_seat(view) is not None:
-            self.show(games_table(view))  # the list to choose from, not a refusal
+        asks = not rest or rest.endswith("?")  # g: the games; g GAME ?: its options
+        if word in ("g", "game") and asks and choosing and my_seat(view) is not None:
+            try:  # the list to choose from, not a refusal
+                self.show(games_table(view, rest.rstrip("?").strip()))
+            except ActionError as exc:
+                self.fail(str(exc))
             return
         try:
             move = choose_move(word, rest, view)
@@ -741,25 +790,5 @@ class PlaySession:
         current = self.view
         if reply is not None and current is not None and reply.view.version > current.version:
             self.view = reply.view
+            self.turn_clock.see(reply.view)
             self.was_my_turn = self.my_turn()
-
-
-def check_lines(checks: list[CardCheck]) -> list[RenderableType]:
-    """CRV1 checks as screen lines: one quiet line for the cards verified, a notice for a
-    seed drawn for the player, and a loud line for each check that failed."""
-    good = [c.card for c in checks if c.verdict is Verdict.VERIFIED]
-    lines: list[RenderableType] = []
-    if good:
-        line = Text("Verified ", style="dim")
-        for card in good:
-            line.append_text(card_text(card))
-            line.append(" ")
-        line.append("against the deck committed before the deal.", style="dim")
-        if not all(c.witnessed for c in checks if c.verdict is Verdict.VERIFIED):
-            line.append(" (Dealt before you watched: places in the deal as the table says.)")
-        lines.append(line)
-    for notice in (c for c in checks if c.verdict is Verdict.NOTICE):
-        lines.append(Text(notice.line(), style="bold yellow"))
-    for bad in (c for c in checks if c.verdict is Verdict.FAILED):
-        lines.append(Text(f"!!! {bad.line()} !!!", style="bold white on red"))
-    return lines

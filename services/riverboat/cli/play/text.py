@@ -10,7 +10,11 @@ from typing import Any
 from rich.text import Text
 
 from riverboat.cli.clientkit import money
+from riverboat.engine.cards import parse_card
 from riverboat.engine.games import GAMES
+from riverboat.engine.games.totals_family import TotalsGame
+from riverboat.engine.totals import show as show_total
+from riverboat.engine.totals import totals
 from riverboat.handtext import RANK_NAMES, STREETS
 from riverboat.v1 import events_pb2, table_pb2
 
@@ -151,7 +155,9 @@ def choices(view: table_pb2.TableView) -> list[Choice]:
             case "fold":
                 text = "fold"
             case "choose_game":
-                text = "choose the game: " + ", ".join(legal.choices) + " (g lists the options)"
+                # Not the games themselves: nine names widen the table past any screen.
+                n = len(legal.choices)
+                text = f"choose the game ({n} to choose from: g lists them)"
             case "draw" | "discard" | "pass" | "expose":
                 text = f"{legal.action} {cards_count(legal)}"
             case "order":
@@ -185,8 +191,12 @@ def cards_count(legal: table_pb2.LegalAction) -> str:
 
 
 def choices_line(view: table_pb2.TableView) -> str:
-    """``"c call $0.75 · r raise to $2.00 · f fold"``."""
-    return " · ".join(f"{c.key} {c.text}" for c in choices(view))
+    """``"c call $0.75 · r raise to $2.00 · f fold"``; a move whose key is its own first word
+    is said once (``"take the card · stand"``, not ``"take take the card"``)."""
+    return " · ".join(
+        c.text if c.text == c.key or c.text.startswith(c.key + " ") else f"{c.key} {c.text}"
+        for c in choices(view)
+    )
 
 
 def owes_move(view: table_pb2.TableView) -> bool:
@@ -216,20 +226,41 @@ def phase_name(phase: str) -> str:
 
 
 def changed_options(game: str, options: dict[str, Any]) -> str:
-    """The options that differ from the game's defaults, as ``"draws 2"``."""
-    specs = {spec.name: spec.default for spec in (GAMES[game].specs if game in GAMES else ())}
+    """The options that differ from the game's defaults, as ``"draws 2"`` (money in dollars:
+    ``"wild_payment $1.50"``, as it is typed: ``wild_payment=1.50``)."""
+    specs = {spec.name: spec for spec in (GAMES[game].specs if game in GAMES else ())}
     out = []
     for key, value in options.items():
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # a Struct holds numbers as doubles
-        if key in specs and value != specs[key]:
-            out.append(f"{key} {show_value(value)}")
+        if key in specs and value != specs[key].default:
+            out.append(f"{key} {show_value(value, specs[key].allowed)}")
     return ", ".join(out)
 
 
-def show_value(value: object) -> str:
+def show_value(value: object, allowed: object = None) -> str:
+    """An option's value as a player types it: ``true``, ``null``, ``2``; an amount of money
+    (an option whose values are ``"cents"``) in dollars, ``$1.50``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if allowed == "cents" and isinstance(value, int | float):
+        return money(int(value))
     return str(value)
+
+
+def running_count(view: table_pb2.TableView, seat: table_pb2.SeatView) -> str:
+    """A card-total game's count of the cards ``seat`` shows this viewer (7-27, 15-35):
+    ``"6½ or 16½"``, every total the cards can make by the game's own rule (an ace 1 or 11,
+    pictures as the game's ``pictures`` option says); "" in other games or with no card seen."""
+    game = GAMES.get(view.game or view.variant)
+    if not isinstance(game, TotalsGame):
+        return ""
+    seen = [parse_card(c.card) for c in seat.cards if c.card]
+    if not seen:
+        return ""
+    pictures = dict(view.game_options.items()).get("pictures")
+    if not isinstance(pictures, str):
+        pictures = next(str(s.default) for s in game.specs if s.name == "pictures")
+    return " or ".join(show_total(t) for t in sorted(totals(seen, pictures)))
