@@ -29,20 +29,20 @@ joined = lobby.JoinTable(
 # Nothing happens until a hand is dealt and it is our turn: say so.
 print(f"seat {joined.seat} at {table.table_id}; waiting for our turn...", flush=True)
 tables = table_pb2_grpc.TableServiceStub(grpc.insecure_channel(joined.owner_address))
-leaving = False
+leaving, acted_at = False, 0  # acted_at: our last move's log version
 for update in tables.Watch(table_pb2.WatchRequest(table_id=table.table_id), metadata=me):
     if any(e.player_left.player == login.player_id for e in update.events):
         print("left the table; the chips are back in the wallet")
         break
     view = update.view
-    if view.to_act != joined.seat or not view.legal_actions:
-        continue
+    if view.to_act != joined.seat or not view.legal_actions or view.version < acted_at:
+        continue  # not our turn, or a view from before our last move
     legal = [a.action for a in view.legal_actions]
     # One move, then only check or fold until the hand we are leaving is over.
     wanted = ("check", "fold") if leaving else ("check", "call", "bring_in")
     action = next((a for a in wanted if a in legal), legal[0])
     try:
-        tables.Act(
+        acted_at = tables.Act(
             table_pb2.ActRequest(
                 table_id=table.table_id,
                 hand_id=view.hand_id,
@@ -51,7 +51,7 @@ for update in tables.Watch(table_pb2.WatchRequest(table_id=table.table_id), meta
                 request_id=uuid.uuid4().hex,
             ),
             metadata=me,
-        )
+        ).version
     except grpc.RpcError as error:
         status = rpc_status.from_call(error)  # ErrorInfo, BadRequest, RetryInfo
         print(error.code(), error.details(), status.details if status else "")

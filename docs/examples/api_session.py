@@ -116,13 +116,14 @@ def main() -> None:
     print("waiting for our turn (a hand starts once two players sit)...", flush=True)
     watch = tables_stub.Watch(table_pb2.WatchRequest(table_id=table.table_id), metadata=me)
     leaving = False
+    acted_at = 0  # the log version our last move made: views before it are already answered
     for update in watch:
         gone = [e.player_left for e in update.events if e.player_left.player == login.player_id]
         if gone:
             print(f"left the table with {gone[0].stack}")
             break
         view = update.view
-        if view.to_act != joined.seat or not view.legal_actions:
+        if view.to_act != joined.seat or not view.legal_actions or view.version < acted_at:
             continue
         options = {a.action: a for a in view.legal_actions}
         wanted = ("check", "fold") if leaving else ("check", "call", "bring_in", "fold")
@@ -137,6 +138,7 @@ def main() -> None:
             ),
             metadata=me,
         )
+        acted_at = acted.version
         if leaving:
             continue
         print(f"hand #{view.hand_number} ({view.hand_id}): {action} -> version {acted.version}")
