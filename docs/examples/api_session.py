@@ -1,7 +1,8 @@
 """A whole session against a Riverboat room, knowing only the generated stubs (docs/api.md).
 
-Register, have the operator deposit, log in, find a table, join it, watch it, act when it is
-your turn, leave; then one refused call, its google.rpc.Status details decoded the standard way
+Register, have the operator deposit, log in, find a table with a free seat, join it, watch it,
+act when it is your turn, leave (following the hand to its end when the leave has to wait for
+it); then one refused call, its google.rpc.Status details decoded the standard way
 (grpcio-status). Run it against `make run` (defaults; `$RIVERBOAT_LOBBY_ADDRESS` and the like, or
 the flags, for another room):
 
@@ -105,17 +106,28 @@ def main() -> None:
     )
     print(f"seat {joined.seat}, stack {joined.stack}, wallet {joined.balance}")
 
-    # 6. Watch the table (from its owner), 7. act when the view says it is our turn.
+    # 6. Watch the table (from its owner), 7. act when the view says it is our turn, 8. leave.
+    # A leave asked during a hand waits for the hand's end (pending=True): until then the seat
+    # is still ours and still has to act, so follow the table (checking or folding) until
+    # the table says we left; the chips go back to the wallet then.
     tables_stub = table_pb2_grpc.TableServiceStub(
         grpc.insecure_channel(joined.owner_address or args.table)
     )
+    print("waiting for our turn (a hand starts once two players sit)...", flush=True)
     watch = tables_stub.Watch(table_pb2.WatchRequest(table_id=table.table_id), metadata=me)
+    leaving = False
+    acted_at = 0  # the log version our last move made: views before it are already answered
     for update in watch:
+        gone = [e.player_left for e in update.events if e.player_left.player == login.player_id]
+        if gone:
+            print(f"left the table with {gone[0].stack}")
+            break
         view = update.view
-        if view.to_act != joined.seat or not view.legal_actions:
+        if view.to_act != joined.seat or not view.legal_actions or view.version < acted_at:
             continue
         options = {a.action: a for a in view.legal_actions}
-        action = next(a for a in ("check", "call", "bring_in", "fold") if a in options)
+        wanted = ("check", "fold") if leaving else ("check", "call", "bring_in", "fold")
+        action = next(a for a in wanted if a in options)
         acted = tables_stub.Act(
             table_pb2.ActRequest(
                 table_id=table.table_id,
@@ -126,16 +138,18 @@ def main() -> None:
             ),
             metadata=me,
         )
+        acted_at = acted.version
+        if leaving:
+            continue
         print(f"hand #{view.hand_number} ({view.hand_id}): {action} -> version {acted.version}")
-        break
+        left = lobby.LeaveTable(
+            lobby_pb2.LeaveTableRequest(table_id=table.table_id, request_id=uuid.uuid4().hex[:12]),
+            metadata=me,
+        )
+        when = "when this hand ends" if left.pending else "now"
+        print(f"leaving {when} (pending={left.pending})", flush=True)
+        leaving = True
     watch.cancel()
-
-    # 8. Leave: now, or when the hand you are in ends; the chips go back to the wallet.
-    left = lobby.LeaveTable(
-        lobby_pb2.LeaveTableRequest(table_id=table.table_id, request_id=uuid.uuid4().hex[:12]),
-        metadata=me,
-    )
-    print(f"leaving (pending={left.pending}) with {left.stack}")
 
     # A refused call: seat 9 and a zero buy-in break the limits written in lobby.proto.
     try:

@@ -26,6 +26,18 @@ from tests.e2e._upkit import seated as _seated
 from tests.e2e._upkit import up_command as _up
 
 
+def banner_command(banner: str, title: str) -> list[str]:
+    """The words of the command the banner prints on the lines after ``title`` (continued
+    with backslashes)."""
+    lines = banner.partition(title)[2].splitlines()[1:]
+    words: list[str] = []
+    for line in lines:
+        words += line.strip().removesuffix("\\").split()
+        if not line.rstrip().endswith("\\"):
+            return words
+    raise AssertionError(f"no command after {title!r}:\n{banner}")
+
+
 def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     """The whole room with NATS identities on: four services, bots, the auditor's audit."""
     ports = _ports()
@@ -93,15 +105,26 @@ def test_up_starts_the_room_bots_play_and_ctrl_c_stops_everything(tmp_path: Path
         received = tsa.read_text().splitlines()  # (first: the file is written before the pipe)
         published = (var / "chain-heads.jsonl").read_text().splitlines()
         assert len(received) >= 2 and published[: len(received)] == received
+        # The banner's audit command, run as printed: the auditor's NATS user, and the
+        # publisher's public key (never its private key) to check the heads with.
+        hint = banner_command(seen, "Audit the room as the auditor's NATS user")
+        assert f"--heads-key {var / 'heads.key.pub'}" in " ".join(hint), hint
+        assert hint[0] == ".venv/bin/riverboat", hint
         checked = subprocess.run(
-            _riverboat(
-                "audit", "--nats", nats_url, *login, "--heads", str(tsa), "--heads-key",
-                str(var / "heads.key"),
-            ),
+            _riverboat(*hint[1:], "--no-progress"),
             capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
         )  # fmt: skip
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert "signed publications checked" in checked.stdout
+        # ... and against the copy the outside service kept.
+        checked = subprocess.run(
+            _riverboat(
+                "audit", "--nats", nats_url, *login, "--heads", str(tsa), "--heads-key",
+                str(var / "heads.key.pub"),
+            ),
+            capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+        )  # fmt: skip
+        assert checked.returncode == 0, checked.stdout + checked.stderr
         # The operator's identity replays the logs into a ledger of its own, as rebuild does.
         operator = ["--nats-user", "operator", "--nats-password-file"]
         rebuilt = subprocess.run(
@@ -366,6 +389,23 @@ def test_make_run_passes_args_and_the_banner_hints_reach_the_room(tmp_path: Path
         )
         assert tables.returncode == 0, tables.stdout + tables.stderr
         assert "Dealer's choice" in tables.stdout, tables.stdout
+        # The banner's `login --save`, run as printed, keeps the token where it says, and the
+        # next command to that lobby reads it from there (no password given).
+        saving = banner_command(seen, "riverboat admin tables")
+        where = f"var/admin@{lobby}.token"
+        assert saving[-1] == "--save" and f"the token is in {where})" in seen, seen
+        saved = subprocess.run(
+            _riverboat(*saving[1:]), capture_output=True, text=True, timeout=60, cwd=tmp_path,
+            env=ENV, check=False,
+        )  # fmt: skip
+        assert saved.returncode == 0 and (tmp_path / where).is_file(), saved.stderr
+        settlement = f"127.0.0.1:{ports[3]}"
+        again = subprocess.run(
+            _riverboat("admin", "players", "--lobby", lobby, "--settlement", settlement),
+            capture_output=True, text=True, timeout=60, cwd=tmp_path,
+            env={**ENV, "COLUMNS": "200"}, stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+        assert again.returncode == 0 and "Players" in again.stdout, again.stdout + again.stderr
     finally:
         os.killpg(run.pid, signal.SIGINT)
         run.wait(timeout=90)

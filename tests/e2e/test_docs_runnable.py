@@ -11,7 +11,7 @@ Two markers, each on the line right before a fenced block that opens with ```` `
   ``riverboat up --bots 1 --quiet`` on free ports (one bot at each demo table, so a hand is
   dealt as soon as one more player sits down; no hand before). Its directory holds ``.venv``,
   ``docs`` and the room's own ``var/`` (``var/operator.password``, ``var/token.key``,
-  ``var/admin.token`` once ``riverboat admin login --save`` wrote it), and
+  ``var/admin@LOBBY.token`` once ``riverboat admin login --save`` wrote it), and
   ``$RIVERBOAT_LOBBY_ADDRESS``, ``$RIVERBOAT_TABLE_ADDRESS``, ``$RIVERBOAT_SETTLEMENT_ADDRESS``
   and ``$RIVERBOAT_DEALER_ADDRESS`` point the clients at it, so a block reads as a session
   against ``make run`` (in a terminal 120 columns wide). Every room block of every file runs in
@@ -359,6 +359,14 @@ def test_the_room_blocks_print_what_the_docs_show(tmp_path: Path) -> None:
                     + "\n".join(step.expected)
                 )
     assert not wrong, "\n\n".join(wrong)
+
+
+def test_the_api_core_to_copy_is_the_example_the_room_runs() -> None:
+    """docs/api.md's Python block to copy is docs/examples/api_core.py word for word: the room
+    test runs the file, so the text people copy is the one that was run."""
+    doc = (ROOT / "docs" / "api.md").read_text()
+    shown = doc.partition("Its core, to copy")[2].partition("```python\n")[2].partition("```")[0]
+    assert shown == (ROOT / "docs" / "examples" / "api_core.py").read_text()
 
 
 def test_the_docs_have_runnable_blocks() -> None:

@@ -198,7 +198,9 @@ class TableOptions:
             except TypeError:
                 raise InvalidOptions("rake_caps must be a list of [players, cap] pairs") from None
         small = data.get("small_bet", _DEFAULT_SMALL_BET)
-        if _is_int(small):
+        # Derived from a valid small bet only: a refused small_bet is the one problem to
+        # report, not the bring-in and ante nobody typed that follow from it.
+        if amount_problem(small, "small_bet") is None:
             data.setdefault("bring_in", small // 2)
             data.setdefault("ante", pacific_ante(small))
         try:

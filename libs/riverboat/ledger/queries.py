@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, func, select
 
-from riverboat.ledger.accounts import AccountKind
+from riverboat.ledger.accounts import AccountKind, pot
 from riverboat.ledger.models import Account, Hand, Posting, PostingLine
 
 __all__ = [
@@ -103,6 +103,8 @@ def entries(
             Posting.reference,
             Posting.occurred_at,
             PostingLine.balance_after,
+            Posting.table_id,
+            Posting.hand_id,
         )
         .join(Account, Account.id == PostingLine.account_id)
         .join(Posting, Posting.id == PostingLine.posting_id)
@@ -112,7 +114,16 @@ def entries(
     )
     if before_line is not None:
         query = query.where(PostingLine.id < before_line)
-    return [Entry(*row) for row in conn.execute(query)]
+    return [
+        Entry(*row[:5], row.reference or _hand_reference(row.table_id, row.hand_id), *row[6:8])
+        for row in conn.execute(query)
+    ]
+
+
+def _hand_reference(table_id: str | None, hand_id: str | None) -> str:
+    """What a hand's posting without a reference of its own (rake, antes) is about: the hand's
+    pot, ``pot:TABLE:HAND``, the account it moved from or to (``ledger pot:...`` lists it)."""
+    return pot(table_id, hand_id).name if table_id and hand_id else ""
 
 
 def rake_report(

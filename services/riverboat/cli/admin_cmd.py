@@ -2,10 +2,11 @@
 
 Tables through the lobby (``tables``, ``create-table``); money through the settlement service
 (``deposit``, ``withdraw``, ``balance``, ``ledger``, ``rake-report``). Each command needs an
-operator's (or, for the read-only ones, an auditor's) token: ``--token``, ``$RIVERBOAT_TOKEN``,
-the file ``riverboat admin login --save`` wrote, or a login with ``--user``/``--password`` (asked
-when missing). ``login`` prints an ``export RIVERBOAT_TOKEN=...`` line and writes nothing to
-disk unless ``--save`` is given.
+operator's (or, for the read-only ones, an auditor's) token: ``--token``, a login with
+``--user`` (the password asked when missing), ``$RIVERBOAT_TOKEN``, the file ``riverboat admin
+login --save`` wrote for this lobby (``var/admin@LOBBY.token``), else a login asked for. ``login``
+prints an ``export RIVERBOAT_TOKEN=...`` line and writes nothing to disk unless ``--save`` is
+given.
 
 Amounts are dollars (``50``, ``12.50``) or cents with a trailing ``c`` (``1250c``).
 """
@@ -32,6 +33,7 @@ from rich.text import Text
 
 from riverboat.cli.clientkit import (
     AMOUNT_RULE,
+    TOKEN_FILE_PATTERN,
     AmountError,
     add_address_flags,
     error_sentence,
@@ -47,7 +49,6 @@ from riverboat.v1 import events_pb2, lobby_pb2, settlement_pb2, settlement_pb2_g
 
 T = TypeVar("T")
 
-DEFAULT_TOKEN_FILE = Path("var/admin.token")
 #: The limits' names on the command line and in the API (settlement's LimitKind).
 LIMIT_KINDS = {
     "deposit-day": settlement_pb2.LIMIT_KIND_DEPOSIT_DAY,
@@ -62,6 +63,13 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 
+def token_file(args: argparse.Namespace) -> Path:
+    """The file a token for this lobby is saved to and read from: ``--token-file``, else
+    ``var/admin@LOBBY.token``."""
+    given: Path | None = getattr(args, "token_file", None)
+    return given if given is not None else Path(TOKEN_FILE_PATTERN.format(lobby=args.lobby))
+
+
 class Refused(Exception):
     """A command that cannot go on; the message is the sentence to print."""
 
@@ -70,15 +78,19 @@ def register(groups: Any) -> None:
     """Add ``admin`` and its subcommands."""
     common = argparse.ArgumentParser(add_help=False)
     add_address_flags(common)
-    who = common.add_argument_group("credentials (first found: --token, $RIVERBOAT_TOKEN, file)")
+    who = common.add_argument_group(
+        "credentials (first found: --token, --user, $RIVERBOAT_TOKEN, the file)"
+    )
     who.add_argument("--token", help="an operator's bearer token")
     who.add_argument(
         "--token-file",
         type=Path,
-        default=DEFAULT_TOKEN_FILE,
-        help=f"a token saved by `login --save` ({DEFAULT_TOKEN_FILE})",
+        help=f"a token saved by `login --save` (default {TOKEN_FILE_PATTERN}, LOBBY the --lobby "
+        "address)",
     )
-    who.add_argument("--user", help="log in as this operator (asked if no token is found)")
+    who.add_argument(
+        "--user", help="log in as this operator (before $RIVERBOAT_TOKEN; asked if none is found)"
+    )
     who.add_argument("--password", help="the password (asked if missing)")
 
     admin = groups.add_parser(
@@ -92,9 +104,10 @@ def register(groups: Any) -> None:
     login.add_argument(
         "--save",
         nargs="?",
-        type=Path,
-        const=DEFAULT_TOKEN_FILE,
-        help=f"also write the token to a file, mode 0600 (default {DEFAULT_TOKEN_FILE})",
+        const="",
+        metavar="PATH",
+        help=f"also write the token to a file, mode 0600 (default {TOKEN_FILE_PATTERN}, the "
+        "file the other commands to that lobby read)",
     )
     login.set_defaults(handler=_run(cmd_login))
 
@@ -318,10 +331,19 @@ class Admin:
         return reply
 
     async def authenticate(self) -> None:
-        """A token from the flags, the environment, the saved file, or a login."""
-        token = self.args.token or os.environ.get("RIVERBOAT_TOKEN", "")
-        if not token and self.args.token_file.is_file():
-            token = self.args.token_file.read_text().strip()
+        """A token from ``--token``, a login with ``--user``, the environment, the lobby's saved
+        file, or a login asked for. A flag typed on this command line wins over what the shell
+        carries (``$RIVERBOAT_TOKEN`` from an earlier ``eval "$(riverboat admin login)"``)."""
+        token = self.args.token
+        if not token and self.args.user:
+            if os.environ.get("RIVERBOAT_TOKEN"):
+                _note(f"--user {self.args.user} logs in; $RIVERBOAT_TOKEN is not used.")
+            await self.login()
+            return
+        token = token or os.environ.get("RIVERBOAT_TOKEN", "")
+        saved = token_file(self.args)
+        if not token and saved.is_file():
+            token = saved.read_text().strip()
         if not token:
             await self.login()
             return
@@ -333,6 +355,11 @@ class Admin:
             raise Refused("The token has expired; run `riverboat admin login` again.")
         self.token = token
         self.lobby.token = token
+
+
+def _note(text: str) -> None:
+    """A note on standard error (standard output stays the command's answer)."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(text, markup=False)
 
 
 def _ask(prompt: str) -> str:
@@ -438,13 +465,18 @@ async def cmd_login(admin: Admin) -> int:
     note.print(f"Logged in as {reply.player_id} ({reply.role}) until {expires}.", markup=False)
     if reply.role not in ("operator", "auditor"):
         note.print("Note: this is not an operator account; admin commands will be refused.")
-    save: Path | None = admin.args.save
-    if save is not None:
+    if admin.args.save is not None:
+        save = Path(admin.args.save) if admin.args.save else token_file(admin.args)
         save.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(save, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as out:
             out.write(reply.token + "\n")
-        note.print(f"Saved to {save}; admin commands read it from there.", markup=False)
+        where = (
+            f"admin commands to the lobby at {admin.args.lobby} read it from there"
+            if save == token_file(admin.args)
+            else f"admin commands read it with --token-file {save}"
+        )
+        note.print(f"Saved to {save}; {where}.", markup=False)
     print(f"export RIVERBOAT_TOKEN={reply.token}")
     return 0
 
@@ -751,7 +783,11 @@ async def cmd_ledger(admin: Admin) -> int:
         )
     admin.console.print(grid)
     if page:
-        admin.say(f"(more: --limit {args.limit * 2})")
+        shown = "posting" if args.limit == 1 else f"{args.limit} postings"
+        admin.say(
+            f"The newest {shown}; {args.account} has older ones "
+            f"(--limit {args.limit * 2} lists twice as many)."
+        )
     return 0
 
 
@@ -882,6 +918,18 @@ async def cmd_set_limit(admin: Admin) -> int:
         )
     else:
         admin.say(f"{args.player}'s {args.kind} limit is {wanted} from now.")
+        if amount and limit.amount == amount and limit.used >= amount:
+            # A lower limit applies even below what was used (it protects the player); the
+            # operator must know it blocks at once, not discover it at the next refusal.
+            deposit = args.kind.startswith("deposit")
+            window = "24 hours" if args.kind.endswith("day") else "7 days"
+            admin.say(
+                f"{args.player} already {'deposited' if deposit else 'bought in for'} "
+                f"{money(limit.used)} in the last {window}, "
+                f"{'more than' if limit.used > amount else 'all of'} the new limit: no further "
+                f"{'deposits' if deposit else 'buy-ins'} until enough of that is older than "
+                f"{window} (`riverboat admin limits {args.player}` shows what is left)."
+            )
     return 0
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_LOBBY",
     "DEFAULT_SETTLEMENT",
     "DEFAULT_TABLE",
+    "TOKEN_FILE_PATTERN",
     "AmountError",
     "TokenInfo",
     "add_address_flags",
@@ -36,6 +37,9 @@ __all__ = [
 DEFAULT_LOBBY = "127.0.0.1:50051"
 DEFAULT_TABLE = "127.0.0.1:50052"
 DEFAULT_SETTLEMENT = "127.0.0.1:50054"
+#: Where ``riverboat admin login --save`` writes a token, one file per lobby address: two rooms
+#: on one machine (or their two operators) never read or overwrite each other's token.
+TOKEN_FILE_PATTERN = "var/admin@{lobby}.token"
 
 AMOUNT_RULE = "amounts are dollars (12, 12.50, $12.50) or cents with a trailing c (1250c)"
 

@@ -30,7 +30,12 @@ import grpc
 
 from riverboat.auth import load_token_key
 from riverboat.bots.demo import DemoBot
-from riverboat.cli.clientkit import DEFAULT_LOBBY, DEFAULT_SETTLEMENT, DEFAULT_TABLE
+from riverboat.cli.clientkit import (
+    DEFAULT_LOBBY,
+    DEFAULT_SETTLEMENT,
+    DEFAULT_TABLE,
+    TOKEN_FILE_PATTERN,
+)
 from riverboat.client import LobbyClient, TableClient, random_chooser
 from riverboat.natsauth import room_passwords, room_users
 from riverboat.natsserver import (
@@ -458,8 +463,9 @@ async def _demo(
         for table in tables:
             say(f"table  {table.table_id:<28} {table.name}")
         var = Path(args.var)
+        # The auditor checks with the publisher's public key; the private one stays the room's.
         heads = (
-            f" \\\n      --heads {var / HEADS_FILE} --heads-key {var / HEADS_KEY}"
+            f" \\\n      --heads {var / HEADS_FILE} --heads-key {var / HEADS_KEY}.pub"
             if args.heads_interval > 0
             else ""
         )
@@ -472,10 +478,14 @@ async def _demo(
             else ""
         )
         admin, play = client_flags(args)
+        # Where `admin login --save` keeps this lobby's token (one file per lobby address).
+        token_file = TOKEN_FILE_PATTERN.format(lobby=args.lobby_address)
         say(
             f"""
 Operator account: {OPERATOR} / {password}
   .venv/bin/riverboat admin tables{admin} --user {OPERATOR} --password {password}
+  .venv/bin/riverboat admin login{admin} --user {OPERATOR} --password {password} --save
+      (then admin commands to this lobby need no password: the token is in {token_file})
 Play as a person, in another terminal (register, then the operator deposits for you):
   .venv/bin/riverboat play{play} --register --user ann
   .venv/bin/riverboat admin deposit{admin} ann 100 --ref welcome-ann --user {OPERATOR} \\

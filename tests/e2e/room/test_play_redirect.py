@@ -123,6 +123,8 @@ async def test_riverboat_play_follows_the_table_to_its_owner_and_through_a_hand_
             screen.send("correct horse")
             await screen.expect(r"Register a new account as ann\? \[y/N\] ")
             screen.send("y")
+            await screen.expect("password again: ")  # a new account's password, twice
+            screen.send("correct horse")
             await screen.expect("lobby> ")
             await fund("ann")
             screen.send(f"j {on_a[0] + 1} 40")

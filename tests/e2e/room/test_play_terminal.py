@@ -171,6 +171,8 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
             screen.send("correct horse")
             await screen.expect(r"Register a new account as ann\? \[y/N\] ")
             screen.send("y")
+            await screen.expect("password again: ")  # a new account's password, twice
+            screen.send("correct horse")
             await screen.expect("Welcome, ann")
             await screen.expect("lobby> ")
             await fund("ann")
@@ -252,6 +254,16 @@ async def test_play_a_hand_in_a_terminal(room: Room, settled: Settled) -> None:
             )
             assert left is not None
             cashed_out = int(left.group(1)) * 100 + int(left.group(2))
+            await screen.expect("lobby> ")
+            # Back in the lobby, `hands` lists the table just left, each hand by its own number
+            # (the one `hand N` takes: hand_id is #1), never a row count beside it.
+            screen.send("hands")
+            await screen.expect("Last hands")
+            await screen.expect(r"the table you left: N from the # column")
+            listed = re.search(rf"^\s*(\d+)\s+{re.escape(hand_id)}\s", screen.text, re.M)
+            assert listed is not None and listed.group(1) == "1", screen.text[-3000:]
+            screen.send("hand 1")
+            await screen.expect(r"PokerStars Hand #\d+:")
             await screen.expect("lobby> ")
             # The last hands, from the table service's hand histories: watching the table,
             # `hands` lists the first hand, and `hand ID` prints it as ann saw it (her own

@@ -416,7 +416,8 @@ def test_the_last_hands_screen_says_what_each_hand_came_to_for_you() -> None:
     ]
     lines = render(hands_table(hands, "ann")).splitlines()
     rows = [line.split() for line in lines if line.strip()[:1].isdigit()]
-    assert [r[:3] for r in rows] == [["1", "#9", "t1-9"], ["2", "#5", "t1-5"], ["3", "#2", "t1-2"]]
+    # One number per row, the hand's own (`hand 9` shows it), not a row count beside it.
+    assert [r[:2] for r in rows] == [["9", "t1-9"], ["5", "t1-5"], ["2", "t1-2"]]
     assert [r[-1] for r in rows] == ["+$9.50", "-$10.00", "$0.00"]
     assert all("$20.00" in r for r in rows)  # the pot: paid out and rake
     assert "(voided)" in rows[2]

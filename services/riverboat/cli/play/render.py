@@ -416,17 +416,16 @@ def hands_table(hands: Sequence[table_pb2.HandSummary], me: str = "") -> Table:
     grid.add_column("Players", overflow="fold")
     grid.add_column("Pot", justify="right", no_wrap=True)
     grid.add_column("You", justify="right", no_wrap=True)
-    for n, h in enumerate(hands, 1):
+    for h in hands:
         mine = next((p for p in h.players if p.player == me), None)
         result = ""
         if mine is not None:
             net = mine.final_stack - mine.starting_stack
             result = ("+" if net > 0 else "-" if net < 0 else "") + money(abs(net))
+        # One number per hand, the one `hand N` takes: the hand's own, never a row count.
         grid.add_row(
-            str(n),
-            (f"#{h.hand_number} " if h.hand_number else "")
-            + h.hand_id
-            + (" (voided)" if h.voided else ""),
+            str(h.hand_number) if h.hand_number else "",
+            h.hand_id + (" (voided)" if h.voided else ""),
             SHORT_VARIANTS.get(h.game, variant_name(h.game)),
             ", ".join(p.player for p in h.players),
             money(h.paid_out + h.rake),

@@ -75,7 +75,11 @@ def register(groups: Any) -> None:
         help="your password (asked if missing; $RIVERBOAT_PASSWORD also works)",
     )
     play.add_argument("--register", action="store_true", help="create the account first")
-    play.add_argument("--token", help="a bearer token instead of logging in ($RIVERBOAT_TOKEN)")
+    play.add_argument(
+        "--token",
+        help="a bearer token instead of logging in ($RIVERBOAT_TOKEN, unless --user or "
+        "--register is given)",
+    )
     play.add_argument(
         "--save",
         metavar="FILE",
@@ -111,6 +115,7 @@ class PlaySession:
         self.listed: list[lobby_pb2.LobbyTable] = []
         self.hands_listed: list[table_pb2.HandSummary] = []
         self.table_id = ""
+        self.left_table = ""  # the table last followed: `hands` in the lobby lists its hands
         self.view: table_pb2.TableView | None = None
         self.narrator = Narrator("")
         self.recent: collections.deque[str] = collections.deque(maxlen=4)
@@ -283,7 +288,7 @@ class PlaySession:
     async def sign_in(self) -> bool:
         """A token: given, or from logging in (registering first when asked or agreed)."""
         assert self.lobby is not None
-        token = self.args.token or os.environ.get("RIVERBOAT_TOKEN", "")
+        token = self.args.token or self._environment_token()
         if token:
             try:
                 info = token_info(token)
@@ -299,6 +304,7 @@ class PlaySession:
         user = self.args.user
         password = self.args.password or os.environ.get("RIVERBOAT_PASSWORD")
         register = self.args.register
+        typed = False  # the password came from the prompt: a new account's is asked twice
         while True:
             if not user:
                 user = (await self.ask("username: ") or "").strip()
@@ -308,6 +314,12 @@ class PlaySession:
                 password = await self.ask("password: ", secret=True)
                 if password is None:
                     return False
+                typed = True
+            if register and typed:
+                typed = False  # asked once for each password typed
+                if not await self._confirm(password):
+                    password = None
+                    continue
             if register:
                 made = await self._lobby_call(self.lobby.register(user, password))
                 if made is None:
@@ -335,10 +347,34 @@ class PlaySession:
             self.token, self.player = reply.token, reply.player_id
             if reply.role != "player":
                 self.say(
-                    f"{user} is an {reply.role} account: you can watch tables but not sit down "
-                    "(operators use `riverboat admin`)."
+                    f"{user} is {article(reply.role)} {reply.role} account: you can watch "
+                    "tables but not sit down (operators use `riverboat admin`)."
                 )
             return True
+
+    def _environment_token(self) -> str:
+        """``$RIVERBOAT_TOKEN``, unless ``--user`` or ``--register`` asks for a login of its own:
+        a flag typed on this command line wins over what the shell carries (an operator's
+        ``eval "$(riverboat admin login ...)"`` must not turn ``--register --user bob`` into
+        the operator); the player is told the variable was not used."""
+        token = os.environ.get("RIVERBOAT_TOKEN", "")
+        if not token or not (self.args.user or self.args.register):
+            return token
+        try:
+            holder = f" (it signs in {token_info(token).subject})"
+        except ValueError:
+            holder = ""
+        flag = f"--user {self.args.user}" if self.args.user else "--register"
+        self.say(f"$RIVERBOAT_TOKEN{holder} is not used: {flag} logs in instead.")
+        return ""
+
+    async def _confirm(self, password: str) -> bool:
+        """A new account's password typed again; False (and why) when the two differ."""
+        again = await self.ask("password again: ", secret=True)
+        if again == password:
+            return True
+        self.fail("The passwords differ; type it again.")
+        return False
 
     async def handle(self, line: str) -> bool:
         """Run one command; False to quit."""
@@ -558,11 +594,22 @@ class PlaySession:
 
     # --- hand histories --------------------------------------------------------------------
 
+    def _history_table(self, command: str) -> str | None:
+        """The table ``hands``/``hand`` read: the one followed, else (in the lobby) the one
+        last left; None, and why, when there is neither."""
+        if self.table_id:
+            return self.table_id
+        if self.left_table:
+            return self.left_table
+        self.say(f"Join or watch a table first (j or w); {command} there.")
+        return None
+
     async def last_hands(self, rest: str) -> None:
-        """``hands [N]``: the last N (default 5) hands you played at this table, newest first."""
+        """``hands [N]``: the last N (default 5) hands you played at this table (in the lobby:
+        the table you left), newest first, by their numbers (``hand 12`` shows #12)."""
         assert self.tables is not None
-        if not self.table_id:
-            self.say("Join or watch a table first (j or w); hands lists your hands there.")
+        table_id = self._history_table("hands lists your hands")
+        if table_id is None:
             return
         count = 5
         if rest:
@@ -570,29 +617,35 @@ class PlaySession:
                 self.fail("hands N: N is 1 to 100.")
                 return
             count = int(rest)
-        reply = await self._table_call(self.tables.list_hands(self.table_id, count))
+        reply = await self._table_call(self.tables.list_hands(table_id, count))
         if reply is None:
             return
         self.hands_listed = list(reply.hands)
         if not self.hands_listed:
-            self.say(f"No hands of yours at {self.table_id} are over yet.")
+            self.say(f"No hands of yours at {table_id} are over yet.")
             return
+        where = "" if table_id == self.table_id else f" at {table_id}, the table you left"
+        newest = self.hands_listed[0].hand_number or self.hands_listed[0].hand_id
         self.show(
             hands_table(self.hands_listed, self.player),
-            Text("hand N shows one of them (N: its number, for example hand 12).", style="dim"),
+            Text(
+                f"hand N shows one of them{where}: N from the # column (hand {newest} "
+                "shows the newest).",
+                style="dim",
+            ),
         )
 
     async def one_hand(self, rest: str) -> None:
         """``hand N|ID``: one hand as you saw it (the hand history's text); N its number."""
         assert self.tables is not None
-        if not self.table_id:
-            self.say("Join or watch a table first (j or w); hand N shows one of your hands there.")
+        table_id = self._history_table("hand N shows one of your hands")
+        if table_id is None:
             return
         if not rest:
             self.fail("Which hand? Give its number (hands lists them) or its id.")
             return
         # The table service takes the hand's number ("12", "#12" on screen) or its id.
-        reply = await self._table_call(self.tables.hand_history(self.table_id, rest.lstrip("#")))
+        reply = await self._table_call(self.tables.hand_history(table_id, rest.lstrip("#")))
         if reply is not None:
             self.console.print(Text(reply.text.rstrip()))
 
@@ -641,6 +694,7 @@ class PlaySession:
         if self.watcher is not None and self.watcher is not asyncio.current_task():
             self.watcher.cancel()
         self.watcher = None
+        self.left_table = self.table_id or self.left_table
         self.table_id = ""
         self.view = None
 
@@ -792,3 +846,8 @@ class PlaySession:
             self.view = reply.view
             self.turn_clock.see(reply.view)
             self.was_my_turn = self.my_turn()
+
+
+def article(word: str) -> str:
+    """``"an"`` before a vowel, else ``"a"``: "an operator", "a service"."""
+    return "an" if word[:1].lower() in tuple("aeiou") else "a"

@@ -149,7 +149,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 # Raised, not aborted: the ErrorInterceptor in front of every service sends
                 # it with its machine-readable reason (a client tells it from other refusals).
                 raise PermissionDenied(
-                    f"{name} is for {' or '.join(sorted(allowed))}, not a {identity.role}",
+                    f"{name} is for {' or '.join(sorted(allowed))}, not "
+                    f"{'an' if identity.role[:1] in tuple('aeiou') else 'a'} {identity.role}",
                     reason="ROLE_NOT_ALLOWED",
                     metadata={"role": identity.role, "allowed": ",".join(sorted(allowed))},
                 )
