@@ -402,6 +402,9 @@ class BotStats:
     proof_failures: list[str] = field(default_factory=list)
     #: Hands in which no seed of the bot's went into the lock (one was drawn for it).
     seeds_drawn: int = 0
+    #: Hands whose lock holds a seed as the bot's that an earlier process of it sent (the
+    #: bot restarted): beyond its check, not a failure.
+    seeds_unchecked: int = 0
     #: Actions the table throttled (a rate limit) and the bot sent again after the wait.
     throttled: int = 0
 
@@ -412,6 +415,8 @@ class BotStats:
                 self.cards_verified += 1
             elif check.verdict is Verdict.FAILED:
                 self.proof_failures.append(check.line())
+            elif check.verdict is Verdict.UNCHECKED:
+                self.seeds_unchecked += 1
             else:
                 self.seeds_drawn += 1
 
@@ -427,19 +432,30 @@ class ClientSeeds:
     is dealt into awaits commitments, commit to a fresh 32-byte seed; once the commitments
     are locked with its own among them, reveal that seed. What it sent, and what the table
     answered, goes to ``checker``, which checks the lock (and says when a seed was drawn).
+
+    Keep one per player and table for as long as the process lives, across streams: what was
+    sent (``checker.sent``) must outlive the stream, or a re-watch would take the client's own
+    seed in the lock for a stranger's. Each new stream takes :meth:`fresh_checker`.
     """
 
-    def __init__(self, client: TableClient, table_id: str, checker: CardChecker) -> None:
+    def __init__(
+        self, client: TableClient, table_id: str, checker: CardChecker | None = None
+    ) -> None:
         self.client = client
         self.table_id = table_id
-        self.checker = checker
-        checker.sender = True
+        self.checker = checker if checker is not None else CardChecker()
+        self.checker.sent.sender = True
         self.sent = 0
         """Seeds revealed and accepted."""
         self.refused = 0
         """Commitments or seeds the table refused (late, or not committed)."""
-        self._seeds: dict[str, bytes] = {}
         self._started: set[tuple[str, str]] = set()
+
+    def fresh_checker(self) -> CardChecker:
+        """A checker for a new stream of the table (its count starts afresh), sharing what
+        this client sent: the answers to seed Acts settle on it from now on."""
+        self.checker = CardChecker(self.checker.sent)
+        return self.checker
 
     def due(self, view: table_pb2.TableView) -> tuple[str, str, int] | None:
         """The seed Act due now, as (action, hand id, seat), or None."""
@@ -447,12 +463,20 @@ class ClientSeeds:
             return None
         seeding, seat = view.seeding, view.viewer_seat
         hand_id = seeding.hand_id
-        if seeding.phase == "commit" and (COMMIT_SEED, hand_id) not in self._started:
+        # A commitment the table already holds for us came from another process (this one
+        # would have started it): its seed is not ours to reveal, and a second one would be
+        # a different seed under the same request id.
+        if (
+            seeding.phase == "commit"
+            and (COMMIT_SEED, hand_id) not in self._started
+            and not seeding.my_commitment
+        ):
             me = next((s for s in view.seats if s.seat == seat), None)
             if me is not None and not me.sitting_out and me.stack > 0:
                 return COMMIT_SEED, hand_id, seat
         if seeding.phase == "reveal" and (SEED, hand_id) not in self._started:
-            seed = self._seeds.get(hand_id)
+            sent = self.checker.sent.get(hand_id)
+            seed = sent.seed if sent is not None else b""
             mine = crv1.seed_commitment(hand_id, seat, seed) if seed else b""
             if mine and any(c.seat == seat and c.commitment == mine for c in seeding.commits):
                 return SEED, hand_id, seat
@@ -476,16 +500,15 @@ class ClientSeeds:
         (unary :meth:`send` does; a Play stream sends it itself), then pass what the table
         answered to :meth:`answered`."""
         if action == COMMIT_SEED:
-            seed = self._seeds[hand_id] = secrets.token_bytes(crv1.CLIENT_SEED_SIZE)
-            while len(self._seeds) > 4:
-                del self._seeds[next(iter(self._seeds))]
+            seed = secrets.token_bytes(crv1.CLIENT_SEED_SIZE)
             self.checker.committing(hand_id, seat, seed)
             digest = crv1.seed_commitment(hand_id, seat, seed)
             return SeedRequest(
                 action, hand_id, seat, _seed_request_id(action, hand_id), b"", digest
             )
         self.checker.revealing(hand_id)
-        seed = self._seeds[hand_id]
+        sent = self.checker.sent.get(hand_id)
+        seed = sent.seed if sent is not None else b""
         return SeedRequest(action, hand_id, seat, _seed_request_id(action, hand_id), seed, b"")
 
     def answered(self, request: SeedRequest, refused: str | None) -> list[CardCheck]:

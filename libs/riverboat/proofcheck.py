@@ -12,9 +12,13 @@
   watching after the lock takes the view's copy (its cards are then marked not witnessed);
 - at the lock it recomputes every drawn seed from ``C`` and ``R``, checks every client's seed
   against the commitment locked for its seat, and checks that the seed this client sent is
-  there, as its own (origin 0); a seat whose client sent none is told;
+  there, as its own (origin 0); a seat whose client sent none is told. What the client sent
+  is a :class:`~riverboat.sentseeds.SentSeeds` that outlives the stream (shared by every
+  checker of the player at the table); a seed locked as the client's that another process
+  sent is said to be beyond this client's check, not failed;
 - it counts the deal itself from the public events (each card taken is the next dealing
-  index, whoever gets it) and requires each proof to name the index it counted;
+  index, whoever gets it) and requires each proof to name the index it counted
+  (:mod:`riverboat.dealcount`);
 - for each card it recomputes the leaf, climbs the path to ``R`` and checks that the deck
   position is the one the locked seeds' dealing order gives that index (a reshuffled card:
   one of its round's public positions).
@@ -32,7 +36,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from riverboat.audit import crv1
+from riverboat.dealcount import Deal, index_problem, reshuffle_problem
 from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
+from riverboat.sentseeds import Sent, SentSeeds
 from riverboat.v1 import events_pb2, table_pb2
 
 __all__ = ["CardCheck", "CardChecker", "Verdict"]
@@ -54,6 +60,9 @@ class Verdict(enum.StrEnum):
     FAILED = "failed"
     NOTICE = "notice"
     """Not a failure: something the player should know (a seed was drawn for it)."""
+    UNCHECKED = "unchecked"
+    """Not a failure: the lock holds a seed as this client's that another process of the
+    player sent (the client restarted), so this client has nothing to check it against."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,31 +98,6 @@ class CardCheck:
 
 
 @dataclass(slots=True)
-class _Deal:
-    """This client's own count of one hand's deal, from the public events."""
-
-    cursor: int = 0
-    row_start: int = -1
-    row_turned: int = 0
-    #: Card text -> the dealing indices it was dealt at in the client's sight (twice: it was
-    #: discarded, reshuffled and dealt again).
-    seen: dict[str, set[int]] = field(default_factory=dict)
-    #: Dealing indices of cards dealt out of the client's sight (another's down card).
-    hidden: set[int] = field(default_factory=set)
-    #: Dealing index -> the card a proof opened there.
-    claimed: dict[int, str] = field(default_factory=dict)
-
-    def take(self, card: str) -> int:
-        index = self.cursor
-        self.cursor += 1
-        if card:
-            self.seen.setdefault(card, set()).add(index)
-        else:
-            self.hidden.add(index)
-        return index
-
-
-@dataclass(slots=True)
 class _Hand:
     hand_id: str
     #: (C, R) as first seen, and whether that was before the seeds were locked.
@@ -131,31 +115,30 @@ class _Hand:
     #: Seat -> the seed commitment the commitments' lock holds for it (None: not seen).
     commits: dict[int, bytes] | None = None
     order: tuple[int, ...] = ()
-    deal: _Deal | None = None
+    deal: Deal | None = None
     rounds: tuple[tuple[int, ...], ...] = ()
     checked: set[tuple[int, str]] = field(default_factory=set)
-    #: What this client sent: its seat, the seed it committed to, the commitment and the
-    #: reveal as the table accepted them (or acknowledged them in a view).
+    #: This viewer's seat, and the commitment and seed the table's views acknowledge it sent
+    #: (what it sent itself is in the checker's SentSeeds).
     seat: int = 0
-    seed: bytes = b""
-    committed: bytes = b""
-    revealed: bytes = b""
-    revealing: bool = False
-    refused: str = ""
+    acked_commitment: bytes = b""
+    acked_seed: bytes = b""
     lock_mine: tuple[int, bytes] | None = None
     commits_checked: bool = False
     told: bool = False
 
 
 class CardChecker:
-    """Checks each CRV1 proof a viewer receives, once per card, and the hand's seeds."""
+    """Checks each CRV1 proof a viewer receives, once per card, and the hand's seeds.
 
-    def __init__(self) -> None:
+    One checker follows one stream. ``sent`` is what the client sent, kept across streams: a
+    client that watches the table again passes the same one to its new checker.
+    """
+
+    def __init__(self, sent: SentSeeds | None = None) -> None:
         self._hands: dict[str, _Hand] = {}
         self._dealing: _Hand | None = None
-        #: This checker belongs to a client that sends seeds (a seed locked as its own that
-        #: it did not send is then a failure).
-        self.sender = False
+        self.sent = sent if sent is not None else SentSeeds()
         self.checks: list[CardCheck] = []
 
     @property
@@ -167,32 +150,30 @@ class CardChecker:
 
     def committing(self, hand_id: str, seat: int, seed: bytes) -> None:
         """The client is about to commit to ``seed`` for ``hand_id`` (call before sending)."""
-        self.sender = True
-        hand = self._hand(hand_id)
-        hand.seat, hand.seed = seat, seed
+        self.sent.committing(hand_id, seat, seed)
+        self._hand(hand_id).seat = seat
 
     def commit_accepted(self, hand_id: str) -> list[CardCheck]:
         """The table accepted the client's commitment."""
-        hand = self._hand(hand_id)
-        hand.committed = crv1.client_commitment(hand_id, hand.seat, hand.seed)
+        self._sent(hand_id).committed = True
         return []
 
     def revealing(self, hand_id: str) -> None:
         """The client is about to reveal its seed (call before sending)."""
-        self._hand(hand_id).revealing = True
+        self._sent(hand_id).revealing = True
 
     def reveal_accepted(self, hand_id: str) -> list[CardCheck]:
         """The table accepted the client's seed; returns the checks this settles."""
-        hand = self._hand(hand_id)
-        hand.revealed, hand.revealing = hand.seed, False
-        return self._settle_mine(hand)
+        sent = self._sent(hand_id)
+        sent.revealed, sent.revealing = True, False
+        return self._settle_mine(self._hand(hand_id))
 
     def refused(self, hand_id: str, reason: str) -> list[CardCheck]:
         """The table refused the client's commitment or seed; returns the checks this
         settles (the notice that a seed was drawn, once the lock is known)."""
-        hand = self._hand(hand_id)
-        hand.refused, hand.revealing = reason, False
-        return self._settle_mine(hand)
+        sent = self._sent(hand_id)
+        sent.refused, sent.revealing = reason, False
+        return self._settle_mine(self._hand(hand_id))
 
     # --- what the client received ---------------------------------------------------------
 
@@ -223,10 +204,16 @@ class CardChecker:
 
     # --- internals ------------------------------------------------------------------------
 
+    def _sent(self, hand_id: str) -> Sent:
+        """What the client sent for the hand (nothing noted yet: an empty seed, its seat)."""
+        sent = self.sent.get(hand_id)
+        return sent or self.sent.committing(hand_id, self._hand(hand_id).seat, b"")
+
     def _hand(self, hand_id: str) -> _Hand:
         hand = self._hands.get(hand_id)
         if hand is None:
-            hand = self._hands[hand_id] = _Hand(hand_id)
+            sent = self.sent.get(hand_id)
+            hand = self._hands[hand_id] = _Hand(hand_id, seat=sent.seat if sent else 0)
             while len(self._hands) > _HANDS:
                 del self._hands[next(iter(self._hands))]
         return hand
@@ -271,7 +258,7 @@ class CardChecker:
             return self._logged_lock(self._hand(lock.hand_id), seeds)
         elif kind == "hand_started":
             hand = self._hand(env.hand_started.hand_id)
-            hand.deal = _Deal()
+            hand.deal = Deal()
             self._dealing = hand
             if hand.before_lock and not hand.logged:
                 return self._missing(hand)
@@ -351,16 +338,20 @@ class CardChecker:
         out = self._pin(hand, seeding.commitment, seeding.merkle_root, early=True)
         if seat and not hand.seat:
             hand.seat = seat
-        if seeding.my_commitment and not hand.committed:
-            hand.committed = bytes(seeding.my_commitment)
-        if seeding.my_seed and not hand.revealed:
-            hand.revealed = bytes(seeding.my_seed)
+        if seeding.my_commitment and not hand.acked_commitment:
+            hand.acked_commitment = bytes(seeding.my_commitment)
+        if seeding.my_seed and not hand.acked_seed:
+            hand.acked_seed = bytes(seeding.my_seed)
         if seeding.phase == "reveal" and hand.commits is None:
             hand.commits = {c.seat: bytes(c.commitment) for c in seeding.commits}
-        if seeding.phase == "reveal" and hand.committed and not hand.commits_checked:
+        sent = self.sent.get(hand.hand_id)
+        committed = hand.acked_commitment
+        if sent is not None and sent.committed:
+            committed = crv1.client_commitment(hand.hand_id, sent.seat, sent.seed)
+        if seeding.phase == "reveal" and committed and not hand.commits_checked:
             hand.commits_checked = True
             locked = {(c.seat, bytes(c.commitment)) for c in seeding.commits}
-            if (hand.seat, hand.committed) not in locked:
+            if (hand.seat, committed) not in locked:
                 out.append(
                     self._failed(
                         hand,
@@ -455,15 +446,21 @@ class CardChecker:
         if hand.lock_mine is None or hand.told:
             return []
         origin, seed = hand.lock_mine
+        sent = self.sent.get(hand.hand_id)
         if origin == _CLIENT:
-            if seed in {hand.seed, hand.revealed} - {b""}:
+            # What this client sent decides; else the table's own acknowledgement must agree.
+            known = sent.seed if sent is not None else hand.acked_seed
+            if known and hmac.compare_digest(seed, known):
                 hand.told = True
                 return []
-            if hand.seed or hand.revealed or self.sender:
+            if sent is not None or hand.acked_seed:
                 hand.told = True
                 return [self._failed(hand, "the lock holds a seed as yours that you did not send")]
+            if self.sent.sender:
+                hand.told = True
+                return [_unchecked(hand.hand_id)]
             return []
-        if hand.revealed:
+        if (sent is not None and sent.revealed) or hand.acked_seed:
             hand.told = True
             return [
                 self._failed(
@@ -471,10 +468,10 @@ class CardChecker:
                     "the table accepted your seed, but the lock marks your seat's seed drawn",
                 )
             ]
-        if hand.revealing:
+        if sent is not None and sent.revealing:
             return []  # settled when the reveal's answer comes
         hand.told = True
-        why = f" ({hand.refused})" if hand.refused else ""
+        why = f" ({sent.refused})" if sent is not None and sent.refused else ""
         return [
             CardCheck(
                 hand.hand_id,
@@ -513,7 +510,7 @@ class CardChecker:
         position, opened = parsed[0], parsed[1]
         if opened != card:
             return failed(f"the opening is for {card_str(opened)}, not {proof.card}", position)
-        problem = self._index_problem(hand, proof.card, index)
+        problem = index_problem(hand.deal, proof.card, index)
         if problem:
             return failed(problem, position)
         if index < len(hand.order):
@@ -524,7 +521,7 @@ class CardChecker:
             return failed("the locked seeds are unknown or malformed", position)
         else:
             expected = None
-            problem = self._reshuffle_problem(hand, position, index, view)
+            problem = reshuffle_problem(hand.rounds, position, index, view)
             if problem:
                 return failed(problem, position)
         # The path climbed from the recomputed leaf (docs/shuffle.md II.5), compared with R
@@ -544,62 +541,6 @@ class CardChecker:
             )
         return CardCheck(hand.hand_id, proof.card, index, position, Verdict.VERIFIED, "", witnessed)
 
-    @staticmethod
-    def _index_problem(hand: _Hand, card: str, index: int) -> str:
-        """What is wrong with the dealing index a proof names, by this client's own count
-        ("" if nothing, or if the client did not watch the deal from its start)."""
-        deal = hand.deal
-        if deal is None:
-            return ""
-        counted = deal.seen.get(card, set())
-        # Out of sight: dealt hidden, and (if the viewer saw it dealt before) dealt again
-        # after a reshuffle, so later and past the first 52.
-        again = not counted or (index >= DECK_SIZE and index > max(counted))
-        if index not in counted and not (index in deal.hidden and again):
-            if counted:
-                dealt = " or ".join(str(i + 1) for i in sorted(counted))
-                return (
-                    f"it was dealt as card {dealt} of the deal, but its proof names card "
-                    f"{index + 1}"
-                )
-            return (
-                f"its proof names card {index + 1} of the deal, which was no card dealt out "
-                "of your sight"
-            )
-        other = deal.claimed.setdefault(index, card)
-        if other != card:
-            return f"card {index + 1} of the deal was already proved to be {other}"
-        return ""
-
-    @staticmethod
-    def _reshuffle_problem(
-        hand: _Hand, position: int, index: int, view: table_pb2.TableView
-    ) -> str:
-        """A card dealt from a reshuffled stub: its position must be one of its round's
-        public positions, which hold no card the viewer still keeps."""
-        start = DECK_SIZE
-        for number, positions in enumerate(hand.rounds, start=1):
-            if index < start + len(positions):
-                if position not in positions:
-                    return (
-                        f"it comes from deck position {position}, which reshuffle round "
-                        f"{number} does not hold ({len(positions)} positions published)"
-                    )
-                if len(set(positions)) != len(positions):
-                    return f"reshuffle round {number} lists a deck position twice"
-                kept = {
-                    bytes(p.opening)[0]  # an opening's first byte is its deck position
-                    for p in view.proofs
-                    if 0 < p.deal_index <= start
-                    and len(p.opening) > 1
-                    and p.card in _own_cards(view)
-                }
-                if kept & set(positions):
-                    return f"reshuffle round {number} reshuffles a card you still hold"
-                return ""
-            start += len(positions)
-        return f"card {index + 1} of the deal is past every reshuffle round published"
-
 
 def _disagreement(logged: _Seeds, shown: _Seeds) -> str:
     """Why a view's copy of the lock is not the logged one, naming the first seat that differs."""
@@ -610,6 +551,16 @@ def _disagreement(logged: _Seeds, shown: _Seeds) -> str:
     )
 
 
-def _own_cards(view: table_pb2.TableView) -> set[str]:
-    mine = next((s for s in view.seats if s.seat == view.viewer_seat), None)
-    return {c.card for c in mine.cards if c.card} if mine is not None else set()
+def _unchecked(hand_id: str) -> CardCheck:
+    """A seed locked as the client's that it has no memory of sending: sent before this
+    client started (by an earlier session of the player), so beyond its check."""
+    return CardCheck(
+        hand_id,
+        "",
+        -1,
+        -1,
+        Verdict.UNCHECKED,
+        f"This client cannot check your own seed in hand {hand_id}: the lock holds one as "
+        "yours, but it was sent before this client started (by another session of yours), "
+        "so there is nothing here to compare it with. The other checks of the hand still hold.",
+    )

@@ -1,5 +1,6 @@
 """What ``riverboat play`` shows of CRV1: the quiet line, once a hand, that the cards verified,
-the loud red line for a proof that fails, and the notice that a seed was drawn for the player.
+the loud red line for a proof that fails, the notice that a seed was drawn for the player, and
+(watching the table again) no false alarm over the player's own seed.
 
 The session gets the Watch messages the table service builds for its seat (the runner with fake
 ports, time moved by hand) and sends its seeds through ``ClientSeeds`` to a table client that
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -24,6 +25,7 @@ from riverboat.services.table.runner import TableRunner
 from riverboat.services.table.viewpb import TableViews
 from riverboat.table import aggregate as table
 from riverboat.table.aggregate import COMMIT_SEED, TableError
+from riverboat.v1 import table_pb2
 from tests.unit.table.crv1kit import PAUSE, WINDOW, Crv1Dealer, dealt_hand, messages_to, opened
 from tests.unit.table.fakes import settle
 
@@ -37,9 +39,19 @@ class _Tables:
     """The table client the session's ClientSeeds sends through: each seed Act is submitted to
     the runner as the table service does (a refusal is the gRPC error a client gets)."""
 
-    def __init__(self, runner: TableRunner, player: str, refuse: str = "") -> None:
-        self.runner, self.player, self.refuse = runner, player, refuse
+    def __init__(self, runner: TableRunner, player: str, refuse: str = "", seat: int = 2) -> None:
+        self.runner, self.player, self.refuse, self.seat = runner, player, refuse, seat
         self.sent: list[str] = []
+
+    async def view(self, table_id: str) -> table_pb2.TableView:
+        views = TableViews(table_id)
+        views.proofs, views.deal_indices = self.runner.proofs, self.runner.deal_indices
+        return views.view(self.runner.state, self.runner.version, self.seat)
+
+    async def watch(self, table_id: str, after: int) -> AsyncIterator[table_pb2.WatchResponse]:
+        """A stream that brings nothing (the test delivers the updates itself)."""
+        await asyncio.Event().wait()
+        yield table_pb2.WatchResponse()
 
     async def act(self, table_id: str, hand_id: str, seat: int, action: str, **kw: Any) -> None:
         self.sent.append(action)
@@ -95,17 +107,23 @@ async def _follow(runner: TableRunner, session: PlaySession, seat: int) -> async
     return asyncio.ensure_future(pump())
 
 
-async def _play(refuse: str = "") -> tuple[TableRunner, PlaySession, io.StringIO, _Tables]:
-    """Seat 2 follows the table through a session that sends its own seeds; the others send
-    none. The first hand is dealt."""
+async def _play(
+    refuse: str = "", *, attach: bool = False
+) -> tuple[TableRunner, PlaySession, io.StringIO, _Tables]:
+    """Seat 2 follows the table through a session that sends its own seeds (set up by hand, or
+    with ``attach`` as ``w``/``j`` do); the others send none. The first hand is dealt."""
     runner, clock = await opened(Crv1Dealer())
     session, screen = _session("p2")
-    # The session's first view: the table before the hand (so it knows it sits there).
-    views = TableViews("t1")
-    session.view = views.view(runner.state, runner.version, 2)
     tables = _Tables(runner, "p2", refuse)
-    session.checker = CardChecker()
-    session.seeds = ClientSeeds(tables, "t1", session.checker)  # type: ignore[arg-type]
+    if attach:
+        session.tables = tables  # type: ignore[assignment]
+        await session.attach("t1")
+    else:
+        # The session's first view: the table before the hand (so it knows it sits there).
+        views = TableViews("t1")
+        session.view = views.view(runner.state, runner.version, 2)
+        session.checker = CardChecker()
+        session.seeds = ClientSeeds(tables, "t1", session.checker)  # type: ignore[arg-type]
     pump = await _follow(runner, session, 2)
     await clock.advance(PAUSE)  # the commitment: the session commits to a seed
     await settle()
@@ -161,4 +179,35 @@ async def test_a_proof_that_fails_is_a_red_line() -> None:
     assert RED in failed[0] and f"!!! PROOF FAILED for {proof.card}" in failed[0]
     assert failed[0].count("!!!") == 2
     assert "Your cards are verified" in screen.getvalue()  # the other cards still verify
+    await runner.close()
+
+
+async def test_watching_the_table_again_raises_no_alarm_over_the_players_own_seed() -> None:
+    """The player leaves the table's screen and watches it again (``w``): the new stream is
+    checked afresh, but the seed this session sent for the hand is still known as its own."""
+    runner, session, screen, tables = await _play(attach=True)
+    assert tables.sent == ["commit_seed", "seed"]
+    session.detach()
+    await session.attach("t1")
+    out = screen.getvalue()
+    assert "PROOF FAILED" not in out and "cannot check" not in out
+    assert session.checker.failures == []
+    session.detach()
+    await runner.close()
+
+
+async def test_a_new_session_says_it_cannot_check_a_seed_an_earlier_one_sent() -> None:
+    """A second ``riverboat play`` of the player (the first sent the seed) watches the hand:
+    its own seed in the lock is beyond this client's check, said plainly, not failed."""
+    runner, first, _, tables = await _play(attach=True)
+    first.detach()
+    session, screen = _session("p2")
+    session.tables = tables  # type: ignore[assignment]
+    await session.attach("t1")
+    out = screen.getvalue()
+    assert "PROOF FAILED" not in out and session.checker.failures == []
+    line = next(x for x in out.splitlines() if "cannot check your own seed" in x)
+    assert YELLOW in line
+    assert "Your cards are verified" in out  # the rest of the hand's checks hold
+    session.detach()
     await runner.close()

@@ -26,7 +26,8 @@ JOINED_LATE = " You came in during this hand, so the order of its deal is the ta
 
 class CheckNotes:
     """The screen lines for the checks of one table followed: the verified sentence once per
-    hand, a notice for a seed drawn for the player, a red line for each failure."""
+    hand, a notice for a seed drawn for the player (or one it cannot check: sent by an earlier
+    session), a red line for each failure."""
 
     def __init__(self) -> None:
         self._told: set[str] = set()
@@ -40,7 +41,7 @@ class CheckNotes:
             self._told.add(hand)
             late = any(not c.witnessed for c in verified if c.hand_id == hand)
             lines.append(Text(VERIFIED + (JOINED_LATE if late else ""), style="dim"))
-        for notice in (c for c in checks if c.verdict is Verdict.NOTICE):
+        for notice in (c for c in checks if c.verdict in (Verdict.NOTICE, Verdict.UNCHECKED)):
             lines.append(Text(notice.line(), style="bold yellow"))
         for bad in (c for c in checks if c.verdict is Verdict.FAILED):
             lines.append(Text(f"!!! {bad.line()} !!!", style="bold white on red"))

@@ -127,10 +127,12 @@ class PlaySession:
         self.was_my_turn = False
         self.quit_warned = False
         #: CRV1: this player's own check of every card it is shown (docs/shuffle.md II.5),
-        #: and the seeds its client sends (II.4); per table followed.
+        #: one per stream, and the seeds its client sends (II.4), one per player and table for
+        #: the whole session: a table watched again must still know the seeds sent to it.
         self.checker = CardChecker()
         self.check_notes = CheckNotes()
         self.seeds: ClientSeeds | None = None
+        self.own_seeds: dict[tuple[str, str], ClientSeeds] = {}
         self.turn_clock = TurnClock()  # the seconds left to move, counted down on screen
         self.ticker: asyncio.Task[None] | None = None
         self.saved: TextIO | None = None
@@ -671,9 +673,13 @@ class PlaySession:
         self.detach()
         self.table_id = table_id
         self.view = view
-        self.checker = CardChecker()
+        seeds = self.own_seeds.get((self.player, table_id))
+        if seeds is None:
+            seeds = self.own_seeds[(self.player, table_id)] = ClientSeeds(self.tables, table_id)
+        seeds.client = self.tables
+        self.seeds = seeds
+        self.checker = seeds.fresh_checker()
         self.check_notes = CheckNotes()
-        self.seeds = ClientSeeds(self.tables, table_id, self.checker)
         self.turn_clock.see(view)
         first = table_pb2.WatchResponse(version=view.version, view=view)
         proofs = self._proof_lines(first)
@@ -761,7 +767,7 @@ class PlaySession:
     async def _send_seed(self, seeds: ClientSeeds, action: str, hand_id: str, seat: int) -> None:
         """Send one seed Act; show what its answer settles (a seed drawn, a failure)."""
         lines = self.check_notes.lines(await seeds.send(action, hand_id, seat))
-        if lines and seeds is self.seeds:
+        if lines and seeds is self.seeds and self.table_id == seeds.table_id:
             self.show(*lines)
 
     def _on_update(self, update: table_pb2.WatchResponse) -> bool:
