@@ -16,7 +16,8 @@ Health follows the standard ``grpc.health.v1`` protocol: the overall status (ser
 and each named service report ``NOT_SERVING`` until :meth:`GrpcServer.set_serving`, and
 ``NOT_SERVING`` for good once shutdown begins, so load balancers stop routing before the port
 closes: that is READINESS. The name ``liveness`` (:data:`LIVENESS`) is LIVENESS: ``SERVING``
-from :meth:`GrpcServer.start` while the event loop runs, whatever NATS does. Reflection lists
+from :meth:`GrpcServer.start` while the event loop runs, whatever NATS does. Reflection
+(``grpc.reflection.v1`` and ``v1alpha``: :mod:`~riverboat.services.common.reflection`) lists
 the named services plus health and reflection themselves, which makes ``grpcurl`` work without
 proto files.
 """
@@ -34,9 +35,9 @@ import grpc
 import grpc.aio
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.reflection import V1_SERVICE_NAME, enable_reflection
 from riverboat.services.common.tracing import server_interceptors
 
 __all__ = ["LIVENESS", "BindError", "GrpcServer", "ShutdownSignals"]
@@ -48,7 +49,7 @@ LIVENESS: str = "liveness"
 as the process's event loop runs (it answers from that loop), whatever NATS does. ``""`` and the
 service's own names answer READINESS (``SERVING`` only when started and connected). Kubernetes:
 ``livenessProbe: {grpc: {port, service: liveness}}``, ``readinessProbe: {grpc: {port}}``."""
-REFLECTION_SERVICE_NAME: str = reflection.SERVICE_NAME
+REFLECTION_SERVICE_NAME: str = V1_SERVICE_NAME
 
 _log = structlog.get_logger("riverboat.grpc")
 
@@ -100,9 +101,7 @@ class GrpcServer:
         )
         self._health: _AsyncHealth = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
-        reflection.enable_server_reflection(
-            (*self._service_names, HEALTH_SERVICE_NAME, REFLECTION_SERVICE_NAME), self._server
-        )
+        enable_reflection((*self._service_names, HEALTH_SERVICE_NAME), self._server)
         self._stopped = False
 
     @property
