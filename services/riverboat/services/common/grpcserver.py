@@ -37,6 +37,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.decoding import TRANSPORT_MAX_BYTES
 from riverboat.services.common.reflection import V1_SERVICE_NAME, enable_reflection
 from riverboat.services.common.tracing import server_interceptors
 
@@ -54,8 +55,13 @@ REFLECTION_SERVICE_NAME: str = V1_SERVICE_NAME
 _log = structlog.get_logger("riverboat.grpc")
 
 # SO_REUSEPORT (gRPC's default on Linux) would let a second server bind the same port and
-# silently share its traffic; a port clash must be an error instead.
-_DEFAULT_OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.so_reuseport", 0),)
+# silently share its traffic; a port clash must be an error instead. The transport takes
+# messages up to 4 MiB so that the ErrorInterceptor refuses those over the API's 64 KiB in the
+# one error model (gRPC's own refusal has no details): riverboat.services.common.decoding.
+_DEFAULT_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.so_reuseport", 0),
+    ("grpc.max_receive_message_length", TRANSPORT_MAX_BYTES),
+)
 
 
 class _AsyncHealth(Protocol):

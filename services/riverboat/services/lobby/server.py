@@ -68,7 +68,6 @@ class LobbyServer:
                 RateLimitInterceptor(config.rate_limits),
                 ValidationInterceptor(),
             ],
-            options=[("grpc.max_receive_message_length", 64 * 1024)],
         )
         # NOT_SERVING while NATS is gone (every lobby change is written there).
         self.health = ConnectionHealth(self.grpc, service="lobby", on_reconnected=self._reconnected)

@@ -54,13 +54,11 @@ class TableServer:
                         "/riverboat.v1.TableService/Watch",
                         "/riverboat.v1.TableService/Play",
                     ),
+                    max_request_bytes=config.max_request_bytes,
                 ),
                 AuthInterceptor(self.issuer, RULES),
                 RateLimitInterceptor(config.rate_limits),
                 ValidationInterceptor(),
-            ],
-            options=[
-                ("grpc.max_receive_message_length", config.max_request_bytes),
             ],
         )
         # NOT_SERVING while NATS is gone; back to SERVING once every table has reconciled.
