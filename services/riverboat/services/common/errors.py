@@ -118,6 +118,7 @@ __all__ = [
     "cap_message",
     "error_for_code",
     "log_error",
+    "refuse",
 ]
 
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
@@ -760,6 +761,26 @@ class MessageOutcomes:
         """The status answering a message that raised ``exc``."""
         with structlog.contextvars.bound_contextvars(rpc=self._rpc):
             return _answer(exc, started, self._quiet, self._rec)
+
+
+async def refuse(context: Context, error: ServiceError, method: str, rec: RpcRecorder) -> None:
+    """End a call with ``error`` as the :class:`ErrorInterceptor` would (the same status),
+    for a call refused before any interceptor wrapped it (:mod:`~riverboat.services.common.
+    admission`): counted in the RPC metrics and logged at debug only, as such refusals come in
+    floods."""
+    message = cap_message(error.message)
+    rec.observe(error.code, 0.0)
+    if _stdlib_log.isEnabledFor(logging.DEBUG):
+        reason = {"reason": error.reason} if error.reason else {}
+        _log.debug(
+            "rpc finished",
+            rpc=_short(method),
+            code=error.code.name,
+            duration_ms=0.0,
+            error=redact_cards(message),
+            **reason,
+        )
+    await _abort(context, error.status(message))
 
 
 async def _abort(context: Context, status: status_pb2.Status) -> None:

@@ -37,6 +37,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.admission import DEFAULT_MAX_IN_FLIGHT, Admission, EarlyCheck
 from riverboat.services.common.decoding import TRANSPORT_MAX_BYTES
 from riverboat.services.common.reflection import V1_SERVICE_NAME, enable_reflection
 from riverboat.services.common.tracing import server_interceptors
@@ -84,6 +85,10 @@ class GrpcServer:
         interceptors: server interceptors, outermost first.
         grace: default seconds :meth:`stop` lets in-flight RPCs finish.
         options: extra channel options for ``grpc.aio.server``.
+        max_in_flight: unary calls handled at once; more are refused at once
+            (:class:`~riverboat.services.common.admission.Admission`, outside every interceptor).
+        early_checks: refusals judged from a call's method and metadata alone, before any
+            interceptor runs or anything is decoded (for example ``RateLimitInterceptor.early``).
     """
 
     def __init__(
@@ -94,15 +99,19 @@ class GrpcServer:
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),  # type: ignore[type-arg]
         grace: float = 5.0,
         options: Iterable[tuple[str, Any]] = (),
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        early_checks: Sequence[EarlyCheck] = (),
     ) -> None:
         self._host, _ = split_address(address)
         self._requested = address
         self._service_names = tuple(service_names)
         self._grace = grace
         self._port: int | None = None
-        # Tracing (when on) outermost: its span covers the whole call, refusals included.
+        self.admission = Admission(max_in_flight=max_in_flight, checks=early_checks)
+        # Admission outermost, so that what it refuses costs nothing more; then tracing (when
+        # on): its span covers the rest of the call, the other refusals included.
         self._server = grpc.aio.server(
-            interceptors=[*server_interceptors(), *interceptors],
+            interceptors=[self.admission, *server_interceptors(), *interceptors],
             options=[*_DEFAULT_OPTIONS, *options],
         )
         self._health: _AsyncHealth = health.aio.HealthServicer()  # type: ignore[attr-defined]

@@ -74,6 +74,7 @@ class DealerServer:
                 ValidationInterceptor(),
             ],
             grace=config.grace,
+            max_in_flight=config.max_in_flight,
         )
         dealer_pb2_grpc.add_DealerServiceServicer_to_server(  # type: ignore[no-untyped-call]
             self._service, self._grpc.server

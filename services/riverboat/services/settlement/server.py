@@ -97,6 +97,7 @@ class SettlementServer:
                 ValidationInterceptor(),
             ],
             grace=config.grace,
+            max_in_flight=config.max_in_flight,
         )
         self._service = SettlementService(
             release_wait=config.release_wait,
