@@ -68,6 +68,7 @@ async def start(room: Room, limits: RateLimits, *, max_in_flight: int = 512) -> 
         service_names=[SERVICE],
         interceptors=[ErrorInterceptor(), auth, limiter],
         early_checks=[limiter.early],
+        identify=auth.identify,
         max_in_flight=max_in_flight,
         grace=0.1,
     )
@@ -138,6 +139,11 @@ async def test_calls_over_the_in_flight_cap_are_refused_at_once_with_a_retry_del
             assert found.reason == "OVERLOADED"
             assert found.retry_ms is not None and 250 <= found.retry_ms <= 750
             assert room.decoded == decoded
+            # Riverboat's own services are never refused for overload (the rule lets a
+            # service call Act here: it is refused by auth, past the cap).
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.Act(ACT, metadata=bearer("table", "service"))
+            assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
             # Health checks are never refused, and streams are not counted.
             health = health_pb2_grpc.HealthStub(channel)
             reply = await health.Check(health_pb2.HealthCheckRequest(service=SERVICE))

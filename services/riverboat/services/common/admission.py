@@ -11,8 +11,9 @@ interceptors (errors, auth, limits, validation) runs for it. Two refusals are ma
   ``RESOURCE_EXHAUSTED``, reason ``OVERLOADED``, and a ``RetryInfo`` of about half a second
   (spread, so that refused clients do not all come back at once). A busy instance thus answers
   at once rather than queueing work until its callers' deadlines pass. Streams (``Watch``,
-  ``Play``) are long-lived and capped per account instead; health checks and reflection are
-  never refused.
+  ``Play``) are long-lived and capped per account instead; health checks, reflection and
+  Riverboat's own services (role ``service``: a table's call to the dealer is part of work
+  already admitted) are never refused.
 * **Early checks** (``checks``): functions of the method and the metadata that may return a
   refusal, such as :meth:`~riverboat.services.common.limits.RateLimitInterceptor.early`, which
   refuses an account already over its rate from the token alone.
@@ -32,6 +33,7 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from riverboat.auth import Identity
 from riverboat.services.common.auth import OPEN_PREFIXES
 from riverboat.services.common.errors import ResourceExhausted, ServiceError, refuse
 from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
@@ -68,6 +70,9 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         max_in_flight: unary calls handled at once; one more is refused (``OVERLOADED``).
         checks: early checks, in order; the first refusal wins.
         open_prefixes: methods never refused (health checks, reflection).
+        identify: the verified caller of a call's metadata (``AuthInterceptor.identify``): calls
+            by ``exempt_roles`` are never refused for overload. Without it, none is exempt.
+        exempt_roles: see ``identify``.
     """
 
     def __init__(
@@ -76,12 +81,16 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         checks: Sequence[EarlyCheck] = (),
         open_prefixes: tuple[str, ...] = OPEN_PREFIXES,
+        identify: Callable[[Metadata], Identity | None] | None = None,
+        exempt_roles: Sequence[str] = ("service",),
     ) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight is at least 1")
         self.max_in_flight = max_in_flight
         self.checks = list(checks)
         self._open = open_prefixes
+        self._identify = identify
+        self._exempt = frozenset(exempt_roles)
         self.in_flight = 0
         self._kinds: dict[str, Callable[..., Handler]] = {}  # method -> its handler's maker
         self._recorders: dict[str, RpcRecorder] = {}
@@ -115,7 +124,7 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         return self._wrappers.get(handler, method)
 
     def _refusal(self, method: str, metadata: Metadata, *, unary: bool) -> ServiceError | None:
-        if unary and self.in_flight >= self.max_in_flight:
+        if unary and self.in_flight >= self.max_in_flight and not self._exempted(metadata):
             return ResourceExhausted(
                 f"this server is handling {self.max_in_flight} calls already, the most it "
                 "takes at once; retry in a moment",
@@ -127,6 +136,12 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             if error is not None:
                 return error
         return None
+
+    def _exempted(self, metadata: Metadata) -> bool:
+        if self._identify is None:
+            return False
+        identity = self._identify(metadata)
+        return identity is not None and identity.role in self._exempt
 
     def _refuser(self, method: str, error: ServiceError) -> Callable[..., Awaitable[None]]:
         rec = self._recorders.get(method)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -36,6 +36,7 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from riverboat.auth import Identity
 from riverboat.services.common.addresses import split_address
 from riverboat.services.common.admission import DEFAULT_MAX_IN_FLIGHT, Admission, EarlyCheck
 from riverboat.services.common.decoding import TRANSPORT_MAX_BYTES
@@ -89,6 +90,8 @@ class GrpcServer:
             (:class:`~riverboat.services.common.admission.Admission`, outside every interceptor).
         early_checks: refusals judged from a call's method and metadata alone, before any
             interceptor runs or anything is decoded (for example ``RateLimitInterceptor.early``).
+        identify: the verified caller of a call's metadata (``AuthInterceptor.identify``), so
+            that Riverboat's own services are never refused for overload.
     """
 
     def __init__(
@@ -101,13 +104,16 @@ class GrpcServer:
         options: Iterable[tuple[str, Any]] = (),
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         early_checks: Sequence[EarlyCheck] = (),
+        identify: Callable[[Any], Identity | None] | None = None,
     ) -> None:
         self._host, _ = split_address(address)
         self._requested = address
         self._service_names = tuple(service_names)
         self._grace = grace
         self._port: int | None = None
-        self.admission = Admission(max_in_flight=max_in_flight, checks=early_checks)
+        self.admission = Admission(
+            max_in_flight=max_in_flight, checks=early_checks, identify=identify
+        )
         # Admission outermost, so that what it refuses costs nothing more; then tracing (when
         # on): its span covers the rest of the call, the other refusals included.
         self._server = grpc.aio.server(

@@ -69,6 +69,7 @@ class LobbyServer:
                 ValidationInterceptor(),
             ],
             early_checks=[limits.early],
+            identify=auth.identify,
             max_in_flight=config.max_in_flight,
         )
         # NOT_SERVING while NATS is gone (every lobby change is written there).

@@ -64,6 +64,7 @@ class TableServer:
             ],
             # An account over its Act rate is refused before its request is even decoded.
             early_checks=[limits.early],
+            identify=auth.identify,
             max_in_flight=config.max_in_flight,
         )
         # NOT_SERVING while NATS is gone; back to SERVING once every table has reconciled.
