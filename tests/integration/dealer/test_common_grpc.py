@@ -265,6 +265,36 @@ async def test_reflection_answers_as_v1_and_v1alpha(probe: GrpcServer, version: 
     assert health.file_descriptor_response.file_descriptor_proto
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/grpc.health.v1.Health/Check",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        f"/{SERVICE}/Unary",
+        f"/{SERVICE}/Stream",
+    ],
+)
+async def test_every_method_refuses_a_request_over_64_kib_in_the_error_model(
+    probe: GrpcServer, path: str
+) -> None:
+    """Health and reflection too: the transport reads up to 4 MiB, the error model refuses."""
+    payload = b"\x0a\xf0\xa2\x04" + b"x" * 70_000  # field 1, 70,000 bytes
+    async with grpc.aio.insecure_channel(probe.address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            if "Reflection" in path:
+                async for _ in channel.stream_stream(path, None, None)(iter([payload])):
+                    pass
+            elif path.endswith("Stream"):
+                async for _ in channel.unary_stream(path, None, None)(payload):
+                    pass
+            else:
+                await channel.unary_unary(path, None, None)(payload)
+    found = statuskit.details(err.value)
+    assert (found.code, found.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE")
+    assert found.metadata == {"size_bytes": str(len(payload)), "limit_bytes": "65536"}
+
+
 async def test_a_taken_port_is_a_bind_error(probe: GrpcServer) -> None:
     # gRPC would share the port through SO_REUSEPORT; GrpcServer turns that off.
     clash = GrpcServer(probe.address, service_names=[SERVICE])
