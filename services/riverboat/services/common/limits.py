@@ -14,6 +14,14 @@ password from many addresses is limited as much as flooding from one. The peer i
 IP address without the port, so new connections do not buy new tokens. Riverboat's own
 services (role ``service``) are not limited: they act for many players at once.
 
+A flood must cost far less to refuse than to serve, so an account already over its rate is
+refused earlier still: :meth:`RateLimitInterceptor.early`, run by the outermost
+:class:`~riverboat.services.common.admission.Admission`, judges it from the method and the
+token alone, before the request is decoded or any other interceptor runs. Only the account's
+bucket is read there (the peer is not known before the call starts, nor is the account of
+``Register`` and ``Login``, which is in the request); a call it lets through is judged here as
+before.
+
 Limits are configuration (``--rate-limit METHOD.SCOPE=RATE``, repeatable, over
 ``RIVERBOAT_RATE_LIMITS``, over :data:`DEFAULT_RATES`), for example ``Login.peer=30/min`` or
 ``Act.account=off``.
