@@ -9,7 +9,8 @@ from this process, as in the room bench (``bench/_room.py``). Two windows of the
    process, at the lowest CPU priority: a real one runs elsewhere) sending ``Act`` at ten
    times its per-account limit, never waiting for an answer.
    The limiter admits the account's share (answered on its merits: not its seat) and refuses
-   the rest with RESOURCE_EXHAUSTED before any handler runs.
+   the rest with RESOURCE_EXHAUSTED from the token alone, before its request is decoded or any
+   other interceptor runs (``riverboat.services.common.admission``).
 
 The row prints both p99s and their ratio; the target is under 1.10 (a flood costs the others
 less than 10%). The machine is shared: read a single run as a smoke figure, not a verdict.
@@ -134,6 +135,8 @@ def _print(
             f"{1000 * percentile(result.latencies, 0.99):>8.1f} {len(result.errors):>4} | "
             f"{'':>16}{cpu_text}"
         )
+    answered = ", ".join(f"{count:,} {code}" for code, count in sorted(counts.items()))
+    print(f"    the flood's calls were answered: {answered or 'not counted'}")
     extra = flooded_cpu.get("table", 0.0) - alone_cpu.get("table", 0.0)
     print(
         f"    the table service's extra CPU while flooded: {extra:.0f}% of a core, about "

@@ -111,6 +111,15 @@ def test_flags_over_the_environment(name: str) -> None:
 
 
 @every_service
+def test_the_in_flight_cap_flag_over_the_environment_over_512(name: str) -> None:
+    build, _ = SERVICES[name]
+    assert build([], {}).max_in_flight == 512
+    assert build([], {"RIVERBOAT_MAX_IN_FLIGHT": "64"}).max_in_flight == 64
+    env = {"RIVERBOAT_MAX_IN_FLIGHT": "64"}
+    assert build(["--max-in-flight", "8"], env).max_in_flight == 8
+
+
+@every_service
 @pytest.mark.parametrize(
     ("argv", "env", "named"),
     [
@@ -123,6 +132,7 @@ def test_flags_over_the_environment(name: str) -> None:
         ([], {"RIVERBOAT_NATS_CERT": "/nonexistent/c.pem"}, "--nats-key"),
         (["--address", "nowhere"], {}, "--address"),
         (["--connect-timeout", "0"], {}, "--connect-timeout"),
+        (["--max-in-flight", "0"], {}, "--max-in-flight"),
     ],
 )
 def test_a_bad_setting_is_named(

@@ -282,3 +282,81 @@ async def test_bad_input_to_every_rpc_is_a_standard_invalid_argument_that_change
         assert after == before, "a refused call wrote to a stream"
         assert await _read_back(wr, table_id) == read_before
         assert wr.log_problems() == []
+
+
+#: Over the API's 64 KiB and under the transport's 4 MiB: the error model must answer it.
+OVERSIZED = 70_000
+
+
+def _oversized(method: Any) -> tuple[bytes, str]:
+    """A request of ``method`` over the limit, and the field the refusal must name: its first
+    string field filled, or (a message without one) a field the message does not define."""
+    for field in method.input_type.fields:
+        if field.type == field.TYPE_STRING and not field.is_repeated:
+            body = field.name.encode()  # any bytes; valid UTF-8
+            value = (body * (OVERSIZED // len(body) + 1))[:OVERSIZED]
+            return _length_delimited(field.number, value), field.name
+    return _length_delimited(999, b"x" * OVERSIZED), "999"
+
+
+def _length_delimited(number: int, value: bytes) -> bytes:
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+async def _send_raw(address: str, method: Any, path: str, payload: bytes) -> grpc.aio.AioRpcError:
+    """``payload`` as the (first) request message of ``path``, no token: the refusal."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            if method.client_streaming:
+                call = channel.stream_stream(path, None, None)(iter([payload]), timeout=30)
+                async for _ in call:
+                    pass
+            elif method.server_streaming:
+                async for _ in channel.unary_stream(path, None, None)(payload, timeout=30):
+                    pass
+            else:
+                await channel.unary_unary(path, None, None)(payload, timeout=30)
+        except grpc.aio.AioRpcError as exc:
+            return exc
+    raise AssertionError(f"{path}: {len(payload)} bytes were accepted")
+
+
+async def test_a_request_over_64_kib_is_refused_in_the_error_model_by_every_rpc(
+    room: Room,
+) -> None:
+    """Every RPC of every service, unary and streaming, refuses a 70 KB request as the API says
+    (RESOURCE_EXHAUSTED, reason REQUEST_TOO_LARGE, the sizes, the field at fault), not with
+    gRPC's own transport refusal, which has no details."""
+    async with whole_room(room) as wr:
+        problems = []
+        for path, method in methods():
+            payload, field = _oversized(method)
+            service = path.split("/")[1]
+            error = await _send_raw(wr.address(service), method, path, payload)
+            if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                problems.append(f"{path}: {error.code().name} {error.details()}")
+                continue
+            pairs: Any = error.trailing_metadata() or ()
+            if not any(key == "grpc-status-details-bin" for key, _ in pairs):
+                problems.append(f"{path}: no google.rpc.Status ({error.details()})")
+                continue
+            found = statuskit.details(error)
+            expected = {"size_bytes": str(len(payload)), "limit_bytes": str(64 * 1024)}
+            if (
+                found.reason != "REQUEST_TOO_LARGE"
+                or found.metadata != expected
+                or set(found.fields) != {field}
+                or found.retry_ms is not None
+                or status_problem(error.code(), error.details() or "")
+            ):
+                problems.append(f"{path}: {found}")
+        assert problems == []
+        assert wr.log_problems() == []

@@ -14,7 +14,9 @@ import grpc
 import grpc.aio
 import pytest
 import structlog
+from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 
 from riverboat.services.common.errors import (
     ErrorInterceptor,
@@ -223,6 +225,74 @@ async def test_liveness_is_serving_from_start_whatever_readiness_says(probe: Grp
     await probe.set_serving(False)  # e.g. NATS gone: readiness only
     assert await _health(probe.address, LIVENESS) == serving
     assert await _health(probe.address) == health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+async def _reflect(address: str, version: str, *requests: Any) -> list[Any]:
+    """``requests`` on one reflection stream of ``version`` (``v1`` or ``v1alpha``), by path
+    with raw bytes: v1's messages are v1alpha's field for field, so one encoding serves both."""
+    path = f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo"
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.stream_stream(path, None, None)(
+            iter([r.SerializeToString() for r in requests]), timeout=5
+        )
+        return [reflection_pb2.ServerReflectionResponse.FromString(b) async for b in call]
+
+
+@pytest.mark.parametrize("version", ["v1", "v1alpha"])
+async def test_reflection_answers_as_v1_and_v1alpha(probe: GrpcServer, version: str) -> None:
+    """Current tools ask for grpc.reflection.v1 first; older ones for v1alpha."""
+    listed, described, health = await _reflect(
+        probe.address,
+        version,
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="grpc.reflection.v1.ServerReflection"
+        ),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.health.v1.Health"),
+    )
+    names = {service.name for service in listed.list_services_response.service}
+    assert names == {
+        SERVICE,
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+    }
+    [raw] = described.file_descriptor_response.file_descriptor_proto
+    v1 = descriptor_pb2.FileDescriptorProto.FromString(raw)
+    assert v1.package == "grpc.reflection.v1"
+    [method] = v1.service[0].method
+    assert method.input_type == ".grpc.reflection.v1.ServerReflectionRequest"
+    assert health.file_descriptor_response.file_descriptor_proto
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/grpc.health.v1.Health/Check",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        f"/{SERVICE}/Unary",
+        f"/{SERVICE}/Stream",
+    ],
+)
+async def test_every_method_refuses_a_request_over_64_kib_in_the_error_model(
+    probe: GrpcServer, path: str
+) -> None:
+    """Health and reflection too: the transport reads up to 4 MiB, the error model refuses."""
+    payload = b"\x0a\xf0\xa2\x04" + b"x" * 70_000  # field 1, 70,000 bytes
+    async with grpc.aio.insecure_channel(probe.address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            if "Reflection" in path:
+                async for _ in channel.stream_stream(path, None, None)(iter([payload])):
+                    pass
+            elif path.endswith("Stream"):
+                async for _ in channel.unary_stream(path, None, None)(payload):
+                    pass
+            else:
+                await channel.unary_unary(path, None, None)(payload)
+    found = statuskit.details(err.value)
+    assert (found.code, found.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE")
+    assert found.metadata == {"size_bytes": str(len(payload)), "limit_bytes": "65536"}
 
 
 async def test_a_taken_port_is_a_bind_error(probe: GrpcServer) -> None:

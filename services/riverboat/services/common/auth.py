@@ -90,6 +90,18 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         self._verified[token] = identity
         return identity
 
+    def identify(self, metadata: Any) -> Identity | None:
+        """The caller a call's metadata names with a valid token, else None; no role check
+        (for refusing early, :mod:`~riverboat.services.common.admission`: the call itself
+        still passes this interceptor, which refuses a bad token properly)."""
+        token = _bearer_token(metadata or ())
+        if token is None:
+            return None
+        try:
+            return self._verify(token)
+        except TokenError:
+            return None
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler]],

@@ -31,6 +31,7 @@ flag                  environment                      default
 ``--nats-timeout``    ``RIVERBOAT_NATS_TIMEOUT``       5 seconds per request
 ``--connect-timeout`` ``RIVERBOAT_CONNECT_TIMEOUT``    30 seconds at start-up
 ``--grace``           ``RIVERBOAT_GRACE``              5 seconds for in-flight RPCs
+``--max-in-flight``   ``RIVERBOAT_MAX_IN_FLIGHT``      512 unary calls at once (``admission``)
 ``--log-format``      ``RIVERBOAT_LOG_FORMAT``         auto
 ``--log-level``       ``RIVERBOAT_LOG_LEVEL``          info
 ``--metrics-address`` ``RIVERBOAT_METRICS_ADDRESS``    off (see ``common.metrics``)
@@ -55,6 +56,7 @@ from typing import Any, TypeVar
 from riverboat.natsauth import NatsCredentials
 from riverboat.natsserver import DEFAULT_HOST, DEFAULT_PORT
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.admission import DEFAULT_MAX_IN_FLIGHT, ENV_MAX_IN_FLIGHT
 from riverboat.services.common.metrics import add_metrics_arguments
 from riverboat.services.common.natslogin import (
     NatsLoginError,
@@ -321,6 +323,12 @@ def add_service_arguments(
         help=f"seconds in-flight RPCs get on shutdown (env {ENV_GRACE}; default 5)",
     )
     ops.add_argument(
+        "--max-in-flight",
+        type=int,
+        help=f"unary calls handled at once; more are refused with RESOURCE_EXHAUSTED, reason "
+        f"OVERLOADED (env {ENV_MAX_IN_FLIGHT}; default {DEFAULT_MAX_IN_FLIGHT})",
+    )
+    ops.add_argument(
         "--log-format",
         choices=LOG_FORMATS,
         help=f"log output (env {ENV_LOG_FORMAT}; default auto: console on a terminal)",
@@ -392,6 +400,7 @@ def service_values(settings: Settings, *, service: str, default_address: str) ->
         ("replicas", ENV_REPLICAS, int),
         ("connect_timeout", ENV_CONNECT_TIMEOUT, float),
         ("grace", ENV_GRACE, float),
+        ("max_in_flight", ENV_MAX_IN_FLIGHT, int),
         ("log_format", ENV_LOG_FORMAT, str),
         ("log_level", ENV_LOG_LEVEL, str),
     ):
@@ -415,6 +424,7 @@ class ServiceConfig:
         nats_timeout: seconds to wait for each JetStream request.
         connect_timeout: seconds start-up keeps trying to reach NATS before giving up.
         grace: seconds in-flight RPCs get on shutdown.
+        max_in_flight: unary calls handled at once (``common.admission``).
         log_format: ``json``, ``console`` or ``auto``.
         log_level: ``debug``, ``info``, ``warning`` or ``error``.
     """
@@ -426,6 +436,7 @@ class ServiceConfig:
     nats_timeout: float = 5.0
     connect_timeout: float = 30.0
     grace: float = 5.0
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     log_format: str = "auto"
     log_level: str = "info"
 
@@ -454,6 +465,8 @@ class ServiceConfig:
         ):
             if not seconds > 0:
                 raise ConfigError(f"{flag} must be a positive number of seconds")
+        if self.max_in_flight < 1:
+            raise ConfigError("--max-in-flight must be at least 1")
         if self.log_format not in LOG_FORMATS:
             raise ConfigError(
                 f"--log-format must be json, console or auto, not {self.log_format!r}"

@@ -22,9 +22,14 @@ the details. Nothing answers ``UNKNOWN``.
 Every status message is capped at :data:`MAX_MESSAGE` characters here, in one place, so an
 error that quotes the caller's input never echoes megabytes back (or into the log).
 
-The interceptor also wraps each unary method's request deserializer: bytes that do not decode
-as the request message are answered ``INVALID_ARGUMENT`` (reason ``UNDECODABLE_REQUEST``)
-before any handler runs, rather than gRPC's own ``UNKNOWN`` with a logged traceback.
+The interceptor also wraps each method's request deserializer
+(:mod:`riverboat.services.common.decoding`), so the request bytes are judged before any handler
+runs, each message of a request stream as it comes: over ``max_request_bytes`` (64 KiB) is
+``RESOURCE_EXHAUSTED``, reason ``REQUEST_TOO_LARGE`` (:class:`RequestTooLarge`: the size and the
+limit in the ErrorInfo's metadata, a ``BadRequest`` naming the field that holds most of it, no
+``RetryInfo``: the same request never passes); bytes that do not decode as the request message
+are ``INVALID_ARGUMENT``, reason ``UNDECODABLE_REQUEST``, rather than gRPC's own ``UNKNOWN``
+with a logged traceback.
 
 The interceptor also logs one line per RPC (method, status code, duration), records the same
 in the RPC metrics (:mod:`riverboat.services.common.metrics`), and binds chosen
@@ -62,7 +67,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 import grpc
 import grpc.aio
 import structlog
-from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -78,6 +82,12 @@ from riverboat.eventstore.errors import (
 from riverboat.paging import PageTokenError
 from riverboat.redirect import REASON_NO_OWNER, REASON_NOT_OWNER, Owner
 from riverboat.rpcstatus import ERROR_DOMAIN
+from riverboat.services.common.decoding import (
+    MAX_REQUEST_BYTES,
+    Refused,
+    TooLarge,
+    tolerant,
+)
 from riverboat.services.common.metrics import RpcRecorder, rpc_recorder
 from riverboat.services.common.wrappers import WrapperCache
 
@@ -100,6 +110,7 @@ __all__ = [
     "NotOwner",
     "OutOfRange",
     "PermissionDenied",
+    "RequestTooLarge",
     "ResourceExhausted",
     "ServiceError",
     "Unauthenticated",
@@ -107,6 +118,7 @@ __all__ = [
     "cap_message",
     "error_for_code",
     "log_error",
+    "refuse",
 ]
 
 _MAX_BOUND_VALUE = 160  # request fields are client input: cap what goes into each log line
@@ -266,6 +278,26 @@ class ResourceExhausted(ServiceError):
         return (_retry_info(self.retry_delay),)
 
 
+class RequestTooLarge(ServiceError):
+    """A request message over the size limit: ``RESOURCE_EXHAUSTED``, reason
+    ``REQUEST_TOO_LARGE``, the sizes in the metadata and, in a ``BadRequest``, the top-level
+    field holding most of it (its number if the message does not define it; none when the
+    bytes do not decode); no ``RetryInfo``, as waiting cannot help."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def __init__(self, size: int, limit: int, field: str = "") -> None:
+        where = f" ({field} holds most of it)" if field else ""
+        super().__init__(
+            f"the request is {size:,} bytes{where}; at most {limit:,} are accepted",
+            reason="REQUEST_TOO_LARGE",
+            metadata={"size_bytes": str(size), "limit_bytes": str(limit)},
+            violations=[(field, f"{field} makes the request {size:,} bytes, over {limit:,}")]
+            if field
+            else (),
+        )
+
+
 class NotOwner(ServiceError):
     """This instance does not own the table; the detail names the one that does (the
     ``riverboat.redirect`` contract: ``FAILED_PRECONDITION``, ``ErrorInfo`` reason
@@ -403,61 +435,34 @@ def cap_message(message: str, limit: int = MAX_MESSAGE) -> str:
     return message[: limit - len(note)] + note
 
 
-class _Undecodable:
-    """What the wrapped deserializer hands on when the request bytes are not the message."""
-
-    __slots__ = ()
-
-
-_UNDECODABLE = _Undecodable()
-
-
-def _tolerant(
-    deserializer: Callable[[bytes], Any] | None, wrapped: bool
-) -> Callable[[bytes], Any] | None:
-    """``deserializer`` that returns a marker instead of raising on undecodable bytes.
-
-    gRPC calls the deserializer before any interceptor code runs and answers its exceptions
-    with ``UNKNOWN`` (and an error-level traceback); the marker lets the wrapped behaviour
-    answer ``INVALID_ARGUMENT`` instead. Only for behaviours this interceptor wrapped (the
-    ones that look for the marker).
-    """
-    if deserializer is None or not wrapped:
-        return deserializer
-
-    def deserialize(data: bytes) -> Any:
-        try:
-            return deserializer(data)
-        except (DecodeError, ValueError, TypeError, UnicodeDecodeError):
-            return _UNDECODABLE
-
-    return deserialize
-
-
 _NO_MESSAGE = object()
 
 
 async def _decoded_requests(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    """``requests`` (from a :func:`_tolerant` deserializer) with its first message read now:
-    raises the refusal of undecodable bytes, now for the first message and, for a later one,
-    when the handler reaches it."""
+    """``requests`` (from a :func:`~riverboat.services.common.decoding.tolerant` deserializer)
+    with its first message read now: raises the refusal of bytes it would not decode (too many,
+    or no message), now for the first message and, for a later one, when the handler reaches
+    it."""
     first = await anext(requests, _NO_MESSAGE)
-    if first is _UNDECODABLE:
-        raise _undecodable_error()
+    if isinstance(first, Refused):
+        raise _refusal(first)
 
     async def rest() -> AsyncIterator[Any]:
         if first is _NO_MESSAGE:
             return
         yield first
         async for request in requests:
-            if request is _UNDECODABLE:
-                raise _undecodable_error()
+            if isinstance(request, Refused):
+                raise _refusal(request)
             yield request
 
     return rest()
 
 
-def _undecodable_error() -> InvalidArgument:
+def _refusal(marker: Refused) -> ServiceError:
+    """The refusal of request bytes a tolerant deserializer would not decode."""
+    if isinstance(marker, TooLarge):
+        return RequestTooLarge(marker.size, marker.limit, marker.field)
     return InvalidArgument(
         "the request bytes are not a valid message of this method's request type",
         reason="UNDECODABLE_REQUEST",
@@ -495,6 +500,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             RPC (unary requests only; fields a message lacks are skipped).
         quiet_prefixes: method-name prefixes logged at debug rather than info, so frequent
             probes (health checks, reflection) do not flood the log.
+        max_request_bytes: the largest request message accepted (see the module docstring);
+            the transport must let larger ones through (:class:`~riverboat.services.common.
+            grpcserver.GrpcServer` does, up to 4 MiB).
     """
 
     def __init__(
@@ -502,8 +510,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         *,
         context_fields: Sequence[str] = (),
         quiet_prefixes: Collection[str] = ("/grpc.health.", "/grpc.reflection."),
+        max_request_bytes: int = MAX_REQUEST_BYTES,
     ) -> None:
         self._context_fields = tuple(context_fields)
+        self._max_request = max_request_bytes
         self._quiet_prefixes = tuple(quiet_prefixes)
         self._wrappers = WrapperCache(self._wrap)
 
@@ -524,13 +534,16 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             unary = self._wrap_unary(handler.unary_unary, method, quiet, rec, unary_request=True)
             return grpc.unary_unary_rpc_method_handler(
                 unary,
-                _tolerant(handler.request_deserializer, unary is not handler.unary_unary),
+                self._tolerant(handler.request_deserializer, unary is not handler.unary_unary),
                 handler.response_serializer,
             )
         if handler.stream_unary is not None:
+            client = self._wrap_unary(
+                handler.stream_unary, method, quiet, rec, unary_request=False, requests=True
+            )
             return grpc.stream_unary_rpc_method_handler(
-                self._wrap_unary(handler.stream_unary, method, quiet, rec, unary_request=False),
-                handler.request_deserializer,
+                client,
+                self._tolerant(handler.request_deserializer, client is not handler.stream_unary),
                 handler.response_serializer,
             )
         if handler.unary_stream is not None:
@@ -539,7 +552,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             )
             return grpc.unary_stream_rpc_method_handler(
                 stream,
-                _tolerant(handler.request_deserializer, stream is not handler.unary_stream),
+                self._tolerant(handler.request_deserializer, stream is not handler.unary_stream),
                 handler.response_serializer,
             )
         if handler.stream_stream is not None:
@@ -548,16 +561,30 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             )
             return grpc.stream_stream_rpc_method_handler(
                 bidi,
-                _tolerant(handler.request_deserializer, bidi is not handler.stream_stream),
+                self._tolerant(handler.request_deserializer, bidi is not handler.stream_stream),
                 handler.response_serializer,
             )
         return handler
 
+    def _tolerant(self, deserializer: Any, wrapped: bool) -> Any:
+        """The deserializer that judges the bytes first (only for behaviours wrapped here:
+        the ones that answer its markers)."""
+        return tolerant(deserializer, self._max_request) if wrapped else deserializer
+
     # -- wrappers ---------------------------------------------------------------------------
 
     def _wrap_unary(
-        self, behavior: Behavior, method: str, quiet: bool, rec: RpcRecorder, *, unary_request: bool
+        self,
+        behavior: Behavior,
+        method: str,
+        quiet: bool,
+        rec: RpcRecorder,
+        *,
+        unary_request: bool,
+        requests: bool = False,
     ) -> Behavior:
+        """``requests``: the request is a stream of messages the behaviour iterates (a
+        client-streaming method), checked as they come."""
         if not inspect.iscoroutinefunction(behavior):
             return behavior  # a synchronous handler (thread pool); not ours to wrap
 
@@ -566,8 +593,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             with structlog.contextvars.bound_contextvars(rpc=_short(method), **fields):
                 started = time.perf_counter()
                 try:
-                    if request is _UNDECODABLE:
-                        raise _undecodable_error()
+                    if isinstance(request, Refused):
+                        raise _refusal(request)
+                    if requests:
+                        request = await _decoded_requests(request)
                     response = await behavior(request, context)
                 except BaseException as exc:
                     await self._fail(exc, context, started, quiet, rec)
@@ -593,8 +622,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                 started = time.perf_counter()
                 streams_open.inc()
                 try:
-                    if request is _UNDECODABLE:
-                        raise _undecodable_error()
+                    if isinstance(request, Refused):
+                        raise _refusal(request)
                     if not unary_request:
                         # A request stream: its first message is read here, so that bytes
                         # that are no message are refused before anything else (as a unary
@@ -615,7 +644,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
     def _fields(self, request: Any) -> dict[str, Any]:
         fields: dict[str, Any] = {}
-        if request is _UNDECODABLE:
+        if isinstance(request, Refused):
             return fields
         for name in self._context_fields:
             value = getattr(request, name, None)
@@ -732,6 +761,26 @@ class MessageOutcomes:
         """The status answering a message that raised ``exc``."""
         with structlog.contextvars.bound_contextvars(rpc=self._rpc):
             return _answer(exc, started, self._quiet, self._rec)
+
+
+async def refuse(context: Context, error: ServiceError, method: str, rec: RpcRecorder) -> None:
+    """End a call with ``error`` as the :class:`ErrorInterceptor` would (the same status),
+    for a call refused before any interceptor wrapped it (:mod:`~riverboat.services.common.
+    admission`): counted in the RPC metrics and logged at debug only, as such refusals come in
+    floods."""
+    message = cap_message(error.message)
+    rec.observe(error.code, 0.0)
+    if _stdlib_log.isEnabledFor(logging.DEBUG):
+        reason = {"reason": error.reason} if error.reason else {}
+        _log.debug(
+            "rpc finished",
+            rpc=_short(method),
+            code=error.code.name,
+            duration_ms=0.0,
+            error=redact_cards(message),
+            **reason,
+        )
+    await _abort(context, error.status(message))
 
 
 async def _abort(context: Context, status: status_pb2.Status) -> None:

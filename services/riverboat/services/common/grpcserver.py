@@ -16,7 +16,8 @@ Health follows the standard ``grpc.health.v1`` protocol: the overall status (ser
 and each named service report ``NOT_SERVING`` until :meth:`GrpcServer.set_serving`, and
 ``NOT_SERVING`` for good once shutdown begins, so load balancers stop routing before the port
 closes: that is READINESS. The name ``liveness`` (:data:`LIVENESS`) is LIVENESS: ``SERVING``
-from :meth:`GrpcServer.start` while the event loop runs, whatever NATS does. Reflection lists
+from :meth:`GrpcServer.start` while the event loop runs, whatever NATS does. Reflection
+(``grpc.reflection.v1`` and ``v1alpha``: :mod:`~riverboat.services.common.reflection`) lists
 the named services plus health and reflection themselves, which makes ``grpcurl`` work without
 proto files.
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self
 
@@ -34,9 +35,12 @@ import grpc
 import grpc.aio
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
+from riverboat.auth import Identity
 from riverboat.services.common.addresses import split_address
+from riverboat.services.common.admission import DEFAULT_MAX_IN_FLIGHT, Admission, EarlyCheck
+from riverboat.services.common.decoding import TRANSPORT_MAX_BYTES
+from riverboat.services.common.reflection import V1_SERVICE_NAME, enable_reflection
 from riverboat.services.common.tracing import server_interceptors
 
 __all__ = ["LIVENESS", "BindError", "GrpcServer", "ShutdownSignals"]
@@ -48,13 +52,18 @@ LIVENESS: str = "liveness"
 as the process's event loop runs (it answers from that loop), whatever NATS does. ``""`` and the
 service's own names answer READINESS (``SERVING`` only when started and connected). Kubernetes:
 ``livenessProbe: {grpc: {port, service: liveness}}``, ``readinessProbe: {grpc: {port}}``."""
-REFLECTION_SERVICE_NAME: str = reflection.SERVICE_NAME
+REFLECTION_SERVICE_NAME: str = V1_SERVICE_NAME
 
 _log = structlog.get_logger("riverboat.grpc")
 
 # SO_REUSEPORT (gRPC's default on Linux) would let a second server bind the same port and
-# silently share its traffic; a port clash must be an error instead.
-_DEFAULT_OPTIONS: tuple[tuple[str, Any], ...] = (("grpc.so_reuseport", 0),)
+# silently share its traffic; a port clash must be an error instead. The transport takes
+# messages up to 4 MiB so that the ErrorInterceptor refuses those over the API's 64 KiB in the
+# one error model (gRPC's own refusal has no details): riverboat.services.common.decoding.
+_DEFAULT_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.so_reuseport", 0),
+    ("grpc.max_receive_message_length", TRANSPORT_MAX_BYTES),
+)
 
 
 class _AsyncHealth(Protocol):
@@ -77,6 +86,12 @@ class GrpcServer:
         interceptors: server interceptors, outermost first.
         grace: default seconds :meth:`stop` lets in-flight RPCs finish.
         options: extra channel options for ``grpc.aio.server``.
+        max_in_flight: unary calls handled at once; more are refused at once
+            (:class:`~riverboat.services.common.admission.Admission`, outside every interceptor).
+        early_checks: refusals judged from a call's method and metadata alone, before any
+            interceptor runs or anything is decoded (for example ``RateLimitInterceptor.early``).
+        identify: the verified caller of a call's metadata (``AuthInterceptor.identify``), so
+            that Riverboat's own services are never refused for overload.
     """
 
     def __init__(
@@ -87,22 +102,27 @@ class GrpcServer:
         interceptors: Sequence[grpc.aio.ServerInterceptor] = (),  # type: ignore[type-arg]
         grace: float = 5.0,
         options: Iterable[tuple[str, Any]] = (),
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        early_checks: Sequence[EarlyCheck] = (),
+        identify: Callable[[Any], Identity | None] | None = None,
     ) -> None:
         self._host, _ = split_address(address)
         self._requested = address
         self._service_names = tuple(service_names)
         self._grace = grace
         self._port: int | None = None
-        # Tracing (when on) outermost: its span covers the whole call, refusals included.
+        self.admission = Admission(
+            max_in_flight=max_in_flight, checks=early_checks, identify=identify
+        )
+        # Admission outermost, so that what it refuses costs nothing more; then tracing (when
+        # on): its span covers the rest of the call, the other refusals included.
         self._server = grpc.aio.server(
-            interceptors=[*server_interceptors(), *interceptors],
+            interceptors=[self.admission, *server_interceptors(), *interceptors],
             options=[*_DEFAULT_OPTIONS, *options],
         )
         self._health: _AsyncHealth = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
-        reflection.enable_server_reflection(
-            (*self._service_names, HEALTH_SERVICE_NAME, REFLECTION_SERVICE_NAME), self._server
-        )
+        enable_reflection((*self._service_names, HEALTH_SERVICE_NAME), self._server)
         self._stopped = False
 
     @property

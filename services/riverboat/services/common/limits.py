@@ -14,6 +14,14 @@ password from many addresses is limited as much as flooding from one. The peer i
 IP address without the port, so new connections do not buy new tokens. Riverboat's own
 services (role ``service``) are not limited: they act for many players at once.
 
+A flood must cost far less to refuse than to serve, so an account already over its rate is
+refused earlier still: :meth:`RateLimitInterceptor.early`, run by the outermost
+:class:`~riverboat.services.common.admission.Admission`, judges it from the method and the
+token alone, before the request is decoded or any other interceptor runs. Only the account's
+bucket is read there (the peer is not known before the call starts, nor is the account of
+``Register`` and ``Login``, which is in the request); a call it lets through is judged here as
+before.
+
 Limits are configuration (``--rate-limit METHOD.SCOPE=RATE``, repeatable, over
 ``RIVERBOAT_RATE_LIMITS``, over :data:`DEFAULT_RATES`), for example ``Login.peer=30/min`` or
 ``Act.account=off``.
@@ -31,9 +39,10 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from riverboat.auth import Identity
 from riverboat.ratelimit import ConcurrencyLimiter, Rate, RateLimiter, parse_rate
 from riverboat.services.common.auth import OPEN_PREFIXES, current_identity
-from riverboat.services.common.errors import ResourceExhausted
+from riverboat.services.common.errors import ResourceExhausted, ServiceError
 from riverboat.services.common.wrappers import WrapperCache
 
 __all__ = [
@@ -160,6 +169,8 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         clock: monotonic seconds (a fake one in unit tests).
         open_prefixes: methods never limited (health checks, reflection).
         exempt_roles: callers never limited.
+        identify: the verified caller of a call's metadata (``AuthInterceptor.identify``), for
+            :meth:`early`; without it :meth:`early` refuses nothing.
     """
 
     def __init__(
@@ -170,6 +181,7 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         clock: Callable[[], float] = time.monotonic,
         open_prefixes: tuple[str, ...] = OPEN_PREFIXES,
         exempt_roles: Iterable[str] = ("service",),
+        identify: Callable[[Any], Identity | None] | None = None,
     ) -> None:
         self.limits = limits
         self._clock = clock
@@ -180,6 +192,8 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
             key: RateLimiter(rate) for key, rate in limits.rates.items() if rate is not None
         }
         self.streams = ConcurrencyLimiter(limits.max_streams)
+        self._identify = identify
+        self._early: dict[str, _Gate | None] = {}  # method -> its gate, if checked early
         self._limited: dict[str, bool] = {}  # method -> whether it has any limit
         self._wrappers = WrapperCache(self._wrap)
 
@@ -203,6 +217,29 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         if not limited:
             return handler  # not limited: no wrapper, no cost
         return self._wrappers.get(handler, method)
+
+    def early(self, method: str, metadata: Any) -> ServiceError | None:
+        """The refusal of a call whose account is over its rate already, judged from the
+        method and the token in ``metadata`` alone, before anything of the call is decoded (an
+        :data:`~riverboat.services.common.admission.EarlyCheck`); None to let it go on, to be
+        admitted (tokens spent) or refused by the interceptor as usual. Spends nothing."""
+        if method not in self._early:
+            name = method.rsplit("/", 1)[-1]
+            limit = RATES_OF.get(name, name)
+            checked = (
+                self._identify is not None
+                and not method.startswith(self._open)
+                and name not in ACCOUNT_FIELDS  # the account is in the request: decoded later
+                and f"{limit}.account" in self._buckets
+            )
+            self._early[method] = _Gate(self, name) if checked else None
+        gate = self._early[method]
+        if gate is None or self._identify is None:
+            return None
+        identity = self._identify(metadata)
+        if identity is None or identity.role in self._exempt:
+            return None
+        return gate.over_account(f"{identity.role}:{identity.subject}")
 
     def _wrap(self, handler: Handler, method: str) -> Handler:
         gate = _Gate(self, method.rsplit("/", 1)[-1])
@@ -350,15 +387,24 @@ class _Gate:
         wait_peer = by_peer.wait(peer, now) if by_peer is not None else 0.0
         if wait_account > 0 or wait_peer > 0:
             scope = "account" if wait_account >= wait_peer else "peer"
-            delay = max(wait_account, wait_peer)
-            who = "this account" if scope == "account" else "your address"
-            raise ResourceExhausted(
-                f"too many {self.name} calls from {who} (at most {self._text[scope]}); "
-                f"retry in {delay:.1f} s",
-                retry_delay=delay,
-                reason="RATE_LIMITED",
-            )
+            raise self._refusal(scope, max(wait_account, wait_peer))
         if by_account is not None:
             by_account.take(account, now)
         if by_peer is not None:
             by_peer.take(peer, now)
+
+    def over_account(self, account: str) -> ResourceExhausted | None:
+        """The refusal of a call by ``account`` if its bucket is empty now (nothing spent)."""
+        if self._account is None:
+            return None
+        wait = self._account.wait(account, self._clock())
+        return self._refusal("account", wait) if wait > 0 else None
+
+    def _refusal(self, scope: str, delay: float) -> ResourceExhausted:
+        who = "this account" if scope == "account" else "your address"
+        return ResourceExhausted(
+            f"too many {self.name} calls from {who} (at most {self._text[scope]}); "
+            f"retry in {delay:.1f} s",
+            retry_delay=delay,
+            reason="RATE_LIMITED",
+        )

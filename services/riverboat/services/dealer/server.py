@@ -65,15 +65,18 @@ class DealerServer:
             "Reshuffle": {"service"},
             "RevealSeed": {"service", "auditor"},
         }
+        auth = AuthInterceptor(issuer or TokenIssuer(load_token_key()), rules)
         self._grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
             interceptors=[
                 ErrorInterceptor(context_fields=("table_id", "hand_id")),
-                AuthInterceptor(issuer or TokenIssuer(load_token_key()), rules),
+                auth,
                 ValidationInterceptor(),
             ],
             grace=config.grace,
+            max_in_flight=config.max_in_flight,
+            identify=auth.identify,
         )
         dealer_pb2_grpc.add_DealerServiceServicer_to_server(  # type: ignore[no-untyped-call]
             self._service, self._grpc.server

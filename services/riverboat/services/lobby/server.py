@@ -55,20 +55,22 @@ class LobbyServer:
         self._offers: asyncio.Task[None] | None = None
         self._channels: list[grpc.aio.Channel] = []
         self.hashing = PasswordHashing(config.hash_workers, config.hash_queue, config.hash_per_peer)
+        auth = AuthInterceptor(
+            self.issuer, RULES, open_prefixes=("/grpc.health.", "/grpc.reflection.", *OPEN_METHODS)
+        )
+        limits = RateLimitInterceptor(config.rate_limits, identify=auth.identify)
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
             interceptors=[
                 ErrorInterceptor(context_fields=["table_id"]),
-                AuthInterceptor(
-                    self.issuer,
-                    RULES,
-                    open_prefixes=("/grpc.health.", "/grpc.reflection.", *OPEN_METHODS),
-                ),
-                RateLimitInterceptor(config.rate_limits),
+                auth,
+                limits,
                 ValidationInterceptor(),
             ],
-            options=[("grpc.max_receive_message_length", 64 * 1024)],
+            early_checks=[limits.early],
+            identify=auth.identify,
+            max_in_flight=config.max_in_flight,
         )
         # NOT_SERVING while NATS is gone (every lobby change is written there).
         self.health = ConnectionHealth(self.grpc, service="lobby", on_reconnected=self._reconnected)

@@ -88,15 +88,18 @@ class SettlementServer:
         self.config = config
         self._issuer = issuer or TokenIssuer(load_token_key())
         self._ack_filter = ack_filter
+        auth = AuthInterceptor(self._issuer, RULES)
         self._grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
             interceptors=[
                 ErrorInterceptor(context_fields=("player", "table_id", "account")),
-                AuthInterceptor(self._issuer, RULES),
+                auth,
                 ValidationInterceptor(),
             ],
             grace=config.grace,
+            max_in_flight=config.max_in_flight,
+            identify=auth.identify,
         )
         self._service = SettlementService(
             release_wait=config.release_wait,

@@ -39,6 +39,8 @@ class TableServer:
         self.nc: NATS | None = None
         self.registry: TableRegistry | None = None
         self.dealer: DealerClient | None = None
+        auth = AuthInterceptor(self.issuer, RULES)
+        limits = RateLimitInterceptor(config.rate_limits, identify=auth.identify)
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
@@ -54,14 +56,16 @@ class TableServer:
                         "/riverboat.v1.TableService/Watch",
                         "/riverboat.v1.TableService/Play",
                     ),
+                    max_request_bytes=config.max_request_bytes,
                 ),
-                AuthInterceptor(self.issuer, RULES),
-                RateLimitInterceptor(config.rate_limits),
+                auth,
+                limits,
                 ValidationInterceptor(),
             ],
-            options=[
-                ("grpc.max_receive_message_length", config.max_request_bytes),
-            ],
+            # An account over its Act rate is refused before its request is even decoded.
+            early_checks=[limits.early],
+            identify=auth.identify,
+            max_in_flight=config.max_in_flight,
         )
         # NOT_SERVING while NATS is gone; back to SERVING once every table has reconciled.
         self.health = ConnectionHealth(self.grpc, service="table", on_reconnected=self._reconcile)
