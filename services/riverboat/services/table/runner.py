@@ -26,6 +26,7 @@ from typing import Any
 
 import structlog
 
+from riverboat.backoff import RepeatedFailure
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import (
@@ -50,8 +51,6 @@ from riverboat.table.aggregate import TableState
 from riverboat.table.clock import clock_expiry
 from riverboat.table.events import (
     AnyEvent,
-    ClientSeedCommitted,
-    ClientSeedSent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -82,6 +81,10 @@ RECONCILE_RETRY_MAX = 4.0
 #: Backoff between tries of a seed reveal (seconds): the first wait, and the longest.
 REVEAL_RETRY_FIRST = 0.5
 REVEAL_RETRY_MAX = 30.0
+#: Backoff between tries of a hand's next step (a deal, a commitment) that keeps failing the
+#: same way (seconds): the first wait, and the longest.
+STEP_RETRY_FIRST = 0.25
+STEP_RETRY_MAX = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +193,8 @@ class TableRunner:
         self._in_doubt = False
         self._reconcile_timer: Timer | None = None
         self._reconcile_delay = RECONCILE_RETRY_FIRST
+        #: The hand's next step failing again and again: its backoff, and what to report.
+        self._step_failures = RepeatedFailure(STEP_RETRY_FIRST, STEP_RETRY_MAX)
         self._dealing = False
         self._closed = False
         #: Handing the table over: no new hand starts; waiters learn when none is in play.
@@ -264,9 +269,6 @@ class TableRunner:
                 self.deck = None
                 self.reshuffles = []
                 self.proofs = None
-            elif isinstance(event, ClientSeedCommitted | ClientSeedSent):
-                if self._seeds_in is not None and self._seeds_complete():
-                    self._seeds_in.set()
             elif isinstance(event, HandStarted):
                 current = event.hand_id
             elif isinstance(event, HandEnded):
@@ -285,6 +287,9 @@ class TableRunner:
                 self._bank_since.pop(event.seat, None)
         if not self.state.banking:
             self._bank_since.clear()  # a hand's end or void ends every turn on a bank
+        if self._seeds_in is not None and self._seeds_complete():
+            # Everyone the seed phase waits for has answered, or left: it ends now.
+            self._seeds_in.set()
         return ended
 
     def _note_deal_indices(self, events: Sequence[AnyEvent], version: int) -> None:
@@ -430,6 +435,8 @@ class TableRunner:
         if needs and self.deck is None and self.commit_sequence:
             if self.state.needs_seeds:
                 return  # CRV1: the deal's order exists once the seeds are locked
+            if self.state.undealable:
+                return  # never dealt: it is voided (_voided_undealt)
             pending = self.state.pending
             hand_id = pending.hand_id if pending is not None else hand.hand_id  # type: ignore[union-attr]
             locked = self.state.locked
@@ -578,6 +585,7 @@ class TableRunner:
             self.log.info("hand_committed", hand_id=hand_id, version=self.version)
             await self._gather_seeds(window)
             await self._deal()
+            self._step_succeeded()
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.
             self.log.info("hand_not_started", reason=str(exc))
@@ -585,17 +593,37 @@ class TableRunner:
             self.log.warning("hand_not_started", reason=str(exc))  # submit() reconciles later
             retrying = True
         except DealerUnavailable as exc:
-            self.log.error("dealer_unavailable", reason=str(exc))
-            self._reconcile_soon(self._reconcile_delay)  # try the next deal again later
+            self._step_failed("dealer_unavailable", exc)  # try the next deal again later
             retrying = True
         except LeaseNotHeld:
             self.log.info("hand_not_started", reason="the table is not owned here")
-        except Exception:
-            self.log.exception("hand_start_failed")
-            self._reconcile_soon(self._reconcile_delay)
+        except Exception as exc:
+            self._step_failed("hand_start_failed", exc)
             retrying = True
         finally:
             self._done_dealing(retrying)
+
+    def _step_failed(self, what: str, exc: BaseException) -> None:
+        """The hand's next step failed: try it again after a backoff that grows while it keeps
+        failing the same way, and say so once (then only at the 2nd, 4th, 8th... failure in a
+        row), not at every try: a cause that stays must not flood the log."""
+        # One cause is one run, whichever step met it (starting a hand, or dealing it).
+        retry = self._step_failures.failed(f"{type(exc).__name__}: {exc}")
+        if retry.report:
+            self.log.error(
+                what,
+                reason=str(exc) or type(exc).__name__,
+                failures=retry.count,
+                retry_in=retry.delay,
+                exc_info=retry.count == 1 and not isinstance(exc, DealerUnavailable),
+            )
+        self._reconcile_soon(retry.delay)
+
+    def _step_succeeded(self) -> None:
+        """The hand's next step went through: a run of failures before it is over."""
+        failures = self._step_failures.succeeded()
+        if failures:
+            self.log.info("hand_step_recovered", failures=failures)
 
     async def _deal_pending(self) -> None:
         """A hand was committed but not dealt (e.g. we crashed in between): deal it now."""
@@ -607,6 +635,7 @@ class TableRunner:
             # After a restart in the seed phases: they go on, for the shortest window.
             await self._gather_seeds(self.config.min_seed_window)
             await self._deal()
+            self._step_succeeded()
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             await self._void("the dealer could not be reached to resume the hand")
@@ -615,9 +644,8 @@ class TableRunner:
         except EventStoreError as exc:
             self.log.warning("deal_skipped", reason=str(exc))  # submit() reconciles later
             retrying = True
-        except Exception:
-            self.log.exception("deal_failed")
-            self._reconcile_soon(self._reconcile_delay)
+        except Exception as exc:
+            self._step_failed("deal_failed", exc)
             retrying = True
         finally:
             self._done_dealing(retrying)
@@ -673,6 +701,8 @@ class TableRunner:
             return
         if self.state.seed_phase == "commit":
             await self._seed_phase(seconds)
+            if await self._voided_undealt(pending.hand_id):
+                return
             await self.submit(
                 table.lock_seed_commits,
                 request_id=f"commits-{pending.hand_id}",
@@ -680,6 +710,19 @@ class TableRunner:
             )
         if self.state.seed_phase == "reveal":
             await self._seed_phase(seconds)
+
+    async def _voided_undealt(self, hand_id: str) -> bool:
+        """Void the committed hand ``hand_id`` if the rules say it can no longer be dealt
+        (``TableState.undealable``: everyone left in its seed phases, say); True if it is no
+        longer the hand awaiting its deal (voided now or before)."""
+        reason = self.state.undealable
+        if reason:
+            await self.submit(
+                table.void_undealt, request_id=f"undealt-{hand_id}", actor="service:table"
+            )
+            self.log.info("hand_voided", hand_id=hand_id, reason=reason)
+        pending = self.state.pending
+        return pending is None or pending.hand_id != hand_id
 
     async def _seed_phase(self, seconds: float) -> None:
         """Wait until every client the seed phase waits for answered, or ``seconds`` passed."""
@@ -696,7 +739,7 @@ class TableRunner:
 
     async def _deal(self) -> None:
         pending = self.state.pending
-        if pending is None:
+        if pending is None or await self._voided_undealt(pending.hand_id):
             return
         if self.state.seed_phase == "reveal":
             # Lock the seeds: each player's own, else the seat's derived one (the lock says
@@ -708,7 +751,10 @@ class TableRunner:
             )
         await self._ensure_deck()
         deck = self.deck
-        assert deck is not None
+        if deck is None:
+            # Undealable now (the players left since the lock): voided, never dealt.
+            await self._voided_undealt(pending.hand_id)
+            return
         await self.submit(
             lambda s: table.deal_hand(s, deck),
             request_id=f"deal-{pending.hand_id}",
