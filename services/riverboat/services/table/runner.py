@@ -48,7 +48,7 @@ from riverboat.services.table.proofs import HandProofs, deal_indices
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.clock import clock_expiry
+from riverboat.table.clock import act_for_leaver, clock_expiry, leaving_turns
 from riverboat.table.events import (
     AnyEvent,
     HandCommitted,
@@ -74,6 +74,10 @@ _REQUEST_MEMORY = 50_000
 #: The kind of the runner's own commands (deals, the clock, voids): their ids are derived
 #: from the hand and version, so a second instance doing the same step is recognised.
 INTERNAL = "internal"
+
+#: The actor of the turns taken at once for players who asked to leave (not the clock's: no
+#: clock ran, and the auditor replays them as the moves they are).
+LEAVER = "service:table"
 
 #: Seconds before reconciling again while the log cannot be read: doubled per failure, capped.
 RECONCILE_RETRY_FIRST = 0.25
@@ -476,6 +480,9 @@ class TableRunner:
         elif hand is not None and not hand.finished:
             if _awaits_reshuffle(hand):
                 self._spawn(self._reshuffle(hand.hand_id, self.version))
+            elif leaving_turns(state):
+                # A player who asked to leave is not waited for: no clock, no time bank.
+                self._spawn(self._act_for_leaver(hand.hand_id, self.version))
             elif seats := waiting_for(hand):
                 self._arm_clock(hand.hand_id, self.version, seats)
         elif state.close_due:
@@ -929,6 +936,27 @@ class TableRunner:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("clock_skipped", hand_id=hand_id, reason=str(exc))
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+            self._reconcile_soon(self._reconcile_delay)
+
+    async def _act_for_leaver(self, hand_id: str, version: int) -> None:
+        """The hand waits for a player who asked to leave: take their turn now, as the rules
+        say (:func:`riverboat.table.clock.act_for_leaver`); the next turn is derived again
+        from what that writes."""
+
+        def decided(state: TableState) -> list[AnyEvent]:
+            if self.version != version:
+                return []  # someone acted meanwhile, and re-derived what is due
+            deck = self.deck or ()
+            return act_for_leaver(state, deck, hand_id, bank_used=self.bank_used)
+
+        try:
+            await self.act(decided, request_id=f"leaver-{hand_id}-{version}", actor=LEAVER)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("leaver_turn_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("leaver_turn_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             self._reconcile_soon(self._reconcile_delay)
