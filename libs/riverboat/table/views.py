@@ -109,9 +109,9 @@ def viewer_seat(state: TableState, viewer: str | None) -> int:
         return seat.seat
     hand = state.hand
     if hand is not None and viewer in hand.players:  # left the table, still in the hand's log
-        seat = hand.seats[hand.players.index(viewer)]
+        played = hand.seats[hand.players.index(viewer)]
         # Unless someone sat down there since: that seat's view is theirs now.
-        return seat if state.seat_at(seat) is None else 0
+        return played if state.seat_at(played) is None else 0
     return 0
 
 

@@ -34,6 +34,10 @@ ACTION_SECONDS = 30
 BANK = events_pb2.TimeBankPolicy(seconds=60)
 
 
+def _past(version: int) -> Callable[[table_pb2.TableView], bool]:
+    return lambda view: view.version > version
+
+
 async def _unseat(operator: TableClient, table_id: str, seat: int, tag: str) -> bool:
     """The player at ``seat`` leaves (as the lobby asks the table); True if pending."""
     reply = await operator.stub.UnseatPlayer(
@@ -76,7 +80,7 @@ async def _play_out(
             # the view to move on, not for time: a turn on the clock would outlast this.)
             await until(
                 lambda: observer.view(table_id),
-                lambda v, version=view.version: v.version > version,
+                _past(view.version),
                 f"step {step}: the table acting for the leaver at seat {leaver}",
                 seconds=20,
                 every=0.05,

@@ -20,6 +20,7 @@ from riverboat.proofcheck import CardChecker, Verdict
 from riverboat.services.table.runner import TableRunner
 from riverboat.services.table.viewpb import TableViews
 from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent, PlayerLeft
 from riverboat.table.views import viewer_seat
 from tests.unit.table.crv1kit import Crv1Dealer, dealt_hand, messages_to
@@ -28,6 +29,11 @@ from tests.unit.table.fakes import settle
 pytestmark = pytest.mark.timeout(60)
 
 LEAVER = 2
+
+
+def _acting(runner: TableRunner, seat: int, action: str) -> Callable[[TableState], list[AnyEvent]]:
+    """``seat``'s ``action``, decided on the table as it is then, with the hand's deck."""
+    return lambda s: table.act(s, Act(seat, action), runner.deck or ())
 
 
 async def _play(runner: TableRunner, leave_now: Callable[[HandState], bool]) -> None:
@@ -54,7 +60,7 @@ async def _play(runner: TableRunner, leave_now: Callable[[HandState], bool]) -> 
         names = [m.action for m in moves(hand, seat)]
         action = next((a for a in ("check", "call") if a in names), names[0])
         await runner.act(
-            lambda s, seat=seat, action=action: table.act(s, Act(seat, action), runner.deck or ()),
+            _acting(runner, seat, action),
             request_id=f"act-{runner.version}",
             actor=f"p{seat}",
         )

@@ -5,7 +5,7 @@ the clock would never end here."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -18,6 +18,7 @@ from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.runner import LEAVER, TableRunner
 from riverboat.table import aggregate as table
+from riverboat.table.aggregate import TableState
 from riverboat.table.clock import act_for_leaver, leaving_turns
 from riverboat.table.events import (
     AnyEvent,
@@ -26,11 +27,21 @@ from riverboat.table.events import (
     PlayerTimedOut,
     TimeBankPolicy,
     TimeBankStarted,
+    TimeBankUsed,
 )
 from tests.unit.table.fakes import CountingDealer, ManualClock, settle
 from tests.unit.table.test_runner_liveness import audit_log
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def _seat(seat: int, player: str, stack: int) -> Callable[[TableState], list[AnyEvent]]:
+    return lambda s: table.seat_player(s, seat=seat, player=player, stack=stack)
+
+
+def _acting(runner: TableRunner, seat: int, action: str) -> Callable[[TableState], list[AnyEvent]]:
+    """``seat``'s ``action``, decided on the table as it is then, with the hand's deck."""
+    return lambda s: table.act(s, Act(seat, action), runner.deck or ())
 
 
 async def _table() -> tuple[TableRunner, ManualClock]:
@@ -49,7 +60,7 @@ async def _table() -> tuple[TableRunner, ManualClock]:
     )  # fmt: skip
     for seat in (1, 2, 3):
         await runner.submit(
-            lambda s, seat=seat: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000),
+            _seat(seat, f"p{seat}", 1000),
             request_id=f"seat-{seat}",
             actor="op",
         )
@@ -83,7 +94,7 @@ async def _play_out(runner: TableRunner, staying: Sequence[int]) -> None:
         names = [m.action for m in moves(hand, seat)]
         action = next((a for a in ("check", "call") if a in names), names[0])
         await runner.act(
-            lambda s, seat=seat, action=action: table.act(s, Act(seat, action), runner.deck or ()),
+            _acting(runner, seat, action),
             request_id=f"act-{runner.version}",
             actor=f"p{seat}",
         )
@@ -162,6 +173,7 @@ async def test_the_rule_takes_one_leaver_turn_and_closes_a_running_bank() -> Non
     assert leaving_turns(state) == (seat,)
     events = act_for_leaver(state, runner.deck or (), hand.hand_id, bank_used=lambda s: 7)
     assert [type(e).__name__ for e in events[:2]] == ["TimeBankUsed", "ActionTaken"]
-    assert events[0].seconds == 7  # type: ignore[attr-defined]
-    assert events[1].action in {"check", "fold", "bring_in"}  # type: ignore[attr-defined]
+    used, move = events[0], events[1]
+    assert isinstance(used, TimeBankUsed) and used.seconds == 7
+    assert isinstance(move, ActionTaken) and move.action in {"check", "fold", "bring_in"}
     await runner.close()

@@ -10,6 +10,7 @@ that deck four times a second forever, and the hand stayed in progress.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import pytest
 from structlog.testing import capture_logs
@@ -38,7 +39,10 @@ class RefusingDealer(Crv1Dealer):
 
 
 class BrokenDealer(Crv1Dealer):
-    """A dealer that refuses every deal the same way (not as unreachable: a refusal)."""
+    """A dealer that refuses every deal the same way (not as unreachable: a refusal), while
+    ``broken``."""
+
+    broken = True
 
     async def get_dealt(
         self,
@@ -47,6 +51,8 @@ class BrokenDealer(Crv1Dealer):
         log_sequence: int,
         seeds: Sequence[tuple[int, str, bytes, int]],
     ) -> tuple[tuple[int, ...], tuple[bytes, ...]]:
+        if not self.broken:
+            return await super().get_dealt(table_id, hand_id, log_sequence, seeds)
         self._call("get_dealt")
         raise RuntimeError("the dealer refuses (test)")
 
@@ -95,7 +101,7 @@ async def test_everyone_leaving_in_the_seed_phases_voids_the_hand(phase: str) ->
     # Players sit down again: the table deals again.
     for seat in (1, 2):
         await runner.submit(
-            lambda s, seat=seat: table.seat_player(s, seat=seat, player=f"q{seat}", stack=500),
+            partial(table.seat_player, seat=seat, player=f"q{seat}", stack=500),
             request_id=f"again-{seat}",
             actor="op",
         )
@@ -125,7 +131,7 @@ async def test_a_hand_locked_with_no_seeds_before_the_fix_is_voided_on_resume() 
     )  # fmt: skip
     for seat in (1, 2, 3):
         await runner.submit(
-            lambda s, seat=seat: table.seat_player(s, seat=seat, player=f"p{seat}", stack=1000),
+            partial(table.seat_player, seat=seat, player=f"p{seat}", stack=1000),
             request_id=f"seat-{seat}",
             actor="op",
         )
@@ -175,7 +181,7 @@ async def test_a_deal_that_keeps_failing_backs_off_and_is_reported_once_per_doub
     assert len(failed) <= 5
     assert [e["retry_in"] for e in failed][-1] <= 60.0
     # When the dealer answers again, the hand is dealt and the run's end is said once.
-    dealer.__class__ = Crv1Dealer
+    dealer.broken = False
     with capture_logs() as logs:
         await clock.advance(60.0)
     assert runner.state.hand is not None
