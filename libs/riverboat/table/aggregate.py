@@ -208,6 +208,22 @@ class TableState:
         )
 
     @property
+    def undealable(self) -> str:
+        """Why the committed hand can no longer be dealt ("" if it can, or none is committed):
+        too few players left to deal in (they left, or sat out, in its seed phases), or, at a
+        dealer's choice table, its dealer is gone. Such a hand is voided
+        (:func:`void_undealt`), whatever step of its seeding or deal it is at."""
+        pending = self.pending
+        if pending is None or self.options is None:
+            return ""
+        ready = self.ready_players()
+        if len(ready) < self.options.min_players:
+            return "not enough players to deal"
+        if self.dealers_choice and pending.button not in {s.seat for s in ready}:
+            return "the dealer left before the deal"
+        return ""
+
+    @property
     def pot_rides(self) -> bool:
         """A pot rides into the next deal and that deal can be dealt (its game is not over)."""
         assert self.options is not None or not self.created
@@ -822,14 +838,13 @@ def deal_hand(state: TableState, deck: Sequence[int]) -> list[AnyEvent]:
         raise TableError(
             "the client seeds are not locked yet", kind="precondition", rule="seeds_not_locked"
         )
+    undealable = state.undealable
+    if undealable:
+        # Players (or the dealer) left between the commitment and the deal: the committed
+        # deck is never used; a dealer's choice table calls a dealer again, with a fresh deck.
+        return [HandVoided(pending.hand_id, undealable, ())]
     ready = state.ready_players()
-    if len(ready) < state.options.min_players:
-        # Players left between the commitment and the deal: the committed deck is never used.
-        return [HandVoided(pending.hand_id, "not enough players to deal", ())]
     seats = tuple(SeatEntry(s.seat, s.player, s.stack) for s in ready)
-    if state.dealers_choice and pending.button not in {s.seat for s in ready}:
-        # The dealer left after the commitment: call a dealer again, with a fresh deck.
-        return [HandVoided(pending.hand_id, "the dealer left before the deal", ())]
     options = state.options
     if state.rules is not None and state.limits != (0, 0):
         options = state.rules.declared_options(options, *state.limits)  # the dealer's limits
@@ -898,6 +913,18 @@ def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
         PlayerLeft(s.seat, s.player, start.get(s.seat, s.stack)) for s in state.seats if s.leaving
     ]
     return [HandVoided(hand.hand_id, reason, refunds), *left]
+
+
+def void_undealt(state: TableState) -> list[AnyEvent]:
+    """Void the committed hand if it can no longer be dealt (:attr:`TableState.undealable`),
+    nothing refunded (nothing was bet); nothing if it can, or if none is committed. Decided
+    again under the table's lock, so a player who sat down meanwhile keeps the hand."""
+    _exists(state)
+    reason = state.undealable
+    hand = state.hand
+    if not reason or (hand is not None and not hand.finished):
+        return []
+    return void_hand(state, reason)
 
 
 def own_action_bookkeeping(state: TableState, seat: int, bank_used: int) -> list[AnyEvent]:
@@ -1000,6 +1027,7 @@ __all__ = [
     "timeout_bookkeeping",
     "unseat_player",
     "void_hand",
+    "void_undealt",
 ]
 
 

@@ -14,15 +14,24 @@ For each seat the hand waits for, in order:
 A bank that ran out is drawn in full (:class:`TimeBankUsed`) and the seat goes on to step 2
 or 3. What is measured (which banks ran out: ``due``; who is disconnected) comes from the
 runner's clock and watchers as inputs, and is recorded in the events, so the fold stays pure.
+
+A player who asked to leave (``LeaveRequested``: they go when the hand ends) is not waited for
+at all: no clock, no time bank. When the hand waits for them (:func:`leaving_turns`) the table
+takes their turn at once (:func:`act_for_leaver`): the clock's move (check when free, else
+fold; a card phase's default), with no time-out counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from riverboat.engine.commands import TimeOut
+from riverboat.engine.games import waiting_for
 from riverboat.table import choice
 from riverboat.table.aggregate import (
     TableState,
+    act,
+    own_action_bookkeeping,
     protection_due,
     timeout_bookkeeping,
 )
@@ -79,6 +88,39 @@ def clock_expiry(
     return [*banks, *timeout_bookkeeping(state, timed_out), *played]
 
 
+def leaving_turns(state: TableState) -> tuple[int, ...]:
+    """The seats the hand in play waits for whose players asked to leave: their turns are
+    due now (:func:`act_for_leaver`), never on the clock."""
+    hand = state.hand
+    if hand is None or hand.finished:
+        return ()
+    leaving = {s.seat for s in state.seats if s.leaving}
+    return tuple(seat for seat in waiting_for(hand) if seat in leaving)
+
+
+def act_for_leaver(
+    state: TableState,
+    deck: Sequence[int],
+    hand_id: str,
+    *,
+    bank_used: Callable[[int], int] = lambda seat: 0,
+) -> list[AnyEvent]:
+    """The turn of the first seat in :func:`leaving_turns`, taken at once: what their own
+    action would close (a turn on the time bank, ``bank_used(seat)`` seconds drawn, as
+    :func:`~riverboat.table.aggregate.own_action_bookkeeping`), then the clock's move, and
+    the hand's end if it ends (the leavers leave). Nothing if no such turn is due.
+
+    One turn a batch, as a player's own move would be: the next leaver's turn, if it comes
+    next, is due after this one.
+    """
+    due = leaving_turns(state)
+    if not due:
+        return []
+    seat = due[0]
+    played = act(state, TimeOut(seat), deck, hand_id)
+    return [*own_action_bookkeeping(state, seat, bank_used(seat)), *played]
+
+
 def _hand_player(state: TableState, seat: int) -> str:
     hand = state.hand
     if hand is not None and seat in hand.seats:
@@ -86,4 +128,4 @@ def _hand_player(state: TableState, seat: int) -> str:
     return ""
 
 
-__all__ = ["clock_expiry"]
+__all__ = ["act_for_leaver", "clock_expiry", "leaving_turns"]

@@ -109,8 +109,35 @@ def viewer_seat(state: TableState, viewer: str | None) -> int:
         return seat.seat
     hand = state.hand
     if hand is not None and viewer in hand.players:  # left the table, still in the hand's log
-        return hand.seats[hand.players.index(viewer)]
+        played = hand.seats[hand.players.index(viewer)]
+        # Unless someone sat down there since: that seat's view is theirs now.
+        return played if state.seat_at(played) is None else 0
     return 0
+
+
+def hand_index(hand: HandState, sitting: Seat) -> int | None:
+    """The index of ``sitting`` in ``hand``: their seat's, if they are who played it (a
+    player who sat down after the hand, in the seat of one who left, has none)."""
+    i = hand.index_of(sitting.seat)
+    return i if i is not None and hand.players[i] == sitting.player else None
+
+
+def public_cards(state: TableState) -> tuple[int, ...]:
+    """Every card of the hand (in play or last played) in front of a player that an observer
+    may see: each player's up cards and shown cards, folded rows aside, as the seats' rows
+    show them, and also those of players who left the table since (the row goes with them;
+    what they showed stays provable, see the views' proofs)."""
+    hand = state.hand
+    if hand is None:
+        return ()
+    known = visibility.known_cards(hand, 0)
+    return tuple(
+        card
+        for i, row in enumerate(known)
+        if not hand.folded[i]
+        for card in row
+        if card is not None
+    )
 
 
 def table_view(state: TableState, version: int, viewer: str | None) -> TableView:
@@ -198,7 +225,8 @@ def personal_parts(
     identity."""
     hand = state.hand
     seats = public.seats
-    if hand is not None and hand.index_of(me) is not None:
+    sitting = state.seat_at(me)
+    if hand is not None and sitting is not None and hand_index(hand, sitting) is not None:
         known = visibility.known_cards(hand, me, only=(me,))
         seats = tuple(
             _seat_view(state, hand, known, s, me) if s.seat == me else shown
@@ -244,7 +272,7 @@ def _seat_view(
     sitting out and time bank are public."""
     seat, player, stack = sitting.seat, sitting.player, sitting.stack
     running, protection = state.banking.get(seat, (0, False))
-    i = hand.index_of(seat) if hand is not None else None
+    i = hand_index(hand, sitting) if hand is not None else None
     if hand is None or i is None:
         return SeatView(
             seat,

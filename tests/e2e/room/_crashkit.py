@@ -360,10 +360,11 @@ async def play_scripted(
     kill_after: Callable[[int], bool] = lambda v: False,
     timeout: float = 180.0,
 ) -> Run:
-    """Open the table, seat the family's players, play the scripted hand to its end (everyone
-    leaves with it, so no next hand follows); kill ``service`` after each chosen version of
-    the hand (setup versions are never chosen) and restart it before going on. The hand must
-    end within ``timeout`` seconds, and a minute more for each restart."""
+    """Open the table, seat the family's players, play the scripted hand to its end (dealing
+    paused once it is dealt, so no next hand follows; then everyone leaves); kill ``service``
+    after each chosen version of the hand (setup versions are never chosen) and restart it
+    before going on. The hand must end within ``timeout`` seconds, and a minute more for each
+    restart."""
     run = Run(table_id)
     players = [f"{table_id}-p{k}" for k in range(1, family.players + 1)]
     setup = 1 + family.players
@@ -373,7 +374,6 @@ async def play_scripted(
     deadline = loop.time() + timeout
     async with following(room, table_id, killer):
         await _setup(room, family, table_id, players)
-        unseated: set[int] = set()
         channel = grpc.aio.insecure_channel(room.table.address)
         try:
             while True:
@@ -385,7 +385,7 @@ async def play_scripted(
                     channel = grpc.aio.insecure_channel(room.table.address)
                 killer.changed.clear()
                 try:
-                    done = await _step(room, family, table_id, channel, run, unseated)
+                    done = await _step(room, family, table_id, channel, run)
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() not in _RETRY:
                         raise
@@ -424,7 +424,6 @@ async def _step(
     table_id: str,
     channel: grpc.aio.Channel,
     run: Run,
-    unseated: set[int],
 ) -> bool | None:
     """One move of the script: True when the hand is over, False after a move, None when
     nothing is owed right now."""
@@ -442,9 +441,9 @@ async def _step(
     operator = room.client(channel, "operator", "operator")
     if run.hand_id and not view.hand_in_progress:
         if not view.seats:
-            return True  # the hand ended and everyone left with it
-        # A hand that ended before everyone had asked to leave (voided by a planted bug):
-        # the others leave now, so that no next hand is dealt.
+            return True  # the hand ended and everyone has left
+        # The hand is over (dealing paused: no next hand): its players leave, one a step,
+        # each with the chips it left them.
         seat = view.seats[0].seat
         await operator.stub.UnseatPlayer(
             table_pb2.UnseatPlayerRequest(
@@ -453,19 +452,12 @@ async def _step(
             metadata=operator.metadata,
         )
         return False
-    # Only once dealt (hand_id set): leaving a committed, undealt hand is leaving at once.
-    if view.hand_id and view.hand_in_progress and len(unseated) < len(view.seats):
-        # Everyone leaves when this hand ends: no next hand, chips back to the wallets.
-        for s in view.seats:
-            if s.seat not in unseated:
-                await operator.stub.UnseatPlayer(
-                    table_pb2.UnseatPlayerRequest(
-                        table_id=table_id, seat=s.seat, request_id=f"leave-{table_id}-{s.seat}"
-                    ),
-                    metadata=operator.metadata,
-                )
-                unseated.add(s.seat)
-                return False
+    # Once dealt (hand_id set), no next hand: dealing pauses after this one. (Not everyone
+    # asking to leave: the table does not wait for a player who asked to leave, it checks or
+    # folds for them at once, which would cut the scripted hand short.)
+    if view.hand_id and view.hand_in_progress and not view.paused:
+        await operator.pause_table(table_id, request_id=f"pause-{table_id}")
+        return False
     owed = sorted(set(view.waiting_for) | ({view.to_act} if view.to_act else set()))
     if view.choosing_game:
         owed = [view.dealer]

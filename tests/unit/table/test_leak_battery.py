@@ -132,8 +132,8 @@ def _every_opening_to_every_player(monkeypatch: pytest.MonkeyPatch) -> None:
 
     real = TableViews._own_proofs
 
-    def leaky(self: Any, state: Any, seats: Any, me: int, msg: Any) -> None:
-        real(self, state, seats, me, msg)
+    def leaky(self: Any, state: Any, me: int, msg: Any) -> None:
+        real(self, state, me, msg)
         proofs, hand = self.proofs, state.hand
         if proofs is None or hand is None or proofs.hand_id != msg.hand_id:
             return

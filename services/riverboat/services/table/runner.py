@@ -26,6 +26,7 @@ from typing import Any
 
 import structlog
 
+from riverboat.backoff import RepeatedFailure
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import (
@@ -47,11 +48,9 @@ from riverboat.services.table.proofs import HandProofs, deal_indices
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
-from riverboat.table.clock import clock_expiry
+from riverboat.table.clock import act_for_leaver, clock_expiry, leaving_turns
 from riverboat.table.events import (
     AnyEvent,
-    ClientSeedCommitted,
-    ClientSeedSent,
     HandCommitted,
     HandVoided,
     LeaveRequested,
@@ -76,12 +75,20 @@ _REQUEST_MEMORY = 50_000
 #: from the hand and version, so a second instance doing the same step is recognised.
 INTERNAL = "internal"
 
+#: The actor of the turns taken at once for players who asked to leave (not the clock's: no
+#: clock ran, and the auditor replays them as the moves they are).
+LEAVER = "service:table"
+
 #: Seconds before reconciling again while the log cannot be read: doubled per failure, capped.
 RECONCILE_RETRY_FIRST = 0.25
 RECONCILE_RETRY_MAX = 4.0
 #: Backoff between tries of a seed reveal (seconds): the first wait, and the longest.
 REVEAL_RETRY_FIRST = 0.5
 REVEAL_RETRY_MAX = 30.0
+#: Backoff between tries of a hand's next step (a deal, a commitment) that keeps failing the
+#: same way (seconds): the first wait, and the longest.
+STEP_RETRY_FIRST = 0.25
+STEP_RETRY_MAX = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +197,8 @@ class TableRunner:
         self._in_doubt = False
         self._reconcile_timer: Timer | None = None
         self._reconcile_delay = RECONCILE_RETRY_FIRST
+        #: The hand's next step failing again and again: its backoff, and what to report.
+        self._step_failures = RepeatedFailure(STEP_RETRY_FIRST, STEP_RETRY_MAX)
         self._dealing = False
         self._closed = False
         #: Handing the table over: no new hand starts; waiters learn when none is in play.
@@ -264,9 +273,6 @@ class TableRunner:
                 self.deck = None
                 self.reshuffles = []
                 self.proofs = None
-            elif isinstance(event, ClientSeedCommitted | ClientSeedSent):
-                if self._seeds_in is not None and self._seeds_complete():
-                    self._seeds_in.set()
             elif isinstance(event, HandStarted):
                 current = event.hand_id
             elif isinstance(event, HandEnded):
@@ -285,6 +291,9 @@ class TableRunner:
                 self._bank_since.pop(event.seat, None)
         if not self.state.banking:
             self._bank_since.clear()  # a hand's end or void ends every turn on a bank
+        if self._seeds_in is not None and self._seeds_complete():
+            # Everyone the seed phase waits for has answered, or left: it ends now.
+            self._seeds_in.set()
         return ended
 
     def _note_deal_indices(self, events: Sequence[AnyEvent], version: int) -> None:
@@ -430,6 +439,8 @@ class TableRunner:
         if needs and self.deck is None and self.commit_sequence:
             if self.state.needs_seeds:
                 return  # CRV1: the deal's order exists once the seeds are locked
+            if self.state.undealable:
+                return  # never dealt: it is voided (_voided_undealt)
             pending = self.state.pending
             hand_id = pending.hand_id if pending is not None else hand.hand_id  # type: ignore[union-attr]
             locked = self.state.locked
@@ -469,6 +480,9 @@ class TableRunner:
         elif hand is not None and not hand.finished:
             if _awaits_reshuffle(hand):
                 self._spawn(self._reshuffle(hand.hand_id, self.version))
+            elif leaving_turns(state):
+                # A player who asked to leave is not waited for: no clock, no time bank.
+                self._spawn(self._act_for_leaver(hand.hand_id, self.version))
             elif seats := waiting_for(hand):
                 self._arm_clock(hand.hand_id, self.version, seats)
         elif state.close_due:
@@ -578,6 +592,7 @@ class TableRunner:
             self.log.info("hand_committed", hand_id=hand_id, version=self.version)
             await self._gather_seeds(window)
             await self._deal()
+            self._step_succeeded()
         except (EngineError, ConcurrencyError) as exc:
             # Another instance dealt first, or players left meanwhile: nothing to do.
             self.log.info("hand_not_started", reason=str(exc))
@@ -585,17 +600,37 @@ class TableRunner:
             self.log.warning("hand_not_started", reason=str(exc))  # submit() reconciles later
             retrying = True
         except DealerUnavailable as exc:
-            self.log.error("dealer_unavailable", reason=str(exc))
-            self._reconcile_soon(self._reconcile_delay)  # try the next deal again later
+            self._step_failed("dealer_unavailable", exc)  # try the next deal again later
             retrying = True
         except LeaseNotHeld:
             self.log.info("hand_not_started", reason="the table is not owned here")
-        except Exception:
-            self.log.exception("hand_start_failed")
-            self._reconcile_soon(self._reconcile_delay)
+        except Exception as exc:
+            self._step_failed("hand_start_failed", exc)
             retrying = True
         finally:
             self._done_dealing(retrying)
+
+    def _step_failed(self, what: str, exc: BaseException) -> None:
+        """The hand's next step failed: try it again after a backoff that grows while it keeps
+        failing the same way, and say so once (then only at the 2nd, 4th, 8th... failure in a
+        row), not at every try: a cause that stays must not flood the log."""
+        # One cause is one run, whichever step met it (starting a hand, or dealing it).
+        retry = self._step_failures.failed(f"{type(exc).__name__}: {exc}")
+        if retry.report:
+            self.log.error(
+                what,
+                reason=str(exc) or type(exc).__name__,
+                failures=retry.count,
+                retry_in=retry.delay,
+                exc_info=retry.count == 1 and not isinstance(exc, DealerUnavailable),
+            )
+        self._reconcile_soon(retry.delay)
+
+    def _step_succeeded(self) -> None:
+        """The hand's next step went through: a run of failures before it is over."""
+        failures = self._step_failures.succeeded()
+        if failures:
+            self.log.info("hand_step_recovered", failures=failures)
 
     async def _deal_pending(self) -> None:
         """A hand was committed but not dealt (e.g. we crashed in between): deal it now."""
@@ -607,6 +642,7 @@ class TableRunner:
             # After a restart in the seed phases: they go on, for the shortest window.
             await self._gather_seeds(self.config.min_seed_window)
             await self._deal()
+            self._step_succeeded()
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             await self._void("the dealer could not be reached to resume the hand")
@@ -615,9 +651,8 @@ class TableRunner:
         except EventStoreError as exc:
             self.log.warning("deal_skipped", reason=str(exc))  # submit() reconciles later
             retrying = True
-        except Exception:
-            self.log.exception("deal_failed")
-            self._reconcile_soon(self._reconcile_delay)
+        except Exception as exc:
+            self._step_failed("deal_failed", exc)
             retrying = True
         finally:
             self._done_dealing(retrying)
@@ -673,6 +708,8 @@ class TableRunner:
             return
         if self.state.seed_phase == "commit":
             await self._seed_phase(seconds)
+            if await self._voided_undealt(pending.hand_id):
+                return
             await self.submit(
                 table.lock_seed_commits,
                 request_id=f"commits-{pending.hand_id}",
@@ -680,6 +717,19 @@ class TableRunner:
             )
         if self.state.seed_phase == "reveal":
             await self._seed_phase(seconds)
+
+    async def _voided_undealt(self, hand_id: str) -> bool:
+        """Void the committed hand ``hand_id`` if the rules say it can no longer be dealt
+        (``TableState.undealable``: everyone left in its seed phases, say); True if it is no
+        longer the hand awaiting its deal (voided now or before)."""
+        reason = self.state.undealable
+        if reason:
+            await self.submit(
+                table.void_undealt, request_id=f"undealt-{hand_id}", actor="service:table"
+            )
+            self.log.info("hand_voided", hand_id=hand_id, reason=reason)
+        pending = self.state.pending
+        return pending is None or pending.hand_id != hand_id
 
     async def _seed_phase(self, seconds: float) -> None:
         """Wait until every client the seed phase waits for answered, or ``seconds`` passed."""
@@ -696,7 +746,7 @@ class TableRunner:
 
     async def _deal(self) -> None:
         pending = self.state.pending
-        if pending is None:
+        if pending is None or await self._voided_undealt(pending.hand_id):
             return
         if self.state.seed_phase == "reveal":
             # Lock the seeds: each player's own, else the seat's derived one (the lock says
@@ -708,7 +758,10 @@ class TableRunner:
             )
         await self._ensure_deck()
         deck = self.deck
-        assert deck is not None
+        if deck is None:
+            # Undealable now (the players left since the lock): voided, never dealt.
+            await self._voided_undealt(pending.hand_id)
+            return
         await self.submit(
             lambda s: table.deal_hand(s, deck),
             request_id=f"deal-{pending.hand_id}",
@@ -883,6 +936,27 @@ class TableRunner:
             self.log.info("clock_skipped", hand_id=hand_id, reason=str(exc))
         except EventStoreError as exc:
             self.log.warning("clock_skipped", hand_id=hand_id, reason=str(exc))
+        except DealerUnavailable as exc:
+            self.log.error("dealer_unavailable", reason=str(exc))
+            self._reconcile_soon(self._reconcile_delay)
+
+    async def _act_for_leaver(self, hand_id: str, version: int) -> None:
+        """The hand waits for a player who asked to leave: take their turn now, as the rules
+        say (:func:`riverboat.table.clock.act_for_leaver`); the next turn is derived again
+        from what that writes."""
+
+        def decided(state: TableState) -> list[AnyEvent]:
+            if self.version != version:
+                return []  # someone acted meanwhile, and re-derived what is due
+            deck = self.deck or ()
+            return act_for_leaver(state, deck, hand_id, bank_used=self.bank_used)
+
+        try:
+            await self.act(decided, request_id=f"leaver-{hand_id}-{version}", actor=LEAVER)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("leaver_turn_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("leaver_turn_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
             self._reconcile_soon(self._reconcile_delay)

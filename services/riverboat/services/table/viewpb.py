@@ -26,7 +26,9 @@ from riverboat.table.views import (
     SeatView,
     TableView,
     ViewAction,
+    hand_index,
     personal_parts,
+    public_cards,
     public_table_view,
     redact,
 )
@@ -217,7 +219,7 @@ class TableViews:
                 msg.seats[i].CopyFrom(self._seat(mine))
         msg.viewer_seat = seat
         msg.legal_actions.extend(legal_to_pb(legal))
-        self._own_proofs(state, seats, seat, msg)
+        self._own_proofs(state, seat, msg)
         self._views[seat] = msg
         return msg
 
@@ -325,17 +327,12 @@ class TableViews:
             for r, positions in enumerate(proofs.rounds, start=1)
         )
         consumed = hand.deck_pos
-        shown = [c for s in view.seats for c, _ in s.cards if c is not None]
-        shown += [*view.community, *view.table_cards]
+        # The hand's own rows, not the seats': a player who left at its end (in the batch
+        # that shows their cards) takes their row along, never the proofs of what they showed.
+        shown = [*public_cards(state), *view.community, *view.table_cards]
         msg.proofs.extend(self._proof(proofs, c, consumed) for c in dict.fromkeys(shown))
 
-    def _own_proofs(
-        self,
-        state: TableState,
-        seats: tuple[SeatView, ...],
-        me: int,
-        msg: table_pb2.TableView,
-    ) -> None:
+    def _own_proofs(self, state: TableState, me: int, msg: table_pb2.TableView) -> None:
         """The viewer's own cards' proofs (and, in the seed phases, what it sent)."""
         if msg.HasField("seeding"):
             if me in state.seed_commits:
@@ -346,13 +343,16 @@ class TableViews:
         proofs = self._hand_proofs(state, msg.hand_id)
         if proofs is None or hand is None:
             return
+        # The viewer's row in the hand: their seat's, or (left since, the seat still free:
+        # see viewer_seat) the one they played.
+        sitting = state.seat_at(me)
+        i = hand_index(hand, sitting) if sitting is not None else hand.index_of(me)
+        if i is None:
+            return
         have = {p.card for p in msg.proofs}
-        for s in seats:
-            if s.seat != me:
-                continue
-            for card, _ in s.cards:
-                if card is not None and card_str(card) not in have:
-                    msg.proofs.append(self._proof(proofs, card, hand.deck_pos))
+        for card in hand.cards[i]:
+            if card_str(card) not in have:
+                msg.proofs.append(self._proof(proofs, card, hand.deck_pos))
 
     def _deal_indices(self, update: Update, out: list[Any]) -> None:
         """Each CardDealt's public dealing index (1-based), as the runner counted it."""
