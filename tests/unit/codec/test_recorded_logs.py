@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from riverboat.engine.games import GAMES
-from riverboat.eventcodec import GENESIS_HASH, decode_batch, encode_chained_batch
+from riverboat.eventchain import GENESIS_HASH
+from riverboat.eventcodec import decode_batch, encode_chained_batch
 from riverboat.table import aggregate
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent
