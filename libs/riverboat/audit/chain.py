@@ -22,7 +22,7 @@ from collections import Counter
 
 from riverboat.audit.report import Check, EventRef, Violation
 from riverboat.audit.tablelog import LoggedEvent, LoggedMessage
-from riverboat.eventcodec import GENESIS_HASH
+from riverboat.eventchain import GENESIS_HASH
 
 __all__ = ["check_chain"]
 

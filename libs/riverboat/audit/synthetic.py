@@ -25,7 +25,8 @@ from riverboat.engine.commands import Act, Reshuffle
 from riverboat.engine.games import moves, waiting_for
 from riverboat.engine.options import TableOptions, dealers_choice_options, pacific_options
 from riverboat.engine.state import RESHUFFLE, HandState
-from riverboat.eventcodec import GENESIS_HASH, encode_chained_batch
+from riverboat.eventchain import GENESIS_HASH
+from riverboat.eventcodec import encode_chained_batch
 from riverboat.shuffle import commitment, crv1, derive_deck, derive_reshuffle
 from riverboat.table import aggregate, choice
 from riverboat.table.aggregate import DEALERS_CHOICE, TableState

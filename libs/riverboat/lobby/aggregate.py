@@ -12,9 +12,9 @@ import enum
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 
-from riverboat.eventcodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.idempotency import fingerprint_of
 from riverboat.lobby.state import Account, Join, ListedTable, LobbyState, Waiting
+from riverboat.settingscodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.v1 import lobby_pb2
 
 __all__ = ["Folded", "LobbyAggregate", "apply_event", "decode_event", "registration"]

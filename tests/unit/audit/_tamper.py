@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from riverboat.audit.archive import Archive, StoredMessage
-from riverboat.eventcodec import GENESIS_HASH, event_hash
+from riverboat.eventchain import GENESIS_HASH, event_hash
 from riverboat.v1 import events_pb2 as pb
 
 

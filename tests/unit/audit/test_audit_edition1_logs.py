@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from riverboat import eventcodec
+from riverboat import settingscodec
 from riverboat.audit import Archive, verify_archive
 from riverboat.audit.archive import read_archive
 from riverboat.audit.tablelog import decode_log
@@ -61,9 +61,9 @@ def test_the_dealers_choice_archive_holds_what_edition_2_changed() -> None:
 def test_the_replay_catches_an_old_table_read_as_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
     # The oracle can fail: read the stored tables as today's edition (as if the edition were
     # not recorded) and the re-decided choices no longer match what was recorded.
-    original = eventcodec.rules_from_pb
+    original = settingscodec.rules_from_pb
     monkeypatch.setattr(
-        eventcodec, "rules_from_pb", lambda msg, edition=1: original(msg, edition=RULE_BOOK)
+        settingscodec, "rules_from_pb", lambda msg, edition=1: original(msg, edition=RULE_BOOK)
     )
     report = verify_archive(load("edition1-dealers-choice.jsonl.gz"))
     assert not report.ok

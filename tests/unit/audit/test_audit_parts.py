@@ -88,8 +88,8 @@ def test_the_audit_decodes_every_event_as_the_codec_does() -> None:
 def test_the_codec_has_a_decoder_for_every_payload_kind() -> None:
     # One table of decoders serves the audit, the table service's rebuild and every reader:
     # a kind the envelope can hold but the table lacks would be an undecodable event.
-    from riverboat import eventcodec
+    from riverboat import eventschema
     from riverboat.v1 import events_pb2 as pb
 
     oneof = pb.EventEnvelope.DESCRIPTOR.oneofs_by_name["payload"]
-    assert {f.name for f in oneof.fields} == set(eventcodec._DECODERS)
+    assert {f.name for f in oneof.fields} == set(eventschema.DECODERS)

@@ -23,13 +23,8 @@ from riverboat.engine.game import step
 from riverboat.engine.games import GAMES
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.engine.visibility import redact
-from riverboat.eventcodec import (
-    CodecError,
-    decode_batch,
-    encode_batch,
-    options_from_pb,
-    options_to_pb,
-)
+from riverboat.eventcodec import CodecError, decode_batch, encode_batch
+from riverboat.settingscodec import options_from_pb, options_to_pb
 from tests.unit.engine.test_game_properties import random_move
 
 VARIATIONS = {

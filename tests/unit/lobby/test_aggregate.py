@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat.engine.options import pacific_options
-from riverboat.eventcodec import options_to_pb
 from riverboat.lobby.aggregate import Folded, LobbyAggregate, decode_event
+from riverboat.settingscodec import options_to_pb
 from riverboat.table.events import TimeBankPolicy
 from riverboat.v1 import events_pb2, lobby_pb2
 

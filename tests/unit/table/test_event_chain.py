@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from riverboat.engine.events import AntePosted
-from riverboat.eventcodec import GENESIS_HASH, chain_end, encode_chained_batch, event_hash
+from riverboat.eventchain import GENESIS_HASH, chain_end, event_hash
 from riverboat.eventcodec import encode_batch as encode
+from riverboat.eventcodec import encode_chained_batch
 from riverboat.table.events import AnyEvent, PlayerSeated
 from riverboat.v1 import events_pb2
 

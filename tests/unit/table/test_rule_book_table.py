@@ -26,7 +26,7 @@ from riverboat.engine.session import (
     OpenSession,
     step_session,
 )
-from riverboat.eventcodec import rules_from_pb, rules_to_pb
+from riverboat.settingscodec import rules_from_pb, rules_to_pb
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.views import table_view

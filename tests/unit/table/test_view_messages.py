@@ -12,9 +12,10 @@ import pytest
 from riverboat.engine import visibility
 from riverboat.engine.events import DealerUp
 from riverboat.engine.games import DEALERS_CHOICE
-from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb
+from riverboat.eventcodec import EventMeta, event_to_pb
 from riverboat.services.table.runner import Update
 from riverboat.services.table.viewpb import TableViews, seat_to_pb, view_to_pb
+from riverboat.settingscodec import options_to_pb
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
 from riverboat.table.views import (

@@ -34,13 +34,6 @@ from riverboat.engine.errors import InvalidOptions
 from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.money import MAX_AMOUNT, amount_problem
 from riverboat.engine.session import DealersChoiceRules
-from riverboat.eventcodec import (
-    options_to_pb,
-    rules_from_pb,
-    rules_to_pb,
-    time_bank_from_pb,
-    time_bank_to_pb,
-)
 from riverboat.eventstore import ConcurrencyError
 from riverboat.handtext import dollars
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
@@ -73,6 +66,13 @@ from riverboat.services.lobby.config import DEFAULT_SEAT_OFFER_SECONDS
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.services.lobby.log import Lobby
 from riverboat.services.lobby.owners import TableServices
+from riverboat.settingscodec import (
+    options_to_pb,
+    rules_from_pb,
+    rules_to_pb,
+    time_bank_from_pb,
+    time_bank_to_pb,
+)
 from riverboat.v1 import (
     events_pb2,
     lobby_pb2,

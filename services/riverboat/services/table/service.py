@@ -25,7 +25,6 @@ from riverboat.engine.errors import EngineError, InvalidCommand, InvalidOptions
 from riverboat.engine.game_options import RULE_BOOK
 from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
-from riverboat.eventcodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
 from riverboat.services.common.auth import current_identity
@@ -56,6 +55,7 @@ from riverboat.services.table.runner import (
     Update,
 )
 from riverboat.services.table.viewpb import TableViews, struct_to_dict
+from riverboat.settingscodec import options_from_pb, rules_from_pb, time_bank_from_pb
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import COMMIT_SEED, DEALERS_CHOICE, SEED, TableError

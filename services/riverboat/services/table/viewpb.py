@@ -17,10 +17,11 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
 
 from riverboat.engine.cards import card_str
-from riverboat.eventcodec import EventMeta, event_to_pb, options_to_pb, time_bank_to_pb
+from riverboat.eventcodec import EventMeta, event_to_pb
 from riverboat.services.common.errors import InvalidArgument
 from riverboat.services.table.proofs import HandProofs
 from riverboat.services.table.runner import Update
+from riverboat.settingscodec import options_to_pb, time_bank_to_pb
 from riverboat.table.aggregate import TableState
 from riverboat.table.views import (
     SeatView,
