@@ -63,6 +63,12 @@ JOIN_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=1.0)
 #: Free tables claimed (and replayed) at once when an instance starts or finds tables unowned.
 CLAIM_CONCURRENCY = 16
 
+#: A table taken whose replay failed (the log did not answer: a NATS read timeout while a
+#: stream elects its leader) is replayed again after this wait, doubled each time up to
+#: ADOPT_RETRY_MAX, for as long as the lease is ours: an owned table is loaded and clocked.
+ADOPT_RETRY_INITIAL = 0.1
+ADOPT_RETRY_MAX = 5.0
+
 
 def _unavailable(exc: BaseException) -> str | None:
     return "lease_store_unavailable" if isinstance(exc, LeaseStoreUnavailable) else None
@@ -128,6 +134,8 @@ class LeaseKeeper:
         self._side: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._claiming: set[str] = set()
+        #: Tables whose replay failed, retried until loaded (see ADOPT_RETRY_INITIAL).
+        self._retrying: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
         self._loop = asyncio.get_running_loop()
         # Wired by the registry: replay a table now owned, drop one no longer owned, list
@@ -311,7 +319,7 @@ class LeaseKeeper:
         if self._stopping:
             return
         self._stopping = True
-        for task in self._tasks:
+        for task in [*self._tasks, *self._retrying.values()]:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -347,11 +355,47 @@ class LeaseKeeper:
         self._publish_count()
 
     async def _adopted(self, table_id: str) -> None:
+        """Replay ``table_id`` (just taken) and resume it; if that fails, keep trying in the
+        background while the lease is ours. Before, a failed replay was only logged: the table
+        stayed owned, unloaded and with nobody's clock running until a call arrived."""
+        if await self._try_adopt(table_id, attempt=1) or table_id in self._retrying:
+            return
+        task = asyncio.ensure_future(self._adopt_until_loaded(table_id))
+        self._retrying[table_id] = task
+        task.add_done_callback(lambda _: self._retrying.pop(table_id, None))
+
+    async def _try_adopt(self, table_id: str, *, attempt: int) -> bool:
         assert self._adopt is not None
         try:
             await self._adopt(table_id)
-        except Exception:
-            log.exception("table_adopt_failed", table_id=table_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "table_adopt_failed",
+                table_id=table_id,
+                attempt=attempt,
+                reason=str(exc) or repr(exc),
+                exc_info=attempt == 1,
+            )
+            return False
+        if attempt > 1:
+            log.info("table_adopted", table_id=table_id, attempt=attempt)
+        return True
+
+    def _still_ours(self, table_id: str) -> bool:
+        return not self._stopping and table_id in self._owned and table_id not in self._leaving
+
+    async def _adopt_until_loaded(self, table_id: str) -> None:
+        delay, attempt = ADOPT_RETRY_INITIAL, 1
+        while self._still_ours(table_id):
+            await asyncio.sleep(delay * random.uniform(1.0, 1.2))
+            if not self._still_ours(table_id):
+                return
+            attempt += 1
+            if await self._try_adopt(table_id, attempt=attempt):
+                return
+            delay = min(ADOPT_RETRY_MAX, delay * 2)
 
     async def _renew_loop(self) -> None:
         while True:
