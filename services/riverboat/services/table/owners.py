@@ -117,6 +117,7 @@ class LeaseKeeper:
         me: Holder,
         *,
         handover_patience: float = 30.0,
+        answers: Callable[[str], Awaitable[bool]] | None = None,
     ) -> None:
         self.tables = tables
         self.instances = instances
@@ -124,8 +125,12 @@ class LeaseKeeper:
         self.ttl = tables.ttl
         self.handover_patience = handover_patience
         self._owned: dict[str, _Owned] = {}
-        #: Every table lease as last seen (whoever holds it).
+        #: Every table lease as last seen (whoever holds it), and the loop time it was seen.
         self._view: dict[str, Lease] = {}
+        self._seen: dict[str, float] = {}
+        #: Whether another instance's address answers now (riverboat.liveness); None: trust
+        #: the presence leases alone (unit tests).
+        self._answers = answers
         #: Live instances (their presence leases), by instance id.
         self._live: dict[str, Holder] = {}
         self._presence: Lease | None = None
@@ -168,25 +173,42 @@ class LeaseKeeper:
         """The lease on ``table_id`` as last seen (None: nobody owns it)."""
         return self._view.get(table_id)
 
-    def redirect(self, table_id: str) -> ServiceError:
-        """The error a call about ``table_id`` gets here: NOT_OWNER naming its live owner, or
-        NO_OWNER while nobody (alive) owns it or this instance's own lease is unconfirmed."""
+    async def redirect(self, table_id: str) -> ServiceError:
+        """The error a call about ``table_id`` gets here: NOT_OWNER naming its owner if that
+        owner answers now, else NO_OWNER with a RetryInfo: while the lease of an owner that
+        does not answer (killed -9) runs, the delay is what is left of it (then a survivor
+        claims the table); while a hand-over is under way or this instance's own lease is
+        unconfirmed, a short one. Before, the owner's presence lease was enough, and it lasts
+        the TTL after a kill -9: clients were sent to a dead address for up to the TTL."""
         lease = self._view.get(table_id)
         if lease is not None and lease.holder.instance != self.me.instance:
             holder = lease.holder
-            if holder.instance in self._live and holder.address:
+            if await self._alive(holder):
                 return NotOwner(Owner(table_id, holder.instance, holder.address))
+            return NoOwner(table_id, retry_delay=self._lease_left(table_id))
         return NoOwner(table_id, retry_delay=min(1.0, self.ttl / 4))
 
-    def placement(self) -> Holder:
-        """Where a new table goes: the live instance owning the fewest tables (this one on a
-        tie, so a lone instance, or evenly loaded ones, open tables themselves)."""
+    async def _alive(self, holder: Holder) -> bool:
+        """``holder`` is announced (its presence lease) and its address answers now."""
+        if holder.instance not in self._live or not holder.address:
+            return False
+        return self._answers is None or await self._answers(holder.address)
+
+    def _lease_left(self, table_id: str) -> float:
+        """Seconds until ``table_id``'s lease, as last seen renewed, runs out (at least 0.2)."""
+        seen = self._seen.get(table_id, self._loop.time())
+        return max(0.2, self.ttl - (self._loop.time() - seen))
+
+    async def placement(self) -> Holder:
+        """Where a new table goes: the live instance owning the fewest tables if it answers
+        now (this one on a tie, so a lone instance, or evenly loaded ones, open tables
+        themselves)."""
         loads = self._loads()
         mine = loads.get(self.me.instance, 0)
         best = min(loads.items(), key=lambda kv: (kv[1], kv[0] != self.me.instance, kv[0]))
         if best[1] < mine:
             holder = self._live.get(best[0])
-            if holder is not None and holder.address:
+            if holder is not None and await self._alive(holder):
                 return holder
         return self.me
 
@@ -276,6 +298,8 @@ class LeaseKeeper:
         }
         self._live[self.me.instance] = self.me
         self._view = await self.tables.all()
+        now = self._loop.time()
+        self._seen = dict.fromkeys(self._view, now)
 
     def _predecessor(self, holder: Holder) -> bool:
         """``holder`` is an earlier life of this instance: the same id, or the same address
@@ -352,6 +376,7 @@ class LeaseKeeper:
     def _take(self, lease: Lease, sent_at: float) -> None:
         self._owned[lease.key] = _Owned(lease, sent_at + self.ttl * _SAFE_SHARE)
         self._view[lease.key] = lease
+        self._seen[lease.key] = sent_at
         self._publish_count()
 
     async def _adopted(self, table_id: str) -> None:
@@ -518,6 +543,7 @@ class LeaseKeeper:
         key, lease = change.key, change.lease
         if lease is None:
             self._view.pop(key, None)
+            self._seen.pop(key, None)
             if key in self._owned and key not in self._leaving:
                 await self._lost(key)
             if not self._stopping and key not in self._leaving:
@@ -528,6 +554,7 @@ class LeaseKeeper:
                     await self.claim(key)
             return
         self._view[key] = lease
+        self._seen[key] = self._loop.time()
         mine = lease.holder.instance == self.me.instance
         if key in self._claiming:
             return  # our own claim or take-back, still being recorded

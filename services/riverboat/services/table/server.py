@@ -8,6 +8,7 @@ from nats.aio.client import Client as NATS
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamConfigError, StreamSettings
 from riverboat.leases import Holder, JetStreamLeaseStore, LeaseStoreUnavailable, owners_bucket
+from riverboat.liveness import AddressProbe
 from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
@@ -39,6 +40,8 @@ class TableServer:
         self.nc: NATS | None = None
         self.registry: TableRegistry | None = None
         self.dealer: DealerClient | None = None
+        #: Asks another instance's health before a redirect names it (riverboat.liveness).
+        self.probe = AddressProbe(timeout=min(2.0, config.lease_ttl / 3))
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
@@ -137,7 +140,13 @@ class TableServer:
             lease_ttl=config.lease_ttl,
             lease_bucket=bucket,
         )
-        return LeaseKeeper(tables, instances, me, handover_patience=config.handover_seconds)
+        return LeaseKeeper(
+            tables,
+            instances,
+            me,
+            handover_patience=config.handover_seconds,
+            answers=self.probe.answers,
+        )
 
     async def _reconcile(self) -> None:
         """NATS is back: every table reads what it may have missed and re-derives what is due
@@ -155,6 +164,7 @@ class TableServer:
             await self.registry.close()
         if self.dealer is not None:
             await self.dealer.close()
+        await self.probe.close()
         if self.nc is not None:
             await self.nc.drain()
 
