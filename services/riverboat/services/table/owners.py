@@ -4,9 +4,11 @@ One :class:`LeaseKeeper` per instance. It holds a lease per owned table in the
 ``RB_TABLE_OWNERS`` bucket (riverboat.leases) and a presence lease of its own in
 ``RB_TABLE_INSTANCES`` (so the others know it is there, with no table yet), and:
 
-* renews them every third of the TTL; a table whose lease is not confirmed within the TTL (less
-  a safety margin) counts as not held, so its runner stops writing before another instance can
-  take it, and a lease found lost drops the table;
+* renews them every third of the TTL (on a thread of its own in the service: renewer.py); a
+  table whose lease is not confirmed within the TTL (less a safety margin) counts as not held,
+  so its runner stops writing before another instance can take it, and a lease found lost
+  drops the table;
+* replays each table it takes, retrying until it is loaded (adoption.py);
 * follows every lease change: a lease that expired (its owner died) is claimed, a lease handed
   to this instance is adopted (the table is replayed and its hand in progress resumed);
 * places new tables on the least-loaded live instance (a redirect names it), and moves tables
@@ -49,6 +51,7 @@ from riverboat.leases import (
 from riverboat.redirect import Owner
 from riverboat.services.common import metrics
 from riverboat.services.common.errors import NoOwner, NotOwner, ServiceError
+from riverboat.services.table.adoption import Adoption
 from riverboat.services.table.renewer import LoopRenewals, Renewals
 
 log = structlog.get_logger("riverboat.table.owners")
@@ -65,12 +68,6 @@ JOIN_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=1.0)
 
 #: Free tables claimed (and replayed) at once when an instance starts or finds tables unowned.
 CLAIM_CONCURRENCY = 16
-
-#: A table taken whose replay failed (the log did not answer: a NATS read timeout while a
-#: stream elects its leader) is replayed again after this wait, doubled each time up to
-#: ADOPT_RETRY_MAX, for as long as the lease is ours: an owned table is loaded and clocked.
-ADOPT_RETRY_INITIAL = 0.1
-ADOPT_RETRY_MAX = 5.0
 
 
 def _unavailable(exc: BaseException) -> str | None:
@@ -154,8 +151,8 @@ class LeaseKeeper:
         self._side: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._claiming: set[str] = set()
-        #: Tables whose replay failed, retried until loaded (see ADOPT_RETRY_INITIAL).
-        self._retrying: dict[str, asyncio.Task[None]] = {}
+        #: Replays tables taken, retried until loaded (adoption.py).
+        self._adopted = Adoption(self._still_ours)
         self._stopping = False
         # Monotonic seconds, as the renewal thread measures them too (a busy uvloop's own
         # time is the start of its current iteration, late by however long that takes).
@@ -164,7 +161,6 @@ class LeaseKeeper:
         self._renewals: Renewals = renewals or LoopRenewals(self.ttl)
         # Wired by the registry: replay a table now owned, drop one no longer owned, list
         # the tables the log holds.
-        self._adopt: Callable[[str], Awaitable[None]] | None = None
         self._drop: Callable[[str], Awaitable[None]] | None = None
         self._hand_over: Callable[[str, float], Awaitable[bool]] | None = None
         self._cancel_hand_over: Callable[[str], None] | None = None
@@ -287,7 +283,7 @@ class LeaseKeeper:
     ) -> None:
         """Announce this instance, read every lease, claim the tables nobody owns (all of
         them, for a lone instance), then keep leases renewed and follow changes."""
-        self._adopt, self._drop, self._hand_over = adopt, drop, hand_over
+        self._adopted.adopt, self._drop, self._hand_over = adopt, drop, hand_over
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
         self._settle = settle
         # A bucket just created on a cluster may not answer for a few seconds (its stream is
@@ -355,7 +351,8 @@ class LeaseKeeper:
         if self._stopping:
             return
         self._stopping = True
-        for task in [*self._tasks, *self._retrying.values()]:
+        self._adopted.cancel()
+        for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -388,48 +385,8 @@ class LeaseKeeper:
         self._seen[lease.key] = sent_at
         self._publish_count()
 
-    async def _adopted(self, table_id: str) -> None:
-        """Replay ``table_id`` (just taken) and resume it; if that fails, keep trying in the
-        background while the lease is ours. Before, a failed replay was only logged: the table
-        stayed owned, unloaded and with nobody's clock running until a call arrived."""
-        if await self._try_adopt(table_id, attempt=1) or table_id in self._retrying:
-            return
-        task = asyncio.ensure_future(self._adopt_until_loaded(table_id))
-        self._retrying[table_id] = task
-        task.add_done_callback(lambda _: self._retrying.pop(table_id, None))
-
-    async def _try_adopt(self, table_id: str, *, attempt: int) -> bool:
-        assert self._adopt is not None
-        try:
-            await self._adopt(table_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning(
-                "table_adopt_failed",
-                table_id=table_id,
-                attempt=attempt,
-                reason=str(exc) or repr(exc),
-                exc_info=attempt == 1,
-            )
-            return False
-        if attempt > 1:
-            log.info("table_adopted", table_id=table_id, attempt=attempt)
-        return True
-
     def _still_ours(self, table_id: str) -> bool:
         return not self._stopping and table_id in self._owned and table_id not in self._leaving
-
-    async def _adopt_until_loaded(self, table_id: str) -> None:
-        delay, attempt = ADOPT_RETRY_INITIAL, 1
-        while self._still_ours(table_id):
-            await asyncio.sleep(delay * random.uniform(1.0, 1.2))
-            if not self._still_ours(table_id):
-                return
-            attempt += 1
-            if await self._try_adopt(table_id, attempt=attempt):
-                return
-            delay = min(ADOPT_RETRY_MAX, delay * 2)
 
     def _bounded(self, write: Awaitable[Lease]) -> Awaitable[Lease]:
         """A lease write given at most a third of the TTL (the next round retries)."""
