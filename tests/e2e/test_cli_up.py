@@ -4,6 +4,7 @@ pipes, a server an earlier run left behind, and NATS identities on."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -175,13 +176,21 @@ def _cmdline_of(service: str, root: Path) -> list[str]:
 @pytest.mark.parametrize("reader", ["head -1", "tee, then Ctrl-C"])
 def test_ctrl_c_stops_everything_after_the_output_pipe_closed(tmp_path: Path, reader: str) -> None:
     """`riverboat up | head -1`, or `| tee` and Ctrl-C (which ends tee first): stdout is a pipe
-    nobody reads any more. Ctrl-C must still stop every service and the nats-server."""
+    nobody reads any more. Ctrl-C must still stop every service and the nats-server, and leave
+    nothing behind in the temporary directory (the nats-server's config and log).
+    ``--lease-ttl`` reaches the table service."""
     ports = _ports()
     var = tmp_path / "var"
     errors = tmp_path / "up.err"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     with errors.open("w") as sink:
         up = subprocess.Popen(
-            _up(var, ports), stdout=subprocess.PIPE, stderr=sink, cwd=tmp_path, env=ENV
+            _up(var, ports, "--lease-ttl", "4"),
+            stdout=subprocess.PIPE,
+            stderr=sink,
+            cwd=tmp_path,
+            env={**ENV, "TMPDIR": str(tmp)},
         )
     assert up.stdout is not None
     try:
@@ -194,12 +203,20 @@ def test_ctrl_c_stops_everything_after_the_output_pipe_closed(tmp_path: Path, re
             _seated(var, f"127.0.0.1:{ports[0]}")
             up.stdout.close()  # Ctrl-C reaches tee too, and tee goes first
         assert leftovers(tmp_path), "the room runs (the oracle sees its processes)"
+        assert list(tmp.glob("riverboat-nats-*")), "the nats-server's config is in TMPDIR"
     finally:
         up.send_signal(signal.SIGINT)
         up.wait(timeout=90)
     assert reap(tmp_path) == [], errors.read_text()[-3000:]
     assert up.returncode == 0, errors.read_text()[-3000:]
     assert "Traceback" not in errors.read_text(), errors.read_text()[-3000:]
+    instance = [
+        json.loads(line)
+        for line in (var / "logs" / "table.log").read_text().splitlines()
+        if '"table_instance"' in line
+    ]
+    assert [line["lease_ttl"] for line in instance] == [4.0], instance
+    assert list(tmp.glob("riverboat-nats-*")) == [], "nothing left behind after a clean stop"
 
 
 def _orphan_nats_server(store: Path, port: int, cwd: Path) -> int:

@@ -8,6 +8,7 @@ import nats
 import pytest
 from nats.js.api import StreamConfig
 
+from riverboat.eventstore.streams import ensure_stream_config
 from riverboat.natsserver import NatsCluster
 
 pytestmark = pytest.mark.timeout(90)
@@ -27,12 +28,15 @@ async def publish_and_count(urls: list[str], stream: str, count: int) -> int:
 
 
 async def make_stream(urls: list[str], stream: str) -> list[str]:
+    """An R3 stream, made as every Riverboat stream is (``ensure_stream_config``: a node not yet
+    counted online leaves no place for a replica, "no suitable peers for placement", and the
+    creation waits for it, as it once had to on a loaded CI machine); its replicas' nodes."""
     nc = await nats.connect(servers=urls, connect_timeout=5)
     try:
         js = nc.jetstream()
-        info = await js.add_stream(
-            StreamConfig(name=stream, subjects=[f"{stream.lower()}.>"], num_replicas=3)
-        )
+        wanted = StreamConfig(name=stream, subjects=[f"{stream.lower()}.>"], num_replicas=3)
+        await ensure_stream_config(js, wanted, fixed=())
+        info = await js.stream_info(stream)
         assert info.cluster is not None
         return [str(peer.name) for peer in info.cluster.replicas or []] + [str(info.cluster.leader)]
     finally:

@@ -15,7 +15,9 @@ an existing one against it:
 
 Creating or checking a stream retries JetStream's transient failures (:data:`SETUP_RETRY`): a
 cluster that has just started, or is electing its meta leader, answers stream requests late or
-not at all for a few seconds, and a service starting then must wait, not exit.
+not at all for a few seconds, and one whose node just restarted has no place for a replicated
+stream's replicas until the node is counted online ("no suitable peers for placement"); a
+service starting then must wait, not exit.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ __all__ = ["SETUP_RETRY", "StreamCheck", "ensure_stream_config"]
 SETUP_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=2.0)
 
 _ERR_STREAM_NAME_IN_USE = 10058  # add_stream raced with another creator, different config
+_ERR_NO_PEERS = 10005  # "no suitable peers for placement": replicas have nowhere to go yet
 
 _log = logging.getLogger("riverboat.eventstore")
 
@@ -115,6 +118,11 @@ def _transient(exc: BaseException) -> str | None:
     # delay the caller's error.
     if isinstance(exc, nats.errors.ConnectionClosedError):
         return None
+    # A node just (re)started is not counted online by the meta leader for a moment, and a
+    # replicated stream made or updated then is refused "no suitable peers for placement, peer
+    # offline" (seen on CI right after a node's restart): placement comes within seconds.
+    if isinstance(exc, nats.js.errors.APIError) and exc.err_code == _ERR_NO_PEERS:
+        return "no_peers"
     return transient_kind(exc)
 
 

@@ -87,6 +87,14 @@ def register(groups: Any) -> None:
         help="table-service instances to start (the first on --table-address, the others on "
         "free ports); they divide the tables between them with table leases",
     )
+    up.add_argument(
+        "--lease-ttl",
+        type=float,
+        metavar="SECONDS",
+        help="seconds a table lease lasts unless renewed (the table service's --lease-ttl; "
+        "default its RIVERBOAT_LEASE_TTL, else 10): a dead instance's tables move within it, "
+        "and it must outlast a NATS leader election (docs/table-service.md)",
+    )
     up.add_argument("--var", default="var", help="logs, keys, the NATS store, the ledger (./var)")
     up.add_argument("--lobby-address", default=DEFAULT_LOBBY)
     up.add_argument("--table-address", default=DEFAULT_TABLE)
@@ -242,6 +250,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     if shared:
         print(f"riverboat up: {shared}", file=sys.stderr)
         return 2
+    if args.lease_ttl is not None and args.lease_ttl < 1:
+        print("riverboat up: --lease-ttl must be at least 1 second", file=sys.stderr)
+        return 2
     var = Path(args.var)
     logs = var / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -316,6 +327,7 @@ def cmd_up(args: argparse.Namespace) -> int:
                         "--hand-pause",
                         str(args.hand_pause),
                         *_instance_flags(k, address),
+                        *(["--lease-ttl", str(args.lease_ttl)] if args.lease_ttl else []),
                     ],
                 )
                 for k, address in enumerate(table_addresses)
@@ -388,7 +400,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         for process in reversed(started):
             process.stop()
         if nats_server is not None:
-            nats_server.stop()
+            nats_server.close()  # its config and log directory too (the store stays)
         if nats_cluster is not None:
             nats_cluster.close()
     out.say("stopped.")

@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 
 import grpc
+import pytest
 
 from riverboat.leases import Holder, MemoryLeaseStore
+from riverboat.redirect import REASON_NO_OWNER
+from riverboat.services.common.errors import NoOwner
 from riverboat.services.launcher import free_port
-from riverboat.services.lobby.owners import OwnerDirectory, TableServices
+from riverboat.services.lobby.owners import UNREACHABLE_RETRY, OwnerDirectory, TableServices
 from riverboat.v1 import table_pb2
 from tests.ownerkit import ScriptedTable, redirect
 
@@ -59,13 +62,15 @@ async def test_a_holder_that_does_not_answer_is_passed_over_for_the_default() ->
     try:
         _, answered = await tables.call("t1", "GetTableView", VIEW, metadata=(), timeout=5)
         assert answered == anyone.address and anyone.methods() == ["GetTableView"]
-        # Without a default to fall back on, the holder's silence is the caller's to see.
+        # Without a default to fall back on, the table has no owner that answers: UNAVAILABLE,
+        # reason NO_OWNER, with when to retry (not a bare "did not answer").
         alone = TableServices(owners.address("t1"), owners)
         try:
-            await alone.call("t1", "GetTableView", VIEW, metadata=(), timeout=5)
-            raise AssertionError("a dead holder answered")
-        except grpc.aio.AioRpcError as exc:
-            assert exc.code() is grpc.StatusCode.UNAVAILABLE
+            with pytest.raises(NoOwner) as refused:
+                await alone.call("t1", "GetTableView", VIEW, metadata=(), timeout=5)
+            assert refused.value.code is grpc.StatusCode.UNAVAILABLE
+            assert refused.value.reason == REASON_NO_OWNER
+            assert refused.value.retry_delay == UNREACHABLE_RETRY
         finally:
             await alone.close()
     finally:

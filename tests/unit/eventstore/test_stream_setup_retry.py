@@ -55,6 +55,16 @@ class FakeJetStream:
             "lost": nats.errors.TimeoutError(),
             "closed": nats.errors.ConnectionClosedError(),
             "no_responders": nats.errors.NoRespondersError(),
+            # A node just restarted, not yet counted online by the meta leader: an R3 stream
+            # has nowhere to put its third replica for a moment.
+            "no_peers": nats.js.errors.APIError(
+                code=400,
+                err_code=10005,
+                description="no suitable peers for placement, peer offline",
+            ),
+            "bad_config": nats.js.errors.BadRequestError(
+                code=400, err_code=10052, description="invalid stream configuration"
+            ),
         }
         if step in failures:
             raise failures[step]
@@ -91,3 +101,17 @@ async def test_a_cluster_that_never_answers_fails_after_the_budget() -> None:
     with pytest.raises(nats.errors.TimeoutError):
         await _ensure(js)
     assert 0 < 10_000 - len(js.info) < 10_000
+
+
+async def test_an_r3_stream_waits_for_placement_after_a_node_restart() -> None:
+    # Seen on CI after a node's restart: "no suitable peers for placement, peer offline".
+    js = FakeJetStream(info=["ok", "ok"], add=["no_peers", "ok"])
+    check = await _ensure(js)
+    assert check.created and js.created == 1
+
+
+async def test_a_configuration_the_server_refuses_fails_at_once() -> None:
+    js = FakeJetStream(info=["ok", "ok"], add=["bad_config", "ok"])
+    with pytest.raises(nats.js.errors.BadRequestError):
+        await _ensure(js)
+    assert js.add == ["ok"]  # no second try

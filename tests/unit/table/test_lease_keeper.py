@@ -78,10 +78,10 @@ async def test_a_lone_instance_claims_every_table_and_the_other_is_redirected(
     assert a.holds("t1")
     b = await _keeper(B, leases, instances, there)
     assert b.owned() == [] and not there.loaded
-    redirect = b.redirect("t1")
+    redirect = await b.redirect("t1")
     assert isinstance(redirect, NotOwner) and redirect.owner == Owner("t1", "a", A.address)
     # New tables go to the less loaded instance: from a's side, that is b.
-    assert a.placement() == B and b.placement() == B
+    assert await a.placement() == B and await b.placement() == B
     await a.stop()
     await b.stop()
 
@@ -97,7 +97,7 @@ async def test_an_expired_lease_is_claimed_by_a_survivor_and_meanwhile_answers_n
     # a dies: its presence goes first (both leases have the same TTL; here one by one).
     await instances.release((await instances.all())["a"])
     await settle()
-    assert isinstance(b.redirect("t1"), NoOwner)  # the owner named is gone
+    assert isinstance(await b.redirect("t1"), NoOwner)  # the owner named is gone
     for task in a._tasks:  # a is dead: nothing of it runs any more
         task.cancel()
     leases.advance(10)

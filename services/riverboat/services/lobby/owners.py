@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import structlog
@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 from riverboat.leases import LeaseStore
 from riverboat.redirect import no_owner_delay
 from riverboat.routing import Channels, call_owner
+from riverboat.services.common.errors import NoOwner
 from riverboat.v1 import table_pb2_grpc
 
 __all__ = ["OwnerDirectory", "TableServices"]
@@ -90,12 +91,32 @@ class OwnerDirectory:
             await asyncio.sleep(RETRY_SECONDS)
 
 
+#: Seconds a caller is asked to wait when no table-service instance answered about a table.
+UNREACHABLE_RETRY = 1.0
+
+
+def _gone(exc: grpc.aio.AioRpcError) -> bool:
+    """The instance called did not answer at all (no NO_OWNER of its own)."""
+    return exc.code() is grpc.StatusCode.UNAVAILABLE and no_owner_delay(exc) is None
+
+
+def _raise_unreachable(table_id: str, exc: grpc.aio.AioRpcError) -> NoReturn:
+    """Raise ``exc``, or NO_OWNER with a RetryInfo if no instance answered (the owner died and
+    ``--table`` is down too): UNAVAILABLE with the reason and when to retry, not a bare
+    "did not answer"."""
+    if _gone(exc):
+        raise NoOwner(table_id, retry_delay=UNREACHABLE_RETRY) from None
+    raise exc
+
+
 class TableServices:
     """The table service as the lobby calls it: each table's owner, over a channel per address.
 
     A call goes to the address the leases name (else ``default_address``, any instance) and
     follows one ``NOT_OWNER`` redirect (:func:`riverboat.routing.call_owner`). ``NO_OWNER`` is
-    passed on at once (UNAVAILABLE: the lobby's caller retries with the same request id).
+    passed on at once (UNAVAILABLE: the lobby's caller retries with the same request id), and
+    so is a table whose owner and ``default_address`` both do not answer: ``NO_OWNER`` with a
+    RetryInfo of :data:`UNREACHABLE_RETRY` seconds.
 
     Args:
         default_address: a table-service address (``--table``).
@@ -148,10 +169,12 @@ class TableServices:
             # The lease's holder does not answer (it just stopped; the watch has not said so
             # yet): any instance knows better, so ask --table, once. Safe: every table call
             # carries its request id.
-            gone = exc.code() is grpc.StatusCode.UNAVAILABLE and no_owner_delay(exc) is None
-            if not (leased and leased != self.default_address and gone):
-                raise
-        return await call_owner(send, self.default_address, no_owner_budget=0)
+            if not (leased and leased != self.default_address and _gone(exc)):
+                _raise_unreachable(table_id, exc)
+        try:
+            return await call_owner(send, self.default_address, no_owner_budget=0)
+        except grpc.aio.AioRpcError as exc:
+            _raise_unreachable(table_id, exc)
 
     async def close(self) -> None:
         """Close every channel."""

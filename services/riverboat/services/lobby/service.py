@@ -49,6 +49,7 @@ from riverboat.lobby.state import (
     template_rules,
     template_time_bank,
 )
+from riverboat.redirect import no_owner_delay
 from riverboat.rpcstatus import error_info
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
@@ -56,6 +57,7 @@ from riverboat.services.common.errors import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
+    NoOwner,
     NotFound,
     PermissionDenied,
     ServiceError,
@@ -1203,6 +1205,12 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             }
             if code in passed:
                 raise passed[code](details, reason=reason, metadata=meta) from None
+            delay = no_owner_delay(exc)
+            if delay is not None:
+                # Nobody alive owns the table for now (its owner died and its lease runs):
+                # the reason and when to retry go along, as the table service said them.
+                table_id = meta.get("table_id", "") if meta else ""
+                raise NoOwner(table_id, retry_delay=delay) from None
             raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
 
 

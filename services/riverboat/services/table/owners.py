@@ -4,9 +4,11 @@ One :class:`LeaseKeeper` per instance. It holds a lease per owned table in the
 ``RB_TABLE_OWNERS`` bucket (riverboat.leases) and a presence lease of its own in
 ``RB_TABLE_INSTANCES`` (so the others know it is there, with no table yet), and:
 
-* renews them every third of the TTL; a table whose lease is not confirmed within the TTL (less
-  a safety margin) counts as not held, so its runner stops writing before another instance can
-  take it, and a lease found lost drops the table;
+* renews them every third of the TTL (on a thread of its own in the service: renewer.py); a
+  table whose lease is not confirmed within the TTL (less a safety margin) counts as not held,
+  so its runner stops writing before another instance can take it, and a lease found lost
+  drops the table;
+* replays each table it takes, retrying until it is loaded (adoption.py);
 * follows every lease change: a lease that expired (its owner died) is claimed, a lease handed
   to this instance is adopted (the table is replayed and its hand in progress resumed);
 * places new tables on the least-loaded live instance (a redirect names it), and moves tables
@@ -22,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import random
 import re
 import socket
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -47,6 +51,8 @@ from riverboat.leases import (
 from riverboat.redirect import Owner
 from riverboat.services.common import metrics
 from riverboat.services.common.errors import NoOwner, NotOwner, ServiceError
+from riverboat.services.table.adoption import Adoption
+from riverboat.services.table.renewer import LoopRenewals, Renewals
 
 log = structlog.get_logger("riverboat.table.owners")
 
@@ -82,6 +88,17 @@ def safe_id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", text)[:128] or "table"
 
 
+async def _announce(instances: LeaseStore, me: Holder) -> Lease:
+    """Take this instance's presence lease."""
+    try:
+        return await instances.create(me.instance, me)
+    except LeaseTaken as taken:
+        # Our own id from a life that ended with kill -9: it is ours again.
+        if taken.current is None or taken.current.holder != me:
+            raise
+        return await instances.transfer(taken.current, me)
+
+
 @dataclass(slots=True)
 class _Owned:
     lease: Lease
@@ -111,6 +128,8 @@ class LeaseKeeper:
         me: Holder,
         *,
         handover_patience: float = 30.0,
+        answers: Callable[[str], Awaitable[bool]] | None = None,
+        renewals: Renewals | None = None,
     ) -> None:
         self.tables = tables
         self.instances = instances
@@ -118,8 +137,12 @@ class LeaseKeeper:
         self.ttl = tables.ttl
         self.handover_patience = handover_patience
         self._owned: dict[str, _Owned] = {}
-        #: Every table lease as last seen (whoever holds it).
+        #: Every table lease as last seen (whoever holds it), and the loop time it was seen.
         self._view: dict[str, Lease] = {}
+        self._seen: dict[str, float] = {}
+        #: Whether another instance's address answers now (riverboat.liveness); None: trust
+        #: the presence leases alone (unit tests).
+        self._answers = answers
         #: Live instances (their presence leases), by instance id.
         self._live: dict[str, Holder] = {}
         self._presence: Lease | None = None
@@ -128,11 +151,16 @@ class LeaseKeeper:
         self._side: set[asyncio.Task[None]] = set()
         self._leaving: set[str] = set()
         self._claiming: set[str] = set()
+        #: Replays tables taken, retried until loaded (adoption.py).
+        self._adopted = Adoption(self._still_ours)
         self._stopping = False
-        self._loop = asyncio.get_running_loop()
+        # Monotonic seconds, as the renewal thread measures them too (a busy uvloop's own
+        # time is the start of its current iteration, late by however long that takes).
+        self._now = time.monotonic
+        #: Where renewal rounds run: the service gives a thread of their own (renewer.py).
+        self._renewals: Renewals = renewals or LoopRenewals(self.ttl)
         # Wired by the registry: replay a table now owned, drop one no longer owned, list
         # the tables the log holds.
-        self._adopt: Callable[[str], Awaitable[None]] | None = None
         self._drop: Callable[[str], Awaitable[None]] | None = None
         self._hand_over: Callable[[str, float], Awaitable[bool]] | None = None
         self._cancel_hand_over: Callable[[str], None] | None = None
@@ -148,9 +176,7 @@ class LeaseKeeper:
     def holds(self, table_id: str) -> bool:
         """This instance owns ``table_id`` now (and may write it)."""
         owned = self._owned.get(table_id)
-        return (
-            owned is not None and table_id not in self._leaving and self._loop.time() < owned.until
-        )
+        return owned is not None and table_id not in self._leaving and self._now() < owned.until
 
     def owned(self) -> list[str]:
         """The tables this instance holds leases on."""
@@ -160,25 +186,42 @@ class LeaseKeeper:
         """The lease on ``table_id`` as last seen (None: nobody owns it)."""
         return self._view.get(table_id)
 
-    def redirect(self, table_id: str) -> ServiceError:
-        """The error a call about ``table_id`` gets here: NOT_OWNER naming its live owner, or
-        NO_OWNER while nobody (alive) owns it or this instance's own lease is unconfirmed."""
+    async def redirect(self, table_id: str) -> ServiceError:
+        """The error a call about ``table_id`` gets here: NOT_OWNER naming its owner if that
+        owner answers now, else NO_OWNER with a RetryInfo: while the lease of an owner that
+        does not answer (killed -9) runs, the delay is what is left of it (then a survivor
+        claims the table); while a hand-over is under way or this instance's own lease is
+        unconfirmed, a short one. Before, the owner's presence lease was enough, and it lasts
+        the TTL after a kill -9: clients were sent to a dead address for up to the TTL."""
         lease = self._view.get(table_id)
         if lease is not None and lease.holder.instance != self.me.instance:
             holder = lease.holder
-            if holder.instance in self._live and holder.address:
+            if await self._alive(holder):
                 return NotOwner(Owner(table_id, holder.instance, holder.address))
+            return NoOwner(table_id, retry_delay=self._lease_left(table_id))
         return NoOwner(table_id, retry_delay=min(1.0, self.ttl / 4))
 
-    def placement(self) -> Holder:
-        """Where a new table goes: the live instance owning the fewest tables (this one on a
-        tie, so a lone instance, or evenly loaded ones, open tables themselves)."""
+    async def _alive(self, holder: Holder) -> bool:
+        """``holder`` is announced (its presence lease) and its address answers now."""
+        if holder.instance not in self._live or not holder.address:
+            return False
+        return self._answers is None or await self._answers(holder.address)
+
+    def _lease_left(self, table_id: str) -> float:
+        """Seconds until ``table_id``'s lease, as last seen renewed, runs out (at least 0.2)."""
+        seen = self._seen.get(table_id, self._now())
+        return max(0.2, self.ttl - (self._now() - seen))
+
+    async def placement(self) -> Holder:
+        """Where a new table goes: the live instance owning the fewest tables if it answers
+        now (this one on a tie, so a lone instance, or evenly loaded ones, open tables
+        themselves)."""
         loads = self._loads()
         mine = loads.get(self.me.instance, 0)
         best = min(loads.items(), key=lambda kv: (kv[1], kv[0] != self.me.instance, kv[0]))
         if best[1] < mine:
             holder = self._live.get(best[0])
-            if holder is not None and holder.address:
+            if holder is not None and await self._alive(holder):
                 return holder
         return self.me
 
@@ -190,7 +233,7 @@ class LeaseKeeper:
             return False
         self._claiming.add(table_id)
         try:
-            started = self._loop.time()
+            started = self._now()
             try:
                 lease = await self.tables.create(table_id, self.me)
             except LeaseTaken as taken:
@@ -240,18 +283,19 @@ class LeaseKeeper:
     ) -> None:
         """Announce this instance, read every lease, claim the tables nobody owns (all of
         them, for a lone instance), then keep leases renewed and follow changes."""
-        self._adopt, self._drop, self._hand_over = adopt, drop, hand_over
+        self._adopted.adopt, self._drop, self._hand_over = adopt, drop, hand_over
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
         self._settle = settle
         # A bucket just created on a cluster may not answer for a few seconds (its stream is
         # electing a leader): joining is retried through that rather than ending the process.
         await with_retries(self._join, JOIN_RETRY, classify=_unavailable, on_retry=_log_retry)
+        # Renewing from here on: claiming and replaying many tables may outlast the TTL.
+        await self._renewals.start(self.renew_round, self.tables, self.instances)
         for lease in list(self._view.values()):
             if self._predecessor(lease.holder):
                 await self._take_back(lease)
         await self._claim_free()
         self._tasks = [
-            asyncio.ensure_future(self._renew_loop()),
             asyncio.ensure_future(self._follow(self.tables, self._on_table_change)),
             asyncio.ensure_future(self._follow(self.instances, self._on_instance_change)),
             asyncio.ensure_future(self._balance_loop()),
@@ -268,6 +312,8 @@ class LeaseKeeper:
         }
         self._live[self.me.instance] = self.me
         self._view = await self.tables.all()
+        now = self._now()
+        self._seen = dict.fromkeys(self._view, now)
 
     def _predecessor(self, holder: Holder) -> bool:
         """``holder`` is an earlier life of this instance: the same id, or the same address
@@ -278,7 +324,7 @@ class LeaseKeeper:
 
     async def _take_back(self, lease: Lease) -> bool:
         """Take over a lease a dead predecessor held, without waiting for its TTL."""
-        started = self._loop.time()
+        started = self._now()
         self._claiming.add(lease.key)
         try:
             lease = await self.tables.transfer(lease, self.me)
@@ -293,13 +339,7 @@ class LeaseKeeper:
         return True
 
     async def _announce(self) -> None:
-        try:
-            self._presence = await self.instances.create(self.me.instance, self.me)
-        except LeaseTaken as taken:
-            # Our own id from a life that ended with kill -9: it is ours again.
-            if taken.current is None or taken.current.holder != self.me:
-                raise
-            self._presence = await self.instances.transfer(taken.current, self.me)
+        self._presence = await _announce(self.instances, self.me)
 
     @property
     def stopped(self) -> bool:
@@ -311,14 +351,14 @@ class LeaseKeeper:
         if self._stopping:
             return
         self._stopping = True
+        self._adopted.cancel()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []
-        # Renew while handing over: hands in play may take a while to finish.
-        renewing = asyncio.ensure_future(self._renew_loop())
+        # Renewals go on while handing over: hands in play may take a while to finish.
         try:
             others = [h for i, h in self._live.items() if i != self.me.instance and h.address]
             # Bounded whatever NATS does: the wait for hands in play, then the lease writes
@@ -331,9 +371,7 @@ class LeaseKeeper:
             except TimeoutError:
                 log.warning("handover_cut_off", tables=self.owned())
         finally:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await renewing
+            await self._renewals.stop()
         if self._presence is not None:
             with contextlib.suppress(LeaseError):
                 await self.instances.release(self._presence)
@@ -344,58 +382,60 @@ class LeaseKeeper:
     def _take(self, lease: Lease, sent_at: float) -> None:
         self._owned[lease.key] = _Owned(lease, sent_at + self.ttl * _SAFE_SHARE)
         self._view[lease.key] = lease
+        self._seen[lease.key] = sent_at
         self._publish_count()
 
-    async def _adopted(self, table_id: str) -> None:
-        assert self._adopt is not None
-        try:
-            await self._adopt(table_id)
-        except Exception:
-            log.exception("table_adopt_failed", table_id=table_id)
-
-    async def _renew_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.ttl / 3)
-            try:
-                await self._renew_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the loop must outlive anything: a stopped loop loses it all
-                log.exception("lease_renew_round_failed")
+    def _still_ours(self, table_id: str) -> bool:
+        return not self._stopping and table_id in self._owned and table_id not in self._leaving
 
     def _bounded(self, write: Awaitable[Lease]) -> Awaitable[Lease]:
         """A lease write given at most a third of the TTL (the next round retries)."""
         return asyncio.wait_for(write, self.ttl / 3)
 
-    async def _renew_all(self) -> None:
-        """One renewal round. It waits for nothing but the renewals, each bounded: a table
-        found lost is dropped in a task of its own (dropping waits for the table's write in
-        flight, which while NATS restarts took seconds and held every other renewal back
-        until the leases ran out: the owner lost all its tables)."""
-        sent = self._loop.time()
-        owned = [o.lease for k, o in self._owned.items() if k not in self._leaving]
+    async def renew_round(
+        self,
+        tables: LeaseStore,
+        instances: LeaseStore,
+        post: Callable[[Callable[[], None]], None],
+    ) -> None:
+        """One renewal round through ``tables`` and ``instances`` (the renewal thread's own
+        stores, or this keeper's), run by :mod:`~riverboat.services.table.renewer`: on the
+        renewal thread it touches only what is safe across threads (a copy of the owned
+        tables, each one's lease and deadline), and ``post`` hands the rest to the service's
+        loop. It waits for nothing but the renewals, each bounded: a table found lost is
+        dropped in a task of its own (dropping waits for the table's write in flight, which
+        while NATS restarts took seconds and held every other renewal back until the leases
+        ran out: the owner lost all its tables)."""
+        sent = self._now()
+        owned = [(k, o) for k, o in self._owned.copy().items() if k not in self._leaving]
         results = await asyncio.gather(
-            *(self._bounded(self.tables.renew(lease)) for lease in owned),
+            *(self._bounded(tables.renew(o.lease)) for _, o in owned),
             return_exceptions=True,
         )
-        for lease, result in zip(owned, results, strict=True):
+        for (key, o), result in zip(owned, results, strict=True):
             if isinstance(result, Lease):
-                if lease.key in self._owned and lease.key not in self._leaving:
-                    self._take(result, sent)
+                # The lease's newest revision even while leaving: the hand-over names it.
+                o.lease = result
+                o.until = sent + self.ttl * _SAFE_SHARE
             elif isinstance(result, LeaseLost):
-                self._spawn(self._recheck_or_drop(lease))
+                post(functools.partial(self._renewal_lost, key, o))
             elif isinstance(result, BaseException):
-                log.warning(
-                    "lease_renew_failed", table_id=lease.key, reason=str(result) or repr(result)
-                )
-        if self._presence is not None:
+                log.warning("lease_renew_failed", table_id=key, reason=str(result) or repr(result))
+        presence = self._presence
+        if presence is not None:
             try:
-                self._presence = await self._bounded(self.instances.renew(self._presence))
+                self._presence = await self._bounded(instances.renew(presence))
             except LeaseLost:
-                with contextlib.suppress(LeaseError):
-                    await self._announce()
+                with contextlib.suppress(LeaseError, TimeoutError):
+                    self._presence = await self._bounded(_announce(instances, self.me))
             except (LeaseError, TimeoutError) as exc:
                 log.warning("presence_renew_failed", reason=str(exc) or repr(exc))
+
+    def _renewal_lost(self, key: str, owned: _Owned) -> None:
+        """A renewal found ``key``'s revision moved: recheck it unless it changed here since
+        (handed over, dropped, or taken anew)."""
+        if self._owned.get(key) is owned and key not in self._leaving:
+            self._spawn(self._recheck_or_drop(owned.lease))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -414,7 +454,7 @@ class LeaseKeeper:
             current = await asyncio.wait_for(self.tables.get(lease.key), self.ttl / 3)
             if current is None or current.holder != self.me:
                 return False
-            sent = self._loop.time()
+            sent = self._now()
             renewed = await self._bounded(self.tables.renew(current))
         except (LeaseError, TimeoutError):
             return False
@@ -430,7 +470,7 @@ class LeaseKeeper:
         metrics.lease_changed("lost")
         # Writing stopped when holds() turned False (the unconfirmed lease's safe share ran
         # out), which may be well before the loss is noticed here: say when, for the record.
-        late = max(0.0, self._loop.time() - owned.until)
+        late = max(0.0, self._now() - owned.until)
         held_until = datetime.now(UTC) - timedelta(seconds=late)
         log.warning("table_lease_lost", table_id=table_id, held_until=held_until.isoformat())
         self._publish_count()
@@ -474,6 +514,7 @@ class LeaseKeeper:
         key, lease = change.key, change.lease
         if lease is None:
             self._view.pop(key, None)
+            self._seen.pop(key, None)
             if key in self._owned and key not in self._leaving:
                 await self._lost(key)
             if not self._stopping and key not in self._leaving:
@@ -484,12 +525,13 @@ class LeaseKeeper:
                     await self.claim(key)
             return
         self._view[key] = lease
+        self._seen[key] = self._now()
         mine = lease.holder.instance == self.me.instance
         if key in self._claiming:
             return  # our own claim or take-back, still being recorded
         if mine and key not in self._owned and not self._stopping:
             # Handed to us: confirm it with a renewal of our own, then replay the table.
-            started = self._loop.time()
+            started = self._now()
             try:
                 self._take(await self.tables.renew(lease), started)
             except LeaseError as exc:

@@ -123,7 +123,7 @@ class TableRegistry:
             runner = self._tables.get(table_id)
             if runner is None:
                 if keeper is not None and not keeper.holds(table_id):
-                    raise keeper.redirect(table_id)
+                    raise await keeper.redirect(table_id)
                 runner = await TableRunner.load(
                     table_id,
                     self.store,
@@ -141,9 +141,9 @@ class TableRegistry:
         """A call about a table this instance does not hold: take it if nobody holds it and
         it belongs here (True), else raise the redirect; False if there is no such table."""
         if keeper.owner(table_id) is not None:
-            raise keeper.redirect(table_id)
+            raise await keeper.redirect(table_id)
         if create:
-            target = keeper.placement()
+            target = await keeper.placement()
             if (
                 target.instance != keeper.me.instance
                 and await self.store.last_version(table_id) == 0
@@ -153,7 +153,7 @@ class TableRegistry:
         elif await self.store.last_version(table_id) == 0:
             return False
         if not await keeper.claim(table_id):
-            raise keeper.redirect(table_id)
+            raise await keeper.redirect(table_id)
         return True
 
     async def forget_unopened(self, table_id: str) -> None:
@@ -173,9 +173,9 @@ class TableRegistry:
             await runner.close()
             await self.keeper.release(table_id)
 
-    def redirect(self, table_id: str) -> ServiceError | None:
+    async def redirect(self, table_id: str) -> ServiceError | None:
         """The error for a call about a table this instance no longer owns (None: no keeper)."""
-        return self.keeper.redirect(table_id) if self.keeper is not None else None
+        return await self.keeper.redirect(table_id) if self.keeper is not None else None
 
     async def _adopt(self, table_id: str) -> None:
         """The keeper took ``table_id``: replay it, resume its hand in progress."""

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import JetStreamEventStore, StreamConfigError, StreamSettings
-from riverboat.leases import Holder, JetStreamLeaseStore, LeaseStoreUnavailable, owners_bucket
+from riverboat.leases import (
+    Holder,
+    JetStreamLeaseStore,
+    LeaseStore,
+    LeaseStoreUnavailable,
+    owners_bucket,
+)
+from riverboat.liveness import AddressProbe
 from riverboat.services.common import (
     ConnectionHealth,
     ErrorInterceptor,
@@ -22,6 +32,7 @@ from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerClient
 from riverboat.services.table.owners import LeaseKeeper, default_instance_id, safe_id
 from riverboat.services.table.registry import TableRegistry
+from riverboat.services.table.renewer import RenewalThread
 from riverboat.services.table.service import RULES, TableService
 from riverboat.v1 import table_pb2_grpc
 
@@ -41,6 +52,8 @@ class TableServer:
         self.dealer: DealerClient | None = None
         auth = AuthInterceptor(self.issuer, RULES)
         limits = RateLimitInterceptor(config.rate_limits, identify=auth.identify)
+        #: Asks another instance's health before a redirect names it (riverboat.liveness).
+        self.probe = AddressProbe(timeout=min(2.0, config.lease_ttl / 3))
         self.grpc = GrpcServer(
             config.address,
             service_names=[SERVICE_NAME],
@@ -141,7 +154,41 @@ class TableServer:
             lease_ttl=config.lease_ttl,
             lease_bucket=bucket,
         )
-        return LeaseKeeper(tables, instances, me, handover_patience=config.handover_seconds)
+        ttl = config.lease_ttl
+
+        async def renewal_stores() -> tuple[LeaseStore, LeaseStore, Callable[[], Awaitable[None]]]:
+            # On the renewal thread's own loop: a connection of its own (a nats-py client
+            # belongs to one loop), the same login, the buckets opened above.
+            own = NATS()
+            try:
+                await own.connect(
+                    name="riverboat-table-leases",
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=1,
+                    **config.nats.connect_options(),
+                )
+            except (OSError, nats.errors.Error) as exc:
+                raise LeaseStoreUnavailable(f"the lease renewals' NATS connection: {exc}") from exc
+            try:
+                leases = await JetStreamLeaseStore.attach(own, ttl=ttl, bucket=bucket)
+                present = await JetStreamLeaseStore.attach(
+                    own, ttl=ttl, bucket=f"{bucket}_INSTANCES"
+                )
+            except BaseException:
+                await own.close()
+                raise
+            return leases, present, own.close
+
+        return LeaseKeeper(
+            tables,
+            instances,
+            me,
+            handover_patience=config.handover_seconds,
+            answers=self.probe.answers,
+            renewals=RenewalThread(ttl, renewal_stores),
+        )
 
     async def _reconcile(self) -> None:
         """NATS is back: every table reads what it may have missed and re-derives what is due
@@ -159,6 +206,7 @@ class TableServer:
             await self.registry.close()
         if self.dealer is not None:
             await self.dealer.close()
+        await self.probe.close()
         if self.nc is not None:
             await self.nc.drain()
 

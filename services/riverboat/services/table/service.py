@@ -214,11 +214,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             raise Unavailable("the dealer is not reachable", reason="DEALER_UNAVAILABLE") from None
         except LeaseNotHeld:
             # The table changed hands while this call waited: its new owner answers.
-            raise self._moved(runner.table_id) from None
+            raise await self._moved(runner.table_id) from None
         return done
 
-    def _moved(self, table_id: str) -> ServiceError:
-        return self.registry.redirect(table_id) or Unavailable(
+    async def _moved(self, table_id: str) -> ServiceError:
+        return await self.registry.redirect(table_id) or Unavailable(
             f"table {table_id} is not served here", reason="NO_OWNER"
         )
 
@@ -560,7 +560,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             while True:
                 item = await queue.get()
                 if item is None:
-                    self._stream_ended(runner)
+                    await self._stream_ended(runner)
                     return
                 if item.version <= sent:
                     continue
@@ -599,11 +599,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if sent < runner.version:
             yield table_pb2.WatchResponse(version=runner.version, view=self._view(runner, viewer))
 
-    def _stream_ended(self, runner: TableRunner) -> None:
+    async def _stream_ended(self, runner: TableRunner) -> None:
         """The table closed a stream: handed over, the stream ends with the redirect to the new
         owner (else it just ends: the table is gone, or the watcher fell too far behind)."""
         if self.registry.known(runner.table_id) is not runner and runner.closed:
-            raise self._moved(runner.table_id)
+            raise await self._moved(runner.table_id)
 
     async def Play(
         self, requests: AsyncIterator[table_pb2.PlayRequest], context: Ctx
@@ -636,7 +636,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             while True:
                 item = await mailbox.get()
                 if item is None:
-                    self._stream_ended(runner)
+                    await self._stream_ended(runner)
                     return
                 if isinstance(item, table_pb2.ActOutcome):
                     yield table_pb2.PlayResponse(outcome=item)
