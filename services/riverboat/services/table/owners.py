@@ -37,7 +37,7 @@ from typing import Any
 
 import structlog
 
-from riverboat.eventstore.retry import AppendRetry, with_retries
+from riverboat import retrying
 from riverboat.leases import (
     Holder,
     Lease,
@@ -62,20 +62,16 @@ __all__ = ["LeaseKeeper", "default_instance_id"]
 #: confirmed it was sent: the rest is the margin against clock drift and a slow answer.
 _SAFE_SHARE = 0.8
 
-# How long joining keeps trying a lease store that does not answer: a new replicated bucket's
-# first leader election takes seconds; past this the store is down and the process says so.
-JOIN_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=1.0)
-
 #: Free tables claimed (and replayed) at once when an instance starts or finds tables unowned.
 CLAIM_CONCURRENCY = 16
 
 
-def _unavailable(exc: BaseException) -> str | None:
-    return "lease_store_unavailable" if isinstance(exc, LeaseStoreUnavailable) else None
+def _unavailable(exc: BaseException) -> bool:
+    return isinstance(exc, LeaseStoreUnavailable)
 
 
-def _log_retry(kind: str) -> None:
-    log.warning("lease_store_retry", kind=kind)
+def _log_retry(exc: BaseException, pause: float, failures: int) -> None:
+    log.warning("lease_store_retry", kind="lease_store_unavailable", retry_in=pause)
 
 
 def default_instance_id() -> str:
@@ -287,8 +283,11 @@ class LeaseKeeper:
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
         self._settle = settle
         # A bucket just created on a cluster may not answer for a few seconds (its stream is
-        # electing a leader): joining is retried through that rather than ending the process.
-        await with_retries(self._join, JOIN_RETRY, classify=_unavailable, on_retry=_log_retry)
+        # electing a leader): joining is retried through that (past retrying.LEASE_JOIN the
+        # store is down and the process says so) rather than ending the process.
+        await retrying.call(
+            self._join, retrying.LEASE_JOIN, transient=_unavailable, on_retry=_log_retry
+        )
         # Renewing from here on: claiming and replaying many tables may outlast the TTL.
         await self._renewals.start(self.renew_round, self.tables, self.instances)
         for lease in list(self._view.values()):
