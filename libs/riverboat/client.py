@@ -21,10 +21,11 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
+from riverboat import retrying
 from riverboat.engine.betting import LegalAction
 from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.redirect import no_owner_delay
-from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
+from riverboat.routing import Channels, Connect, call_owner
 from riverboat.rpcstatus import retry_delay
 from riverboat.shuffle import crv1
 from riverboat.table.aggregate import COMMIT_SEED, SEED
@@ -51,7 +52,7 @@ class TableClient:
         name: str = "",
         *,
         connect: Connect | None = None,
-        no_owner_budget: float = DEFAULT_NO_OWNER_BUDGET,
+        no_owner_budget: float | None = None,
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         self.player = name
@@ -289,10 +290,6 @@ Chooser = Callable[[list[LegalAction]], tuple[str, int]]
 
 #: Seconds a bot waits for an answer to ``Act`` before giving up on that move.
 ACT_TIMEOUT = 10.0
-#: A throttled action (RESOURCE_EXHAUSTED with RetryInfo) is sent again, the same request,
-#: at most this many times; the shortest wait between two tries, seconds.
-THROTTLE_RETRIES = 20
-MIN_THROTTLE_WAIT = 0.01
 
 
 def throttle_delay(error: grpc.RpcError) -> float | None:
@@ -302,25 +299,29 @@ def throttle_delay(error: grpc.RpcError) -> float | None:
     if error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
         return None
     delay = retry_delay(error)
-    return None if delay is None else max(delay, MIN_THROTTLE_WAIT)
+    return None if delay is None else max(delay, retrying.THROTTLED.first)
 
 
 async def retry_throttled(call: Callable[[], Awaitable[T]], stats: BotStats | None = None) -> T:
     """Await ``call()``; while it is throttled (:func:`throttle_delay`), wait as told and call
-    again, at most :data:`THROTTLE_RETRIES` times (each wait counted in ``stats.throttled``).
-    ``call`` must send the same request each time (the same request id), so a retry never
-    acts twice."""
-    for _ in range(THROTTLE_RETRIES):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as exc:
-            delay = throttle_delay(exc)
-            if delay is None:
-                raise
-            if stats is not None:
-                stats.throttled += 1
-            await asyncio.sleep(delay)
-    return await call()
+    again, within :data:`riverboat.retrying.THROTTLED`'s attempts (each wait counted in
+    ``stats.throttled``). ``call`` must send the same request each time (the same request id),
+    so a retry never acts twice."""
+
+    def delay(exc: BaseException) -> float | None:
+        return throttle_delay(exc) if isinstance(exc, grpc.aio.AioRpcError) else None
+
+    def counted(exc: BaseException, pause: float, failures: int) -> None:
+        if stats is not None:
+            stats.throttled += 1
+
+    return await retrying.call(
+        call,
+        retrying.THROTTLED,
+        transient=lambda exc: delay(exc) is not None,
+        after=delay,
+        on_retry=counted,
+    )
 
 
 #: Betting actions: a :data:`Chooser` picks among these.
@@ -655,7 +656,7 @@ async def play_bot(
             stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
             # The service may be restarting, or the table changing hands (NO_OWNER says how
             # long): resume from `after`, at the owner (a redirect is followed on reopening).
-            await asyncio.sleep(no_owner_delay(exc) or 0.2)
+            await asyncio.sleep(no_owner_delay(exc) or retrying.STREAM_REOPEN.first)
     return stats
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "NO_OWNER",
     "OWNER_WATCH",
     "RECONCILE",
+    "REDELIVERY",
     "SEED_REVEAL",
     "STREAM_REOPEN",
     "STREAM_SETUP",
@@ -116,6 +117,9 @@ SEED_REVEAL = Policy(first=0.5, maximum=30.0)
 RECONCILE = Policy(first=0.25, maximum=4.0)
 #: A hand's next step (a deal, a commitment) that keeps failing the same way (table/runner.py).
 HAND_STEP = Policy(first=0.25, maximum=60.0)
+#: Settlement's redelivery of a record its handler failed to apply (``nak`` with this pause,
+#: by the delivery count; settlement/consumers.py).
+REDELIVERY = Policy(first=0.5, maximum=30.0)
 #: Reopening the lobby's watch of the table leases (lobby/owners.py): the bucket is not made
 #: yet, or NATS is away.
 OWNER_WATCH = Policy(first=2.0, maximum=2.0)
@@ -267,6 +271,11 @@ class RepeatedFailure:
         # The 1st, 2nd, 4th, 8th...: a run that never ends costs a line per doubling.
         report = self.count & (self.count - 1) == 0
         return Retry(self.policy.pause(self.count), report, self.count)
+
+    @property
+    def pending(self) -> float:
+        """The pause the next failure of this run would get (the first, if none failed)."""
+        return self.policy.pause(self.count + 1)
 
     def succeeded(self) -> int:
         """The step went through: the run of failures (if any) is over. Returns how many

@@ -17,8 +17,8 @@ from typing import Any
 
 import grpc
 
+from riverboat import retrying
 from riverboat.client import (
-    THROTTLE_RETRIES,
     BotStats,
     Chooser,
     ClientSeeds,
@@ -61,7 +61,7 @@ async def play_bot_streaming(
             if stop.is_set():
                 break
             bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
-            await asyncio.sleep(no_owner_delay(exc) or 0.2)
+            await asyncio.sleep(no_owner_delay(exc) or retrying.STREAM_REOPEN.first)
     return bot.stats
 
 
@@ -155,7 +155,9 @@ class _Bot:
         request_id = outcome.request_id
         delay = None if error is None else throttle_delay(error)
         tries = self.throttles.get(request_id, 0)
-        if delay is not None and request_id in self.asked and tries < THROTTLE_RETRIES:
+        # Tries in all as riverboat.retrying.THROTTLED allows (the first was the original send).
+        allowed = (retrying.THROTTLED.attempts or 1) - 1
+        if delay is not None and request_id in self.asked and tries < allowed:
             # Throttled by a rate limit: the same request again once the limit allows it
             # (its request id makes a second acceptance impossible).
             self.throttles[request_id] = tries + 1

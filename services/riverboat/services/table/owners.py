@@ -31,7 +31,7 @@ import re
 import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -64,6 +64,10 @@ _SAFE_SHARE = 0.8
 
 #: Free tables claimed (and replayed) at once when an instance starts or finds tables unowned.
 CLAIM_CONCURRENCY = 16
+
+
+class _WatchEnded(Exception):
+    """A lease watch ended (NATS closed it): open it again."""
 
 
 def _unavailable(exc: BaseException) -> bool:
@@ -484,22 +488,27 @@ class LeaseKeeper:
     async def _follow(
         self, store: LeaseStore, on_change: Callable[[LeaseChange], Awaitable[None]]
     ) -> None:
-        """Apply every change ``store`` reports; re-watch after an outage."""
-        while True:
-            try:
-                async with await store.watch() as watch:
-                    async for change in watch:
-                        try:
-                            await on_change(change)
-                        except Exception:
-                            log.exception("lease_change_failed", key=change.key)
-            except (LeaseStoreUnavailable, OSError) as exc:
+        """Apply every change ``store`` reports; re-watch (retrying.LEASE_WATCH, and at
+        least four times a TTL) after an outage or when the watch ends."""
+
+        async def follow() -> None:
+            async with await store.watch() as watch:
+                async for change in watch:
+                    try:
+                        await on_change(change)
+                    except Exception:
+                        log.exception("lease_change_failed", key=change.key)
+            raise _WatchEnded
+
+        def retried(exc: BaseException, pause: float, failures: int) -> None:
+            if isinstance(exc, LeaseStoreUnavailable | OSError):
                 log.warning("lease_watch_failed", reason=str(exc))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("lease_watch_failed")
-            await asyncio.sleep(min(1.0, self.ttl / 4))
+            elif not isinstance(exc, _WatchEnded):
+                log.error("lease_watch_failed", exc_info=exc)
+
+        pause = min(retrying.LEASE_WATCH.first, self.ttl / 4)
+        policy = replace(retrying.LEASE_WATCH, first=pause, maximum=pause)
+        await retrying.call(follow, policy, transient=lambda exc: True, on_retry=retried)
 
     async def _on_instance_change(self, change: LeaseChange) -> None:
         if change.key == self.me.instance:
