@@ -28,6 +28,7 @@ from tenacity.wait import wait_base
 __all__ = [
     "ADOPTION",
     "APPEND",
+    "AUDIT_FETCH",
     "DEALER_CALL",
     "HAND_STEP",
     "LEASE_BUCKET_JUST_MADE",
@@ -117,6 +118,9 @@ SEED_REVEAL = Policy(first=0.5, maximum=30.0)
 RECONCILE = Policy(first=0.25, maximum=4.0)
 #: A hand's next step (a deal, a commitment) that keeps failing the same way (table/runner.py).
 HAND_STEP = Policy(first=0.25, maximum=60.0)
+#: The auditor's fetch of a stream's records while JetStream answers 503 (a cluster node just
+#: went or came back; riverboat.audit.natsread).
+AUDIT_FETCH = Policy(first=0.1, maximum=3.2, attempts=7)
 #: Settlement's redelivery of a record its handler failed to apply (``nak`` with this pause,
 #: by the delivery count; settlement/consumers.py).
 REDELIVERY = Policy(first=0.5, maximum=30.0)
