@@ -585,79 +585,96 @@ async def play_bot(
     # Views older than our last accepted action may still list the move we just made.
     acted_version = 0
     after = 0
+
+    async def session() -> None:
+        nonlocal after, acted_version
+        # A stream quiet for a while is reopened from the last version seen: a bot must
+        # not go deaf because one stream stalled.
+        async for update in watch_until(client, table_id, stop, after=after, idle=10.0):
+            after = update.version
+            if on_update is not None:
+                on_update(update)
+            checks = checker.update(update)
+            if not update.HasField("view"):
+                stats.tally(checks)
+                continue
+            view = update.view
+            checks += await seeds.step(view)
+            stats.seeds_sent, stats.seeds_refused = seeds.sent, seeds.refused
+            stats.tally(checks)
+            if view.hand_id:
+                stats.hands_seen.add(view.hand_id)
+            if sat_out(view):
+                # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
+                try:
+                    await client.sit_in(
+                        table_id, request_id=f"{client.player}-sit-in-{view.version}"
+                    )
+                except grpc.aio.AioRpcError as exc:
+                    stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
+            key = (view.hand_id, view.version)
+            if not view.legal_actions or key in acted or view.version < acted_version:
+                continue
+            acted.add(key)
+            move = next_move(view, choose, pick)
+            if move is None:
+                continue
+            if think:
+                await asyncio.sleep(think)
+            started = time.perf_counter()  # loop.time() is in whole ms on uvloop
+            try:
+                reply = await retry_throttled(
+                    functools.partial(
+                        client.act,
+                        table_id,
+                        view.hand_id,
+                        view.viewer_seat,
+                        move.action,
+                        move.amount,
+                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                        cards=move.cards,
+                        choice=move.choice,
+                        options=move.options,
+                        small_bet=move.small_bet,
+                        big_bet=move.big_bet,
+                        timeout=ACT_TIMEOUT,
+                    ),
+                    stats,
+                )
+                acted_version = reply.version
+                stats.actions += 1
+                stats.latencies.append(time.perf_counter() - started)
+            except grpc.aio.AioRpcError as exc:
+                # A clock expiry can beat us to it; the next update brings the new turn.
+                if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                    stats.errors.append(f"act: no answer in {ACT_TIMEOUT:g} s")
+                else:
+                    stats.errors.append(f"{exc.code().name}: {exc.details()}")
+
+    def reopen(exc: BaseException, pause: float, failures: int) -> None:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        # Code first, as for Act's errors, so callers can sort them by status.
+        stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
+
     while not stop.is_set():
         try:
-            # A stream quiet for a while is reopened from the last version seen: a bot must
-            # not go deaf because one stream stalled.
-            async for update in watch_until(client, table_id, stop, after=after, idle=10.0):
-                after = update.version
-                if on_update is not None:
-                    on_update(update)
-                checks = checker.update(update)
-                if not update.HasField("view"):
-                    stats.tally(checks)
-                    continue
-                view = update.view
-                checks += await seeds.step(view)
-                stats.seeds_sent, stats.seeds_refused = seeds.sent, seeds.refused
-                stats.tally(checks)
-                if view.hand_id:
-                    stats.hands_seen.add(view.hand_id)
-                if sat_out(view):
-                    # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
-                    try:
-                        await client.sit_in(
-                            table_id, request_id=f"{client.player}-sit-in-{view.version}"
-                        )
-                    except grpc.aio.AioRpcError as exc:
-                        stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
-                key = (view.hand_id, view.version)
-                if not view.legal_actions or key in acted or view.version < acted_version:
-                    continue
-                acted.add(key)
-                move = next_move(view, choose, pick)
-                if move is None:
-                    continue
-                if think:
-                    await asyncio.sleep(think)
-                started = time.perf_counter()  # loop.time() is in whole ms on uvloop
-                try:
-                    reply = await retry_throttled(
-                        functools.partial(
-                            client.act,
-                            table_id,
-                            view.hand_id,
-                            view.viewer_seat,
-                            move.action,
-                            move.amount,
-                            request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
-                            cards=move.cards,
-                            choice=move.choice,
-                            options=move.options,
-                            small_bet=move.small_bet,
-                            big_bet=move.big_bet,
-                            timeout=ACT_TIMEOUT,
-                        ),
-                        stats,
-                    )
-                    acted_version = reply.version
-                    stats.actions += 1
-                    stats.latencies.append(time.perf_counter() - started)
-                except grpc.aio.AioRpcError as exc:
-                    # A clock expiry can beat us to it; the next update brings the new turn.
-                    if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
-                        stats.errors.append(f"act: no answer in {ACT_TIMEOUT:g} s")
-                    else:
-                        stats.errors.append(f"{exc.code().name}: {exc.details()}")
-        except grpc.aio.AioRpcError as exc:
-            if stop.is_set():
-                break
-            # Code first, as for Act's errors, so callers can sort them by status.
-            stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
             # The service may be restarting, or the table changing hands (NO_OWNER says how
             # long): resume from `after`, at the owner (a redirect is followed on reopening).
-            await asyncio.sleep(no_owner_delay(exc) or retrying.STREAM_REOPEN.first)
+            await retrying.call(
+                session,
+                retrying.STREAM_REOPEN,
+                transient=lambda exc: isinstance(exc, grpc.aio.AioRpcError) and not stop.is_set(),
+                after=reopen_delay,
+                on_retry=reopen,
+            )
+        except grpc.aio.AioRpcError:
+            break  # stopped meanwhile
     return stats
+
+
+def reopen_delay(exc: BaseException) -> float | None:
+    """NO_OWNER's RetryInfo, if that is what ended a stream (else the policy's pause)."""
+    return (no_owner_delay(exc) or None) if isinstance(exc, grpc.aio.AioRpcError) else None
 
 
 def sat_out(view: table_pb2.TableView) -> bool:

@@ -27,12 +27,12 @@ from riverboat.client import (
     TableClient,
     next_move,
     random_picker,
+    reopen_delay,
     sat_out,
     throttle_delay,
 )
 from riverboat.playstream import PlayStream, open_play, refusal
 from riverboat.proofcheck import CardChecker
-from riverboat.redirect import no_owner_delay
 from riverboat.v1 import table_pb2
 
 __all__ = ["play_bot_streaming"]
@@ -54,14 +54,22 @@ async def play_bot_streaming(
     service ended (a restart, a hand-over: the owner is found again on reopening).
     """
     bot = _Bot(client, table_id, choose, stats or BotStats(), pick)
+
+    def reopen(exc: BaseException, pause: float, failures: int) -> None:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
+
     while not stop.is_set():
         try:
-            await bot.play(stop, idle)
-        except grpc.aio.AioRpcError as exc:
-            if stop.is_set():
-                break
-            bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
-            await asyncio.sleep(no_owner_delay(exc) or retrying.STREAM_REOPEN.first)
+            await retrying.call(
+                lambda: bot.play(stop, idle),
+                retrying.STREAM_REOPEN,
+                transient=lambda exc: isinstance(exc, grpc.aio.AioRpcError) and not stop.is_set(),
+                after=reopen_delay,
+                on_retry=reopen,
+            )
+        except grpc.aio.AioRpcError:
+            break  # stopped meanwhile
     return bot.stats
 
 
