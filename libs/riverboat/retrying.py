@@ -29,6 +29,7 @@ __all__ = [
     "ADOPTION",
     "APPEND",
     "AUDIT_FETCH",
+    "CATCH_UP",
     "DEALER_CALL",
     "HAND_STEP",
     "LEASE_BUCKET_JUST_MADE",
@@ -121,6 +122,9 @@ HAND_STEP = Policy(first=0.25, maximum=60.0)
 #: The auditor's fetch of a stream's records while JetStream answers 503 (a cluster node just
 #: went or came back; riverboat.audit.natsread).
 AUDIT_FETCH = Policy(first=0.1, maximum=3.2, attempts=7)
+#: Settlement looking again whether its ledger has caught up with a table's log (a release
+#: waits for it; settlement/projector.py); the budget is the caller's.
+CATCH_UP = Policy(first=0.05, maximum=0.05)
 #: Settlement's redelivery of a record its handler failed to apply (``nak`` with this pause,
 #: by the delivery count; settlement/consumers.py).
 REDELIVERY = Policy(first=0.5, maximum=30.0)
