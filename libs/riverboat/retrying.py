@@ -39,6 +39,7 @@ __all__ = [
     "OWNER_WATCH",
     "RECONCILE",
     "REDELIVERY",
+    "REPLICA_LAG",
     "SEED_REVEAL",
     "STREAM_REOPEN",
     "STREAM_SETUP",
@@ -103,6 +104,9 @@ APPEND = Policy(first=0.05, maximum=1.0, total=12.0)
 #: Creating or checking a stream at start-up (riverboat.eventstore.streams): a cluster still
 #: forming, or electing the stream's leader.
 STREAM_SETUP = Policy(first=0.1, maximum=2.0, total=30.0)
+#: A read from a replica that trails the stream leader (riverboat.eventstore._direct): the same
+#: page asked again at this fixed pace for this long.
+REPLICA_LAG = Policy(first=0.02, maximum=0.02, total=2.0)
 #: Opening a lease bucket another process has just made (riverboat.leases.jetstream).
 LEASE_BUCKET_JUST_MADE = Policy(first=0.05, maximum=0.5, total=5.0)
 #: A table-service instance joining the instance leases at start-up (table/owners.py).
