@@ -139,8 +139,10 @@ OWNER_WATCH = Policy(first=2.0, maximum=2.0)
 #: default lease TTL.
 LEASE_WATCH = Policy(first=1.0, maximum=1.0)
 #: Waiting out NO_OWNER (nobody owns the table: a hand-over) and a redirect's target that
-#: redirects again (riverboat.routing). The pause is the answer's RetryInfo, else ``first``;
-#: ``total`` is the default budget (a lease's default TTL, and some).
+#: redirects again (riverboat.routing). NO_OWNER's pause is its RetryInfo (riverboat.redirect's
+#: default without one); ``first`` is the pause after a second redirect in a row (instances
+#: disagree for a moment while a lease changes hands); ``total`` is the default budget of
+#: waiting (a lease's default TTL, and some).
 NO_OWNER = Policy(first=0.2, maximum=0.2, total=15.0)
 #: Sending a throttled request again (RESOURCE_EXHAUSTED with RetryInfo, riverboat.client and
 #: the streaming bots): the pause is the answer's RetryInfo; ``first`` is the shortest.
