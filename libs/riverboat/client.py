@@ -21,10 +21,11 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
+from riverboat import retrying
 from riverboat.engine.betting import LegalAction
 from riverboat.proofcheck import CardCheck, CardChecker, Verdict
 from riverboat.redirect import no_owner_delay
-from riverboat.routing import DEFAULT_NO_OWNER_BUDGET, Channels, Connect, call_owner
+from riverboat.routing import Channels, Connect, call_owner
 from riverboat.rpcstatus import retry_delay
 from riverboat.shuffle import crv1
 from riverboat.table.aggregate import COMMIT_SEED, SEED
@@ -51,7 +52,7 @@ class TableClient:
         name: str = "",
         *,
         connect: Connect | None = None,
-        no_owner_budget: float = DEFAULT_NO_OWNER_BUDGET,
+        no_owner_budget: float | None = None,
     ) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         self.player = name
@@ -289,10 +290,6 @@ Chooser = Callable[[list[LegalAction]], tuple[str, int]]
 
 #: Seconds a bot waits for an answer to ``Act`` before giving up on that move.
 ACT_TIMEOUT = 10.0
-#: A throttled action (RESOURCE_EXHAUSTED with RetryInfo) is sent again, the same request,
-#: at most this many times; the shortest wait between two tries, seconds.
-THROTTLE_RETRIES = 20
-MIN_THROTTLE_WAIT = 0.01
 
 
 def throttle_delay(error: grpc.RpcError) -> float | None:
@@ -302,25 +299,29 @@ def throttle_delay(error: grpc.RpcError) -> float | None:
     if error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
         return None
     delay = retry_delay(error)
-    return None if delay is None else max(delay, MIN_THROTTLE_WAIT)
+    return None if delay is None else max(delay, retrying.THROTTLED.first)
 
 
 async def retry_throttled(call: Callable[[], Awaitable[T]], stats: BotStats | None = None) -> T:
     """Await ``call()``; while it is throttled (:func:`throttle_delay`), wait as told and call
-    again, at most :data:`THROTTLE_RETRIES` times (each wait counted in ``stats.throttled``).
-    ``call`` must send the same request each time (the same request id), so a retry never
-    acts twice."""
-    for _ in range(THROTTLE_RETRIES):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as exc:
-            delay = throttle_delay(exc)
-            if delay is None:
-                raise
-            if stats is not None:
-                stats.throttled += 1
-            await asyncio.sleep(delay)
-    return await call()
+    again, within :data:`riverboat.retrying.THROTTLED`'s attempts (each wait counted in
+    ``stats.throttled``). ``call`` must send the same request each time (the same request id),
+    so a retry never acts twice."""
+
+    def delay(exc: BaseException) -> float | None:
+        return throttle_delay(exc) if isinstance(exc, grpc.aio.AioRpcError) else None
+
+    def counted(exc: BaseException, pause: float, failures: int) -> None:
+        if stats is not None:
+            stats.throttled += 1
+
+    return await retrying.call(
+        call,
+        retrying.THROTTLED,
+        transient=lambda exc: delay(exc) is not None,
+        after=delay,
+        on_retry=counted,
+    )
 
 
 #: Betting actions: a :data:`Chooser` picks among these.
@@ -584,79 +585,96 @@ async def play_bot(
     # Views older than our last accepted action may still list the move we just made.
     acted_version = 0
     after = 0
+
+    async def session() -> None:
+        nonlocal after, acted_version
+        # A stream quiet for a while is reopened from the last version seen: a bot must
+        # not go deaf because one stream stalled.
+        async for update in watch_until(client, table_id, stop, after=after, idle=10.0):
+            after = update.version
+            if on_update is not None:
+                on_update(update)
+            checks = checker.update(update)
+            if not update.HasField("view"):
+                stats.tally(checks)
+                continue
+            view = update.view
+            checks += await seeds.step(view)
+            stats.seeds_sent, stats.seeds_refused = seeds.sent, seeds.refused
+            stats.tally(checks)
+            if view.hand_id:
+                stats.hands_seen.add(view.hand_id)
+            if sat_out(view):
+                # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
+                try:
+                    await client.sit_in(
+                        table_id, request_id=f"{client.player}-sit-in-{view.version}"
+                    )
+                except grpc.aio.AioRpcError as exc:
+                    stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
+            key = (view.hand_id, view.version)
+            if not view.legal_actions or key in acted or view.version < acted_version:
+                continue
+            acted.add(key)
+            move = next_move(view, choose, pick)
+            if move is None:
+                continue
+            if think:
+                await asyncio.sleep(think)
+            started = time.perf_counter()  # loop.time() is in whole ms on uvloop
+            try:
+                reply = await retry_throttled(
+                    functools.partial(
+                        client.act,
+                        table_id,
+                        view.hand_id,
+                        view.viewer_seat,
+                        move.action,
+                        move.amount,
+                        request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
+                        cards=move.cards,
+                        choice=move.choice,
+                        options=move.options,
+                        small_bet=move.small_bet,
+                        big_bet=move.big_bet,
+                        timeout=ACT_TIMEOUT,
+                    ),
+                    stats,
+                )
+                acted_version = reply.version
+                stats.actions += 1
+                stats.latencies.append(time.perf_counter() - started)
+            except grpc.aio.AioRpcError as exc:
+                # A clock expiry can beat us to it; the next update brings the new turn.
+                if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                    stats.errors.append(f"act: no answer in {ACT_TIMEOUT:g} s")
+                else:
+                    stats.errors.append(f"{exc.code().name}: {exc.details()}")
+
+    def reopen(exc: BaseException, pause: float, failures: int) -> None:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        # Code first, as for Act's errors, so callers can sort them by status.
+        stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
+
     while not stop.is_set():
         try:
-            # A stream quiet for a while is reopened from the last version seen: a bot must
-            # not go deaf because one stream stalled.
-            async for update in watch_until(client, table_id, stop, after=after, idle=10.0):
-                after = update.version
-                if on_update is not None:
-                    on_update(update)
-                checks = checker.update(update)
-                if not update.HasField("view"):
-                    stats.tally(checks)
-                    continue
-                view = update.view
-                checks += await seeds.step(view)
-                stats.seeds_sent, stats.seeds_refused = seeds.sent, seeds.refused
-                stats.tally(checks)
-                if view.hand_id:
-                    stats.hands_seen.add(view.hand_id)
-                if sat_out(view):
-                    # The clock sat us out (a slow turn, a stalled stream): a bot sits in again.
-                    try:
-                        await client.sit_in(
-                            table_id, request_id=f"{client.player}-sit-in-{view.version}"
-                        )
-                    except grpc.aio.AioRpcError as exc:
-                        stats.errors.append(f"{exc.code().name}: sit in: {exc.details()}")
-                key = (view.hand_id, view.version)
-                if not view.legal_actions or key in acted or view.version < acted_version:
-                    continue
-                acted.add(key)
-                move = next_move(view, choose, pick)
-                if move is None:
-                    continue
-                if think:
-                    await asyncio.sleep(think)
-                started = time.perf_counter()  # loop.time() is in whole ms on uvloop
-                try:
-                    reply = await retry_throttled(
-                        functools.partial(
-                            client.act,
-                            table_id,
-                            view.hand_id,
-                            view.viewer_seat,
-                            move.action,
-                            move.amount,
-                            request_id=f"{client.player}-{view.hand_id or 'choice'}-{view.version}",
-                            cards=move.cards,
-                            choice=move.choice,
-                            options=move.options,
-                            small_bet=move.small_bet,
-                            big_bet=move.big_bet,
-                            timeout=ACT_TIMEOUT,
-                        ),
-                        stats,
-                    )
-                    acted_version = reply.version
-                    stats.actions += 1
-                    stats.latencies.append(time.perf_counter() - started)
-                except grpc.aio.AioRpcError as exc:
-                    # A clock expiry can beat us to it; the next update brings the new turn.
-                    if exc.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
-                        stats.errors.append(f"act: no answer in {ACT_TIMEOUT:g} s")
-                    else:
-                        stats.errors.append(f"{exc.code().name}: {exc.details()}")
-        except grpc.aio.AioRpcError as exc:
-            if stop.is_set():
-                break
-            # Code first, as for Act's errors, so callers can sort them by status.
-            stats.errors.append(f"{exc.code().name}: watch: {exc.details()}")
             # The service may be restarting, or the table changing hands (NO_OWNER says how
             # long): resume from `after`, at the owner (a redirect is followed on reopening).
-            await asyncio.sleep(no_owner_delay(exc) or 0.2)
+            await retrying.call(
+                session,
+                retrying.STREAM_REOPEN,
+                transient=lambda exc: isinstance(exc, grpc.aio.AioRpcError) and not stop.is_set(),
+                after=reopen_delay,
+                on_retry=reopen,
+            )
+        except grpc.aio.AioRpcError:
+            break  # stopped meanwhile
     return stats
+
+
+def reopen_delay(exc: BaseException) -> float | None:
+    """NO_OWNER's RetryInfo, if that is what ended a stream (else the policy's pause)."""
+    return (no_owner_delay(exc) or None) if isinstance(exc, grpc.aio.AioRpcError) else None
 
 
 def sat_out(view: table_pb2.TableView) -> bool:

@@ -6,7 +6,8 @@ it believes owns the table; on ``NOT_OWNER`` it sends the *same* call (same requ
 same request id) once more to the owner named. A second ``NOT_OWNER`` in a row means the
 instances disagree about the lease for a moment (a hand-over in flight: the new owner has not
 yet seen its lease): like ``NO_OWNER`` (nobody owns the table during a hand-over) it is
-waited out, :data:`DISAGREEMENT_DELAY` or the delay the answer gives, within one budget, and
+waited out, the delay the answer gives (else :data:`riverboat.retrying.NO_OWNER`'s first pause),
+within one budget of waiting (that policy's ``total`` unless the caller gives its own), and
 then one redirect may be followed again. Past the budget the last answer is raised. Every
 other error is raised as it came.
 
@@ -18,22 +19,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TypeVar
 
 import grpc
 
+from riverboat import retrying
 from riverboat.redirect import no_owner_delay, owner_address
 
-__all__ = ["DEFAULT_NO_OWNER_BUDGET", "DISAGREEMENT_DELAY", "Channels", "Connect", "call_owner"]
+__all__ = ["Channels", "Connect", "call_owner"]
 
 T = TypeVar("T")
-
-#: Seconds a call may spend waiting out NO_OWNER answers (a lease's default TTL, and some).
-DEFAULT_NO_OWNER_BUDGET = 15.0
-
-#: Seconds to wait when a redirect's target redirects again (instances disagree for a moment
-#: while a lease changes hands); counted against the same budget as NO_OWNER waits.
-DISAGREEMENT_DELAY = 0.2
 
 #: Opens a channel to an address.
 Connect = Callable[[str], grpc.aio.Channel]
@@ -68,7 +64,7 @@ async def call_owner(
     send: Callable[[str], Awaitable[T]],
     address: str,
     *,
-    no_owner_budget: float = DEFAULT_NO_OWNER_BUDGET,
+    no_owner_budget: float | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> tuple[T, str]:
     """``send(address)``, following one ``NOT_OWNER`` redirect and waiting out ``NO_OWNER``.
@@ -76,7 +72,8 @@ async def call_owner(
     Args:
         send: makes the call to the instance at the address given (the same request each time).
         address: where to send it first (the owner as last known, or any instance).
-        no_owner_budget: seconds of ``NO_OWNER`` waits allowed in all (0: raise at once).
+        no_owner_budget: seconds of ``NO_OWNER`` waits allowed in all (0: raise at once;
+            None: :data:`riverboat.retrying.NO_OWNER`'s ``total``).
         sleep: how to wait (tests pass their own).
 
     Returns:
@@ -86,25 +83,59 @@ async def call_owner(
         grpc.aio.AioRpcError: any other error, or ``NOT_OWNER`` / ``NO_OWNER`` past the
             budget.
     """
+    policy = retrying.NO_OWNER
+    if no_owner_budget is not None:
+        policy = replace(policy, total=no_owner_budget)
+    route = _Route(address, policy.first)
     waited = 0.0
-    redirected = False
-    while True:
-        try:
-            return await send(address), address
-        except grpc.aio.AioRpcError as exc:
-            owner = owner_address(exc)
-            if owner is not None and not redirected and owner != address:
-                redirected, address = True, owner
-                continue
-            delay: float | None
-            if owner is not None:
-                # Instances disagree: a hand-over is in flight (the new owner has not yet seen
-                # its lease). Wait as for NO_OWNER, then follow the latest name again.
-                delay, address = DISAGREEMENT_DELAY, owner
-            else:
-                delay = no_owner_delay(exc)
-            if delay is None or waited + delay > no_owner_budget:
-                raise
-        await sleep(delay)
-        waited += delay
-        redirected = False  # a new owner may be named now: follow it once
+
+    async def wait(seconds: float) -> None:
+        nonlocal waited
+        await sleep(seconds)
+        waited += seconds
+
+    answer = await retrying.call(
+        lambda: send(route.address),
+        policy,
+        transient=lambda exc: route.pause(exc) is not None,
+        after=route.pause,
+        sleep=wait,
+        clock=lambda: waited,  # the budget is of time spent waiting, not of calls
+    )
+    return answer, route.address
+
+
+class _Route:
+    """Where :func:`call_owner` sends next, and how long it waits first after a failure."""
+
+    def __init__(self, address: str, disagreement: float) -> None:
+        self.address = address
+        self.redirected = False
+        self.disagreement = disagreement
+        self._seen: BaseException | None = None
+        self._pause: float | None = None
+
+    def pause(self, exc: BaseException) -> float | None:
+        """Seconds to wait before sending again after ``exc`` (0: follow a redirect at once),
+        or None to raise it. Asked more than once per failure: decided once."""
+        if exc is not self._seen:
+            self._seen, self._pause = exc, self._decide(exc)
+        return self._pause
+
+    def _decide(self, exc: BaseException) -> float | None:
+        if not isinstance(exc, grpc.aio.AioRpcError):
+            return None
+        owner = owner_address(exc)
+        if owner is not None and not self.redirected and owner != self.address:
+            self.redirected, self.address = True, owner
+            return 0.0
+        if owner is not None:
+            # Instances disagree: a hand-over is in flight (the new owner has not yet seen its
+            # lease). Wait as for NO_OWNER, then follow the latest name again.
+            self.address = owner
+            pause: float | None = self.disagreement
+        else:
+            pause = no_owner_delay(exc)
+        if pause is not None:
+            self.redirected = False  # a new owner may be named after the wait: follow it once
+        return pause

@@ -8,7 +8,6 @@ read access to the streams and the right to create consumers on them (``docs/aud
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import nats.js.errors
 from nats.aio.client import Client as NATS
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from riverboat import retrying
 from riverboat.audit.archive import (
     SERVER_HEADERS,
     Archive,
@@ -31,8 +31,6 @@ from riverboat.audit.archive import (
 __all__ = ["Layout", "fetch_archive"]
 
 _BATCH = 512
-#: Pauses before fetching again after JetStream said it is temporarily unavailable (503).
-_FETCH_PAUSES = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,18 +110,17 @@ async def _read_stream(
         raise FetchError(f"cannot read stream {stream!r}: {exc or type(exc).__name__}") from exc
     try:
         seq = 0
-        pauses = iter(_FETCH_PAUSES)
         while seq < last_seq:
             try:
-                batch = await sub.fetch(_BATCH, timeout=timeout)
-            except nats.js.errors.ServiceUnavailableError as exc:
                 # A cluster whose node just went or came back answers 503 for a moment
                 # (measured: the first fetch after a kill -9 on a three-node cluster).
-                pause = next(pauses, None)
-                if pause is None:
-                    raise FetchError(f"stream {stream!r} after sequence {seq}: {exc}") from exc
-                await asyncio.sleep(pause)
-                continue
+                batch = await retrying.call(
+                    lambda: sub.fetch(_BATCH, timeout=timeout),
+                    retrying.AUDIT_FETCH,
+                    transient=lambda exc: isinstance(exc, nats.js.errors.ServiceUnavailableError),
+                )
+            except nats.js.errors.ServiceUnavailableError as exc:
+                raise FetchError(f"stream {stream!r} after sequence {seq}: {exc}") from exc
             except nats.errors.TimeoutError:
                 raise FetchError(
                     f"stream {stream!r}: no messages after sequence {seq} within {timeout}s "

@@ -17,8 +17,8 @@ from typing import Any
 
 import grpc
 
+from riverboat import retrying
 from riverboat.client import (
-    THROTTLE_RETRIES,
     BotStats,
     Chooser,
     ClientSeeds,
@@ -27,12 +27,12 @@ from riverboat.client import (
     TableClient,
     next_move,
     random_picker,
+    reopen_delay,
     sat_out,
     throttle_delay,
 )
 from riverboat.playstream import PlayStream, open_play, refusal
 from riverboat.proofcheck import CardChecker
-from riverboat.redirect import no_owner_delay
 from riverboat.v1 import table_pb2
 
 __all__ = ["play_bot_streaming"]
@@ -54,14 +54,22 @@ async def play_bot_streaming(
     service ended (a restart, a hand-over: the owner is found again on reopening).
     """
     bot = _Bot(client, table_id, choose, stats or BotStats(), pick)
+
+    def reopen(exc: BaseException, pause: float, failures: int) -> None:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
+
     while not stop.is_set():
         try:
-            await bot.play(stop, idle)
-        except grpc.aio.AioRpcError as exc:
-            if stop.is_set():
-                break
-            bot.stats.errors.append(f"{exc.code().name}: play: {exc.details()}")
-            await asyncio.sleep(no_owner_delay(exc) or 0.2)
+            await retrying.call(
+                lambda: bot.play(stop, idle),
+                retrying.STREAM_REOPEN,
+                transient=lambda exc: isinstance(exc, grpc.aio.AioRpcError) and not stop.is_set(),
+                after=reopen_delay,
+                on_retry=reopen,
+            )
+        except grpc.aio.AioRpcError:
+            break  # stopped meanwhile
     return bot.stats
 
 
@@ -155,7 +163,9 @@ class _Bot:
         request_id = outcome.request_id
         delay = None if error is None else throttle_delay(error)
         tries = self.throttles.get(request_id, 0)
-        if delay is not None and request_id in self.asked and tries < THROTTLE_RETRIES:
+        # Tries in all as riverboat.retrying.THROTTLED allows (the first was the original send).
+        allowed = (retrying.THROTTLED.attempts or 1) - 1
+        if delay is not None and request_id in self.asked and tries < allowed:
             # Throttled by a rate limit: the same request again once the limit allows it
             # (its request id makes a second acceptance impossible).
             self.throttles[request_id] = tries + 1

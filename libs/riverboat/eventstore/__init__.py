@@ -18,13 +18,11 @@ from riverboat.eventstore.errors import (
 )
 from riverboat.eventstore.jetstream import JetStreamEventStore, StreamSettings
 from riverboat.eventstore.memory import InMemoryEventStore
-from riverboat.eventstore.retry import AppendRetry
 from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 
 __all__ = [
     "AppendOutcomeUnknownError",
     "AppendResult",
-    "AppendRetry",
     "ConcurrencyError",
     "CorruptHistoryError",
     "EventStore",

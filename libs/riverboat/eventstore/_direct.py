@@ -17,14 +17,15 @@ import nats.errors
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
+from riverboat import retrying
 from riverboat.eventstore.errors import EventStoreError
 
 __all__ = ["iter_subject"]
 
 # Replicas that answer direct gets may trail the stream leader (no read-your-writes); a page that
-# comes back short of the bound we got from the leader is retried for this long before failing.
-_LAG_RETRY_SECONDS = 2.0
-_LAG_RETRY_SLEEP = 0.02
+# comes back short of the bound we got from the leader is asked again under retrying.REPLICA_LAG
+# before failing. The loop stays here, not in retrying.call: the page is yielded as it arrives.
+_LAG = retrying.REPLICA_LAG
 
 
 async def iter_subject(
@@ -109,13 +110,13 @@ async def iter_subject(
             # The leader told us up_to_seq exists, yet this replica returned nothing more.
             now = loop.time()
             if lag_deadline is None:
-                lag_deadline = now + _LAG_RETRY_SECONDS
+                lag_deadline = now + (_LAG.total or 0.0)
             elif now >= lag_deadline:
                 raise EventStoreError(
                     f"stream {stream!r}: subject {subject!r} ends before sequence {up_to_seq} "
                     f"on the answering replica (stuck at {next_seq - 1})"
                 )
-            await asyncio.sleep(_LAG_RETRY_SLEEP)
+            await asyncio.sleep(_LAG.pause(1))
     finally:
         # Stop listening even when the caller abandons iteration half-way.
         with contextlib.suppress(nats.errors.Error):

@@ -40,10 +40,11 @@ Outages
     what it had buffered, so the caller retries with the same request id (found by the
     idempotency above) and a writer holding the aggregate in memory reads the log again.
     Before either reaches the caller, ``append`` itself retries them with backoff for a few
-    seconds (:mod:`riverboat.eventstore.retry`: no responders and timeouts while a cluster
-    elects a stream leader, a reconnection to another node), with the same ``Nats-Msg-Id`` and
-    request id, so a retry is found rather than recorded twice. A call made while disconnected
-    still fails at once: the retries follow a failure of a request that was made.
+    seconds (:mod:`riverboat.eventstore.retry` under :data:`riverboat.retrying.APPEND`: no
+    responders and timeouts while a cluster elects a stream leader, a reconnection to another
+    node), with the same ``Nats-Msg-Id`` and request id, so a retry is found rather than
+    recorded twice. A call made while disconnected still fails at once: the retries follow a
+    failure of a request that was made.
 
 Reading
     ``iter_records`` asks the leader for the subject's last message (the read's upper bound and a
@@ -80,6 +81,7 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RawStreamMsg, RetentionPolicy, StorageType, StreamConfig
 
+from riverboat import retrying
 from riverboat.eventstore import observer as _observer
 from riverboat.eventstore._direct import iter_subject
 from riverboat.eventstore.base import (
@@ -98,7 +100,7 @@ from riverboat.eventstore.errors import (
     EventStoreError,
     StoreUnavailableError,
 )
-from riverboat.eventstore.retry import AppendRetry, with_retries
+from riverboat.eventstore.retry import with_retries
 from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 
 __all__ = [
@@ -202,7 +204,7 @@ class JetStreamEventStore(EventStore):
         timeout: float = 5.0,
         page_size: int = 256,
         position_cache_size: int = 10_000,
-        retry: AppendRetry | None = None,
+        retry: retrying.Policy = retrying.APPEND,
     ) -> None:
         """Wrap a connected client. Call :meth:`ensure_stream` once before use.
 
@@ -213,9 +215,8 @@ class JetStreamEventStore(EventStore):
             timeout: seconds to wait for each server response.
             page_size: records per direct-get request when reading.
             position_cache_size: aggregates whose last (version, sequence) is remembered.
-            retry: how long an append retries transient failures (a leader election); default
-                :class:`~riverboat.eventstore.retry.AppendRetry`'s, ``AppendRetry(total=0)``
-                never retries.
+            retry: how an append retries transient failures (a leader election); default
+                :data:`riverboat.retrying.APPEND`; a policy of ``total=0`` never retries.
         """
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -227,7 +228,7 @@ class JetStreamEventStore(EventStore):
         self._js: JetStreamContext = nc.jetstream(prefix=api_prefix, timeout=timeout)
         self._positions: OrderedDict[str, _Position] = OrderedDict()
         self._position_cache_size = position_cache_size
-        self._retry = retry or AppendRetry()
+        self._retry = retry
         self._stream_seen = False  # see _require_stream
         self.stream_check: StreamCheck | None = None
         """What the last :meth:`ensure_stream` found (None before one)."""

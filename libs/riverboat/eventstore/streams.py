@@ -13,11 +13,11 @@ an existing one against it:
   restart. A difference is reported: :attr:`StreamCheck.mismatch` (a sentence for a tool to
   print) and a warning on the ``riverboat.eventstore`` logger.
 
-Creating or checking a stream retries JetStream's transient failures (:data:`SETUP_RETRY`): a
-cluster that has just started, or is electing its meta leader, answers stream requests late or
-not at all for a few seconds, and one whose node just restarted has no place for a replicated
-stream's replicas until the node is counted online ("no suitable peers for placement"); a
-service starting then must wait, not exit.
+Creating or checking a stream retries JetStream's transient failures
+(:data:`riverboat.retrying.STREAM_SETUP`): a cluster that has just started, or is electing its
+meta leader, answers stream requests late or not at all for a few seconds, and one whose node
+just restarted has no place for a replicated stream's replicas until the node is counted online
+("no suitable peers for placement"); a service starting then must wait, not exit.
 """
 
 from __future__ import annotations
@@ -31,15 +31,11 @@ import nats.js.errors
 from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
 
+from riverboat import retrying
 from riverboat.eventstore.errors import StreamConfigError
-from riverboat.eventstore.retry import AppendRetry, transient_kind, with_retries
+from riverboat.eventstore.retry import transient_kind
 
-__all__ = ["SETUP_RETRY", "StreamCheck", "ensure_stream_config"]
-
-#: How long creating or checking a stream retries transient failures. Seen on CI: a dealer
-#: started with a three-node cluster and the rest of a room got "nats: timeout" creating its
-#: R3 stream and exited; an election ends within seconds, so half a minute covers it.
-SETUP_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=2.0)
+__all__ = ["StreamCheck", "ensure_stream_config"]
 
 _ERR_STREAM_NAME_IN_USE = 10058  # add_stream raced with another creator, different config
 _ERR_NO_PEERS = 10005  # "no suitable peers for placement": replicas have nowhere to go yet
@@ -83,7 +79,7 @@ async def ensure_stream_config(
     *,
     fixed: Sequence[str],
     managed: Sequence[str] = (),
-    retry: AppendRetry = SETUP_RETRY,
+    retry: retrying.Policy = retrying.STREAM_SETUP,
 ) -> StreamCheck:
     """Create ``desired``'s stream, or check and reconcile the existing one (module doc).
 
@@ -102,14 +98,15 @@ async def ensure_stream_config(
     """
     name = str(desired.name)
 
-    def retried(kind: str) -> None:
+    def retried(exc: BaseException, pause: float, failures: int) -> None:
+        kind = _transient(exc)
         _log.warning("stream_setup_retry: %s (%s)", name, kind, extra={"stream": name})
 
-    return await with_retries(
+    return await retrying.call(
         lambda: _ensure_once(js, desired, fixed, managed),
         retry,
+        transient=_transient,
         on_retry=retried,
-        classify=_transient,
     )
 
 

@@ -24,7 +24,7 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 from nats.js.kv import KV_DEL, KV_MARKER_REASON, KV_OP, KV_PURGE, KeyValue
 
-from riverboat.eventstore.retry import AppendRetry, with_retries
+from riverboat import retrying
 from riverboat.eventstore.streams import StreamCheck, ensure_stream_config
 from riverboat.leases.base import (
     Holder,
@@ -56,9 +56,6 @@ _WRONG_LAST = (10071, 10164)
 #: Seconds an expiry or release marker stays in the bucket (watchers that start later need
 #: not see it: a key with no live value reads as free).
 _MARKER_TTL = 60.0
-
-#: How long a bucket just made may go unfound (a cluster's stream assignment catching up).
-_JUST_MADE = AppendRetry(total=5.0, initial=0.05, maximum=0.5)
 
 _UNREACHABLE = (
     nats.errors.TimeoutError,
@@ -173,12 +170,10 @@ class JetStreamLeaseStore(LeaseStore):
             # Just made (here or by another instance starting with us), a replicated bucket's
             # stream may not be found for a moment on a cluster (seen with two instances
             # starting together): it exists, so its lookup is tried again for a while.
-            kv = await with_retries(
+            kv = await retrying.call(
                 lambda: js.key_value(bucket),
-                _JUST_MADE,
-                classify=lambda exc: (
-                    "not_found" if isinstance(exc, nats.js.errors.BucketNotFoundError) else None
-                ),
+                retrying.LEASE_BUCKET_JUST_MADE,
+                transient=lambda exc: isinstance(exc, nats.js.errors.BucketNotFoundError),
             )
         except _UNREACHABLE as exc:
             raise LeaseStoreUnavailable(f"lease bucket {bucket}: {exc}") from exc

@@ -21,7 +21,7 @@ import contextlib
 import random
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import grpc
@@ -29,8 +29,7 @@ import nats
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
-import riverboat.bots.streaming as streaming_module
-import riverboat.client as client_module
+from riverboat import retrying
 from riverboat.bots.streaming import play_bot_streaming
 from riverboat.client import BotStats, play_bot, random_chooser
 from riverboat.engine.events import HandEnded
@@ -548,7 +547,6 @@ async def test_the_throttle_oracle_sees_bots_that_drop_throttled_moves(
 ) -> None:
     # Planted: bots that never send a throttled move again. The table waits for the clock (5 s
     # and the 60 s time bank), so the hands stop.
-    monkeypatch.setattr(client_module, "THROTTLE_RETRIES", 0)
-    monkeypatch.setattr(streaming_module, "THROTTLE_RETRIES", 0)
+    monkeypatch.setattr(retrying, "THROTTLED", replace(retrying.THROTTLED, attempts=1))
     ended, _, errors = await _bots_under_act_limit(room, seconds=15, hands=3)
     assert ended < 3 and any(e.startswith("RESOURCE_EXHAUSTED") for e in errors), (ended, errors)

@@ -22,11 +22,11 @@ from nats.aio.client import Client as NATS
 
 from riverboat.eventstore import (
     AppendOutcomeUnknownError,
-    AppendRetry,
     JetStreamEventStore,
     StoreUnavailableError,
 )
 from riverboat.natsserver import NatsServer
+from riverboat.retrying import Policy
 from tests.integration.eventstore.conftest import unique_settings
 from tests.natsfixtures import freeze
 
@@ -108,7 +108,7 @@ async def test_an_unanswered_append_is_outcome_unknown_and_the_retry_finds_the_o
 ) -> None:
     # A short retry budget: the server stays stopped longer than the append retries.
     store = await JetStreamEventStore.open(
-        client, unique_settings(), timeout=0.5, retry=AppendRetry(total=0.5)
+        client, unique_settings(), timeout=0.5, retry=Policy(first=0.05, maximum=1.0, total=0.5)
     )
     await store.append("t1", b"one", expected_version=0, request_id="r1")
     assert own_server.pid is not None

@@ -10,11 +10,11 @@ import pytest
 
 from riverboat.eventstore import (
     AppendOutcomeUnknownError,
-    AppendRetry,
     ConcurrencyError,
     StoreUnavailableError,
 )
 from riverboat.eventstore.retry import transient_kind, with_retries
+from riverboat.retrying import APPEND, Policy
 
 
 @dataclass
@@ -66,7 +66,7 @@ async def test_a_leader_election_is_ridden_out_and_the_record_stored_once() -> N
     kinds: list[str] = []
     version, duplicate = await with_retries(
         lambda: log.append("t1:r1"),
-        AppendRetry(total=6.0, initial=0.05, maximum=1.0),
+        Policy(0.05, 1.0, total=6.0),
         on_retry=kinds.append,
         sleep=clock.sleep,
         clock=clock,
@@ -84,7 +84,7 @@ async def test_the_budget_ends_with_outcome_unknown_if_any_attempt_may_be_stored
     with pytest.raises(AppendOutcomeUnknownError):
         await with_retries(
             lambda: log.append("t1:r1"),
-            AppendRetry(total=2.0, initial=0.1, maximum=0.5),
+            Policy(first=0.1, maximum=0.5, total=2.0),
             sleep=clock.sleep,
             clock=clock,
         )
@@ -97,7 +97,10 @@ async def test_no_retry_budget_fails_at_once() -> None:
     clock = FakeClock()
     with pytest.raises(nats.js.errors.NoStreamResponseError):
         await with_retries(
-            lambda: log.append("t1:r1"), AppendRetry(total=0), sleep=clock.sleep, clock=clock
+            lambda: log.append("t1:r1"),
+            Policy(0.05, 1.0, total=0),
+            sleep=clock.sleep,
+            clock=clock,
         )
     assert log.attempts == 1 and clock.sleeps == []
 
@@ -112,7 +115,7 @@ async def test_a_conflict_is_not_retried() -> None:
 
     clock = FakeClock()
     with pytest.raises(ConcurrencyError):
-        await with_retries(conflict, AppendRetry(), sleep=clock.sleep, clock=clock)
+        await with_retries(conflict, APPEND, sleep=clock.sleep, clock=clock)
     assert attempts == 1 and clock.sleeps == []
 
 
@@ -130,7 +133,11 @@ async def test_it_waits_for_the_reconnection_before_trying_again() -> None:
         return await log.append("t1:r1")
 
     assert await with_retries(
-        attempt, AppendRetry(total=6.0), connected=connected, sleep=clock.sleep, clock=clock
+        attempt,
+        Policy(0.05, 1.0, total=6.0),
+        connected=connected,
+        sleep=clock.sleep,
+        clock=clock,
     ) == (1, False)
     assert seen_disconnected == [True, False]  # the retry went out only once connected
 

@@ -17,10 +17,10 @@ import pytest
 from nats.js import JetStreamContext
 from nats.js.api import StorageType, StreamConfig
 
-from riverboat.eventstore import AppendRetry
 from riverboat.eventstore.streams import ensure_stream_config
+from riverboat.retrying import Policy
 
-FAST = AppendRetry(total=1.0, initial=0.001, maximum=0.01)
+FAST = Policy(first=0.001, maximum=0.01, total=1.0)
 WANTED = StreamConfig(name="RB_T", subjects=["t.>"], storage=StorageType.FILE, num_replicas=3)
 
 

@@ -18,8 +18,9 @@ from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import InMemoryEventStore
+from riverboat.retrying import SEED_REVEAL
 from riverboat.services.table.config import TableConfig
-from riverboat.services.table.runner import REVEAL_RETRY_MAX, LeaseNotHeld, TableRunner
+from riverboat.services.table.runner import LeaseNotHeld, TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
@@ -214,10 +215,10 @@ async def test_a_refused_reveal_is_retried_until_it_succeeds_and_the_table_deals
     assert sum(isinstance(e, HandStarted) for e in await _events(store)) >= 2, "table blocked"
     assert runner.revealing and dealer.revealed == []
     tries = dealer.calls["reveal_seed"]
-    await clock.advance(REVEAL_RETRY_MAX * 3)
+    await clock.advance(SEED_REVEAL.maximum * 3)
     assert dealer.calls["reveal_seed"] > tries  # still asking, well past any patience
     dealer.reveal_failures = 0
-    await clock.advance(REVEAL_RETRY_MAX)
+    await clock.advance(SEED_REVEAL.maximum)
     assert first in dealer.revealed
     await runner.close()
 

@@ -15,7 +15,6 @@ from functools import partial
 import pytest
 from structlog.testing import capture_logs
 
-from riverboat.backoff import RepeatedFailure
 from riverboat.engine.options import pacific_options
 from riverboat.eventcodec import decode_batch
 from riverboat.eventstore import InMemoryEventStore
@@ -189,17 +188,3 @@ async def test_a_deal_that_keeps_failing_backs_off_and_is_reported_once_per_doub
     commits = [e for e in await _events(runner) if isinstance(e, HandCommitted)]
     assert len(commits) == 1  # the same hand, dealt at last
     assert not [e for e in await _events(runner) if isinstance(e, PlayerLeft)]
-
-
-def test_a_repeated_failure_doubles_its_delay_and_reports_at_powers_of_two() -> None:
-    run = RepeatedFailure(0.25, 4.0)
-    retries = [run.failed("down") for _ in range(9)]
-    assert [r.delay for r in retries] == [0.25, 0.5, 1.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0]
-    assert [r.count for r in retries if r.report] == [1, 2, 4, 8]
-    # Another reason is another run, reported at once.
-    other = run.failed("refused")
-    assert (other.count, other.report, other.delay) == (1, True, 0.25)
-    assert run.succeeded() == 1
-    assert run.succeeded() == 0
-    with pytest.raises(ValueError):
-        RepeatedFailure(0, 1)

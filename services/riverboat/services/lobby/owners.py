@@ -19,6 +19,7 @@ import grpc
 import structlog
 from google.protobuf.message import Message
 
+from riverboat import retrying
 from riverboat.leases import LeaseStore
 from riverboat.redirect import no_owner_delay
 from riverboat.routing import Channels, call_owner
@@ -29,8 +30,9 @@ __all__ = ["OwnerDirectory", "TableServices"]
 
 log = structlog.get_logger("riverboat.lobby")
 
-#: Seconds between attempts to open or re-open the lease watch.
-RETRY_SECONDS = 2.0
+
+class _WatchEnded(Exception):
+    """The lease watch ended (NATS closed it): open it again."""
 
 
 class OwnerDirectory:
@@ -64,9 +66,13 @@ class OwnerDirectory:
                 await task
 
     async def _follow(self) -> None:
+        """Watch the leases, opened again (retrying.OWNER_WATCH) whenever the watch fails
+        (the bucket is not there yet, or NATS is away) or ends."""
         store: LeaseStore | None = None
         said = ""  # the last reason logged: once per reason, not every retry
-        while True:
+
+        async def watch() -> None:
+            nonlocal store, said
             try:
                 if store is None:
                     store = await self._open()
@@ -78,17 +84,22 @@ class OwnerDirectory:
                             self._owners.pop(change.key, None)
                         else:
                             self._owners[change.key] = change.lease.holder.address
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the bucket is not there yet, or NATS is away
-                reason = str(exc) or type(exc).__name__
-                if reason != said:
-                    log.info("owners_unknown", reason=reason, retry_every=RETRY_SECONDS)
-                    said = reason
-            # The watch ended or failed: what we knew may be stale from here on.
-            self.watching.clear()
-            self._owners.clear()
-            await asyncio.sleep(RETRY_SECONDS)
+            finally:
+                # The watch ended or failed: what we knew may be stale from here on.
+                self.watching.clear()
+                self._owners.clear()
+            raise _WatchEnded
+
+        def retried(exc: BaseException, pause: float, failures: int) -> None:
+            nonlocal said
+            reason = str(exc) or type(exc).__name__
+            if not isinstance(exc, _WatchEnded) and reason != said:
+                log.info("owners_unknown", reason=reason, retry_every=pause)
+                said = reason
+
+        await retrying.call(
+            watch, retrying.OWNER_WATCH, transient=lambda exc: True, on_retry=retried
+        )
 
 
 #: Seconds a caller is asked to wait when no table-service instance answered about a table.

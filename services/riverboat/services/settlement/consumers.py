@@ -3,7 +3,7 @@
 One :class:`DurableConsumer` per log (wallets, tables). It pulls records in batches and hands
 each to a handler one at a time; the handler applies the record to the ledger (committing its
 processed-event row with its postings) and only when it returns is the message acknowledged.
-A handler that fails gets the message redelivered later (``nak`` with a growing delay), and a
+A handler that fails gets the message redelivered later (``nak`` after retrying.REDELIVERY), and a
 process that dies between commit and ack gets it redelivered after ``ack_wait``: both are
 harmless, because applying a record twice is a no-op (at-least-once delivery, exactly-once
 effect). Ordering per aggregate is restored by the handler (records carry their version), so
@@ -24,6 +24,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from riverboat import retrying
 from riverboat.eventstore.jetstream import HEADER_VERSION
 from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.common.tracing import consumed
@@ -178,7 +179,7 @@ class DurableConsumer:
             with consumed(f"apply {self.durable}", headers):
                 await self._handler(delivery)
         except Exception as exc:
-            delay = min(30.0, 0.25 * 2 ** min(delivery.deliveries, 7))
+            delay = retrying.REDELIVERY.pause(max(1, delivery.deliveries))
             _log.error(
                 "record_not_applied",
                 durable=self.durable,

@@ -16,12 +16,13 @@ missing records are read back from the log and applied first.
 
 from __future__ import annotations
 
-import asyncio
 import functools
+from dataclasses import replace
 
 import structlog
 from google.protobuf.message import DecodeError
 
+from riverboat import retrying
 from riverboat.eventcodec import CodecError, event_from_pb
 from riverboat.eventstore import EventStore
 from riverboat.ledger import queries
@@ -95,12 +96,16 @@ class Projector:
             CatchUpTimeout: not within ``timeout`` seconds.
         """
         latest = await self._logs[TABLES].last_version(table_id)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while await self._db.run(self._db.ledger.position, TABLES, table_id) < latest:
-            if loop.time() >= deadline:
+
+        async def caught_up() -> None:
+            if await self._db.run(self._db.ledger.position, TABLES, table_id) < latest:
                 raise CatchUpTimeout(f"the ledger is behind table {table_id}'s log")
-            await asyncio.sleep(0.05)
+
+        await retrying.call(
+            caught_up,
+            replace(retrying.CATCH_UP, total=timeout),
+            transient=lambda exc: isinstance(exc, CatchUpTimeout),
+        )
 
     # -- internals ----------------------------------------------------------------------------
 

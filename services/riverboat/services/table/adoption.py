@@ -2,8 +2,8 @@
 
 A table taken (claimed, handed over or taken back) is replayed from its log and its hand in
 play resumed (the registry's ``adopt``). If the log does not answer (a NATS read timeout while
-a stream elects its leader), the replay is tried again after :data:`RETRY_INITIAL` seconds,
-doubled each time up to :data:`RETRY_MAX`, for as long as the table is still ours. Before, one
+a stream elects its leader), the replay is tried again under :data:`riverboat.retrying.ADOPTION`
+(0.1 s, doubling up to 5 s, with jitter), for as long as the table is still ours. Before, one
 failed replay was only logged: the table stayed owned, unloaded and with nobody's clock
 running until a player's call loaded it.
 """
@@ -11,17 +11,19 @@ running until a player's call loaded it.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable, Callable
 
 import structlog
 
+from riverboat import retrying
+
 log = structlog.get_logger("riverboat.table.owners")
 
-__all__ = ["RETRY_INITIAL", "RETRY_MAX", "Adoption"]
+__all__ = ["Adoption"]
 
-RETRY_INITIAL = 0.1
-RETRY_MAX = 5.0
+
+class _NotLoaded(Exception):
+    """A replay failed (logged already): try again."""
 
 
 class Adoption:
@@ -66,12 +68,20 @@ class Adoption:
         return True
 
     async def _until_loaded(self, table_id: str) -> None:
-        delay, attempt = RETRY_INITIAL, 1
-        while self._still_ours(table_id):
-            await asyncio.sleep(delay * random.uniform(1.0, 1.2))
-            if not self._still_ours(table_id):
-                return
+        attempt = 0
+
+        async def again() -> None:
+            nonlocal attempt
             attempt += 1
-            if await self._try(table_id, attempt=attempt):
-                return
-            delay = min(RETRY_MAX, delay * 2)
+            if attempt == 1:
+                raise _NotLoaded  # __call__'s try, failed: the first pause comes first
+            if not self._still_ours(table_id):
+                return  # taken from us meanwhile: its new owner replays it
+            if not await self._try(table_id, attempt=attempt):
+                raise _NotLoaded
+
+        await retrying.call(
+            again,
+            retrying.ADOPTION,
+            transient=lambda exc: isinstance(exc, _NotLoaded) and self._still_ours(table_id),
+        )

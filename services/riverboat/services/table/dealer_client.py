@@ -1,14 +1,19 @@
-"""The table service's client of the dealer service, with retries while the dealer restarts."""
+"""The table service's client of the dealer service, with retries while the dealer restarts.
+
+Retries are :func:`riverboat.retrying.call` under :data:`riverboat.retrying.DEALER_CALL`, not
+gRPC's own retry policy (service config): that caps a call at five attempts and has no time
+budget, and a dealer restart can take longer than five doubling pauses; every retry is logged.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import grpc
 import structlog
 
+from riverboat import retrying
 from riverboat.engine.cards import card_str, parse_card
 from riverboat.services.common.tracing import client_interceptors
 from riverboat.v1 import dealer_pb2, dealer_pb2_grpc, events_pb2
@@ -20,6 +25,10 @@ log = structlog.get_logger("riverboat.table.dealer")
 # is idempotent per hand, so it is retried like UNAVAILABLE (a reveal cancelled that way used to
 # be dropped for good: the rolling-restart test found a hand whose seed the auditors never got).
 _RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, grpc.aio.AioRpcError) and exc.code() in _RETRY
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +54,14 @@ class DealerUnavailable(RuntimeError):
 
 
 class DealerClient:
-    """Calls the dealer; every call retries with backoff until ``patience`` seconds pass."""
+    """Calls the dealer; every call retries with backoff (:data:`riverboat.retrying.DEALER_CALL`)
+    until ``patience`` seconds pass."""
 
     def __init__(
         self,
         address: str,
         *,
-        patience: float = 120.0,
+        patience: float | None = None,
         call_timeout: float = 5.0,
         token: str | None = None,
     ):
@@ -59,7 +69,9 @@ class DealerClient:
         # The dealer serves services only: calls carry the table service's own token.
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self._stub = dealer_pb2_grpc.DealerServiceStub(self._channel)  # type: ignore[no-untyped-call]
-        self.patience = patience
+        self.policy = retrying.DEALER_CALL
+        if patience is not None:
+            self.policy = replace(self.policy, total=patience)
         self.call_timeout = call_timeout
 
     async def close(self) -> None:
@@ -68,20 +80,20 @@ class DealerClient:
 
     async def _call(self, name: str, request: object, **ids: str) -> object:
         method = getattr(self._stub, name)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.patience
-        delay = 0.05
-        while True:
-            try:
-                return await method(request, timeout=self.call_timeout, metadata=self._metadata)
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() not in _RETRY or loop.time() + delay > deadline:
-                    if exc.code() in _RETRY:
-                        raise DealerUnavailable(f"dealer {name}: {exc.details()}") from None
-                    raise
-                log.warning("dealer_retry", call=name, status=exc.code().name, **ids)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+
+        async def attempt() -> object:
+            return await method(request, timeout=self.call_timeout, metadata=self._metadata)
+
+        def retried(exc: BaseException, pause: float, failures: int) -> None:
+            assert isinstance(exc, grpc.aio.AioRpcError)
+            log.warning("dealer_retry", call=name, status=exc.code().name, **ids)
+
+        try:
+            return await retrying.call(attempt, self.policy, transient=_transient, on_retry=retried)
+        except grpc.aio.AioRpcError as exc:
+            if _transient(exc):
+                raise DealerUnavailable(f"dealer {name}: {exc.details()}") from None
+            raise
 
     async def commit_hand(self, table_id: str, hand_id: str) -> Commitment:
         """Ask for a new hand's commitment (idempotent per hand)."""

@@ -31,13 +31,13 @@ import re
 import socket
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
-from riverboat.eventstore.retry import AppendRetry, with_retries
+from riverboat import retrying
 from riverboat.leases import (
     Holder,
     Lease,
@@ -62,20 +62,20 @@ __all__ = ["LeaseKeeper", "default_instance_id"]
 #: confirmed it was sent: the rest is the margin against clock drift and a slow answer.
 _SAFE_SHARE = 0.8
 
-# How long joining keeps trying a lease store that does not answer: a new replicated bucket's
-# first leader election takes seconds; past this the store is down and the process says so.
-JOIN_RETRY = AppendRetry(total=30.0, initial=0.1, maximum=1.0)
-
 #: Free tables claimed (and replayed) at once when an instance starts or finds tables unowned.
 CLAIM_CONCURRENCY = 16
 
 
-def _unavailable(exc: BaseException) -> str | None:
-    return "lease_store_unavailable" if isinstance(exc, LeaseStoreUnavailable) else None
+class _WatchEnded(Exception):
+    """A lease watch ended (NATS closed it): open it again."""
 
 
-def _log_retry(kind: str) -> None:
-    log.warning("lease_store_retry", kind=kind)
+def _unavailable(exc: BaseException) -> bool:
+    return isinstance(exc, LeaseStoreUnavailable)
+
+
+def _log_retry(exc: BaseException, pause: float, failures: int) -> None:
+    log.warning("lease_store_retry", kind="lease_store_unavailable", retry_in=pause)
 
 
 def default_instance_id() -> str:
@@ -287,8 +287,11 @@ class LeaseKeeper:
         self._cancel_hand_over, self._table_ids = cancel_hand_over, table_ids
         self._settle = settle
         # A bucket just created on a cluster may not answer for a few seconds (its stream is
-        # electing a leader): joining is retried through that rather than ending the process.
-        await with_retries(self._join, JOIN_RETRY, classify=_unavailable, on_retry=_log_retry)
+        # electing a leader): joining is retried through that (past retrying.LEASE_JOIN the
+        # store is down and the process says so) rather than ending the process.
+        await retrying.call(
+            self._join, retrying.LEASE_JOIN, transient=_unavailable, on_retry=_log_retry
+        )
         # Renewing from here on: claiming and replaying many tables may outlast the TTL.
         await self._renewals.start(self.renew_round, self.tables, self.instances)
         for lease in list(self._view.values()):
@@ -485,22 +488,27 @@ class LeaseKeeper:
     async def _follow(
         self, store: LeaseStore, on_change: Callable[[LeaseChange], Awaitable[None]]
     ) -> None:
-        """Apply every change ``store`` reports; re-watch after an outage."""
-        while True:
-            try:
-                async with await store.watch() as watch:
-                    async for change in watch:
-                        try:
-                            await on_change(change)
-                        except Exception:
-                            log.exception("lease_change_failed", key=change.key)
-            except (LeaseStoreUnavailable, OSError) as exc:
+        """Apply every change ``store`` reports; re-watch (retrying.LEASE_WATCH, and at
+        least four times a TTL) after an outage or when the watch ends."""
+
+        async def follow() -> None:
+            async with await store.watch() as watch:
+                async for change in watch:
+                    try:
+                        await on_change(change)
+                    except Exception:
+                        log.exception("lease_change_failed", key=change.key)
+            raise _WatchEnded
+
+        def retried(exc: BaseException, pause: float, failures: int) -> None:
+            if isinstance(exc, LeaseStoreUnavailable | OSError):
                 log.warning("lease_watch_failed", reason=str(exc))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("lease_watch_failed")
-            await asyncio.sleep(min(1.0, self.ttl / 4))
+            elif not isinstance(exc, _WatchEnded):
+                log.error("lease_watch_failed", exc_info=exc)
+
+        pause = min(retrying.LEASE_WATCH.first, self.ttl / 4)
+        policy = replace(retrying.LEASE_WATCH, first=pause, maximum=pause)
+        await retrying.call(follow, policy, transient=lambda exc: True, on_retry=retried)
 
     async def _on_instance_change(self, change: LeaseChange) -> None:
         if change.key == self.me.instance:

@@ -11,7 +11,7 @@ table *in doubt* (the next command reads the log first), and every catch-up, fai
 reconnection ends in :meth:`TableRunner.reconcile`: fold what the log holds, then re-derive from
 that state what is due (the next deal, the clock, a reshuffle). Background work therefore never
 stalls on a conflict or an outage; while the log stays unreachable, reconciling is retried with a
-capped backoff.
+capped backoff (riverboat.retrying's RECONCILE; a hand's failing step: HAND_STEP).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Any
 
 import structlog
 
-from riverboat.backoff import RepeatedFailure
 from riverboat.engine.commands import Reshuffle
 from riverboat.engine.errors import EngineError
 from riverboat.engine.events import (
@@ -40,6 +39,8 @@ from riverboat.engine.state import RESHUFFLE, HandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.idempotency import RequestKey, RequestMemory
+from riverboat.retrying import HAND_STEP, RECONCILE, SEED_REVEAL, RepeatedFailure
+from riverboat.retrying import call as retry_call
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.dealer_client import DealerUnavailable
 from riverboat.services.table.mailbox import Inbox, Mailbox, MailboxFull
@@ -78,17 +79,6 @@ INTERNAL = "internal"
 #: The actor of the turns taken at once for players who asked to leave (not the clock's: no
 #: clock ran, and the auditor replays them as the moves they are).
 LEAVER = "service:table"
-
-#: Seconds before reconciling again while the log cannot be read: doubled per failure, capped.
-RECONCILE_RETRY_FIRST = 0.25
-RECONCILE_RETRY_MAX = 4.0
-#: Backoff between tries of a seed reveal (seconds): the first wait, and the longest.
-REVEAL_RETRY_FIRST = 0.5
-REVEAL_RETRY_MAX = 30.0
-#: Backoff between tries of a hand's next step (a deal, a commitment) that keeps failing the
-#: same way (seconds): the first wait, and the longest.
-STEP_RETRY_FIRST = 0.25
-STEP_RETRY_MAX = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +186,10 @@ class TableRunner:
         #: An append got no answer: it may be in the log, so read the log before deciding.
         self._in_doubt = False
         self._reconcile_timer: Timer | None = None
-        self._reconcile_delay = RECONCILE_RETRY_FIRST
+        #: The log unreadable again and again: the backoff before reconciling again.
+        self._reconcile_failures = RepeatedFailure(RECONCILE)
         #: The hand's next step failing again and again: its backoff, and what to report.
-        self._step_failures = RepeatedFailure(STEP_RETRY_FIRST, STEP_RETRY_MAX)
+        self._step_failures = RepeatedFailure(HAND_STEP)
         self._dealing = False
         self._closed = False
         #: Handing the table over: no new hand starts; waiters learn when none is in play.
@@ -386,7 +377,7 @@ class TableRunner:
                 # No answer, or no connection: the events may be stored (now, or when the client
                 # resends what it buffered). The caller retries with the same request id.
                 self._in_doubt = True
-                self._reconcile_soon(self._reconcile_delay)
+                self._reconcile_soon(self._reconcile_failures.pending)
                 raise
             if result.duplicate:
                 # Written before by us or by another instance: the log is the truth.
@@ -938,7 +929,7 @@ class TableRunner:
             self.log.warning("clock_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
-            self._reconcile_soon(self._reconcile_delay)
+            self._reconcile_soon(self._reconcile_failures.pending)
 
     async def _act_for_leaver(self, hand_id: str, version: int) -> None:
         """The hand waits for a player who asked to leave: take their turn now, as the rules
@@ -959,7 +950,7 @@ class TableRunner:
             self.log.warning("leaver_turn_skipped", hand_id=hand_id, reason=str(exc))
         except DealerUnavailable as exc:
             self.log.error("dealer_unavailable", reason=str(exc))
-            self._reconcile_soon(self._reconcile_delay)
+            self._reconcile_soon(self._reconcile_failures.pending)
 
     # --- watchers --------------------------------------------------------------------------
 
@@ -1010,17 +1001,17 @@ class TableRunner:
     async def _reveal(self, hand_id: str, commit_sequence: int) -> None:
         """Ask until the dealer answers: its reveal is idempotent, and a hand whose seed never
         reaches the auditors cannot be checked. A background task: the table deals on."""
-        delay = REVEAL_RETRY_FIRST
-        while True:
-            try:
-                await self.dealer.reveal_seed(self.table_id, hand_id, commit_sequence)
-                return
-            except Exception as exc:
-                self.log.warning(
-                    "seed_reveal_retry", hand_id=hand_id, reason=str(exc), retry_in=delay
-                )
-            await self.clock.sleep(delay)
-            delay = min(delay * 2, REVEAL_RETRY_MAX)
+
+        def retried(exc: BaseException, pause: float, failures: int) -> None:
+            self.log.warning("seed_reveal_retry", hand_id=hand_id, reason=str(exc), retry_in=pause)
+
+        await retry_call(
+            lambda: self.dealer.reveal_seed(self.table_id, hand_id, commit_sequence),
+            SEED_REVEAL,
+            transient=lambda exc: True,
+            on_retry=retried,
+            sleep=self.clock.sleep,
+        )
 
     # --- reconciling with the log ---------------------------------------------------------
 
@@ -1060,12 +1051,11 @@ class TableRunner:
             async with self._lock:
                 await self._catch_up()
         except EventStoreError as exc:
-            self.log.warning("reconcile_failed", reason=str(exc), retry_in=self._reconcile_delay)
-            delay = self._reconcile_delay
-            self._reconcile_delay = min(delay * 2, RECONCILE_RETRY_MAX)
-            self._reconcile_soon(delay)
+            retry = self._reconcile_failures.failed("log unreadable")
+            self.log.warning("reconcile_failed", reason=str(exc), retry_in=retry.delay)
+            self._reconcile_soon(retry.delay)
             return
-        self._reconcile_delay = RECONCILE_RETRY_FIRST
+        self._reconcile_failures.succeeded()
         self.after_change()
 
     async def external_change(self, version: int = 0) -> None:
