@@ -76,7 +76,8 @@ class Counts:
 def _counting_folds(counts: Counts) -> Iterator[None]:
     """Count the hand events the table folds (``aggregate.fold_hand``) and those the engine
     decides (``aggregate.step_hand``): every table fold of a decided event is a second one."""
-    fold, step = aggregate.fold_hand, aggregate.step_hand
+    # The engine's fold and step as the table module calls them (imported there by name).
+    fold, step = getattr(aggregate, "fold_hand"), getattr(aggregate, "step_hand")  # noqa: B009
 
     decided: set[int] = set()
     keep: list[HandEvent] = []  # kept alive so that an event's id is never reused
@@ -92,11 +93,13 @@ def _counting_folds(counts: Counts) -> Iterator[None]:
         keep.extend(events)
         return events, after
 
-    aggregate.fold_hand, aggregate.step_hand = counted_fold, counted_step  # type: ignore[assignment]
+    setattr(aggregate, "fold_hand", counted_fold)  # noqa: B010
+    setattr(aggregate, "step_hand", counted_step)  # noqa: B010
     try:
         yield
     finally:
-        aggregate.fold_hand, aggregate.step_hand = fold, step  # type: ignore[assignment]
+        setattr(aggregate, "fold_hand", fold)  # noqa: B010
+        setattr(aggregate, "step_hand", step)  # noqa: B010
 
 
 async def _run(observers: int, actions: int) -> Counts:
