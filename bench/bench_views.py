@@ -175,7 +175,9 @@ async def _run(observers: int, actions: int) -> Counts:
                     reply = await service.Act(act, context)
                 except (_Refused, ServiceError):
                     continue
-                wire(reply)
+                # Bytes nest the view the seat's watchers were sent (not encoded again).
+                if not isinstance(reply, bytes):
+                    wire(reply)
                 counts.actions += 1
 
     tasks = [asyncio.ensure_future(observer(k)) for k in range(observers)]
