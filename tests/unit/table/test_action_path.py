@@ -1,23 +1,32 @@
 """One accepted action's path through the table service: each watcher of a seat is sent the
 same bytes, encoded once per version and seat, and the service's Act reply nests that seat's
-view bytes."""
+view bytes; the events the engine decides are folded once."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import random
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from riverboat.auth import Identity
+from riverboat.engine.events import DealerUp
+from riverboat.engine.events import Event as HandEvent
+from riverboat.engine.games import DEALERS_CHOICE, waiting_for
+from riverboat.engine.state import RESHUFFLE
 from riverboat.eventstore import InMemoryEventStore
 from riverboat.services.common.auth import acting_as
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.registry import TableRegistry
+from riverboat.services.table.runner import Update
 from riverboat.services.table.service import TableService
+from riverboat.table import aggregate, choice
 from riverboat.v1 import table_pb2
 from tests.unit.table.fakes import CountingDealer
+from tests.unit.table.test_dealers_choice_table import Room, random_act
 from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(120)
@@ -147,3 +156,83 @@ async def test_every_watcher_of_a_seat_is_sent_the_same_bytes_encoded_once() -> 
             w.task.cancel()
         await asyncio.gather(*(w.task for w in [*observers, *players]), return_exceptions=True)
         await registry.close()
+
+
+@contextmanager
+def _counting_folds() -> Iterator[dict[str, int]]:
+    """Count the hand events the engine decides (``step_hand``, which folds them as it goes)
+    and how many of those the table folds again (``fold_hand``)."""
+    counts = {"decided": 0, "folded again": 0}
+    decided: set[int] = set()
+    keep: list[HandEvent] = []  # kept alive: an id is never reused while counting
+    fold, step = getattr(aggregate, "fold_hand"), getattr(aggregate, "step_hand")  # noqa: B009
+
+    def counted_fold(events: list[HandEvent], state: Any = None) -> Any:
+        counts["folded again"] += sum(id(e) in decided for e in events)
+        return fold(events, state)
+
+    def counted_step(*args: Any, **kwargs: Any) -> Any:
+        events, after = step(*args, **kwargs)
+        counts["decided"] += len(events)
+        decided.update(map(id, events))
+        keep.extend(events)
+        return events, after
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(aggregate, "fold_hand", counted_fold)
+        patch.setattr(aggregate, "step_hand", counted_step)
+        yield counts
+
+
+async def test_an_accepted_action_is_folded_once() -> None:
+    """The engine folds an action's events as it decides them; the table service keeps that
+    state rather than folding the same events again."""
+    service, registry = await _table()
+    try:
+        runner = registry.known("t")
+        assert runner is not None
+        with _counting_folds() as counts:
+            for k in range(6):
+                hand = runner.state.hand
+                if hand is None or hand.finished or hand.to_act is None:
+                    break
+                version = await _act(service, registry, k)
+                assert runner.version == version
+        assert counts["decided"] > 0
+        assert counts["folded again"] == 0, counts
+        # And the state kept is the log's fold.
+        records = await runner.store.read("t", 1)
+        replayed = aggregate.TableState("t")
+        for record in records:
+            replayed = aggregate.fold(list(Update.from_record(record).events), replayed)
+        assert replayed == runner.state
+    finally:
+        await registry.close()
+
+
+@pytest.mark.parametrize("game", DEALERS_CHOICE)
+def test_the_state_an_action_decides_is_the_fold_of_its_events(game: str) -> None:
+    """``decide_act``'s state equals folding its events, at every step of random hands of
+    every game (leavers, time banks and the hand's end included)."""
+    rng = random.Random(game)
+    room = Room(players=4)
+    steps = 0
+    for n in range(3):
+        [up] = room.do(choice.call_dealer(room.state))
+        assert isinstance(up, DealerUp)
+        if not up.redeal:
+            room.do(choice.choose_game(room.state, seat=up.seat, game=game, options=None))
+        room.deal(f"h{n}", rng)
+        if n == 1:  # a player asks to leave during the hand: they leave with its end
+            room.do(aggregate.unseat_player(room.state, seat=2))
+        while (hand := room.state.hand) is not None and not hand.finished:
+            if hand.phase == RESHUFFLE:
+                room.play_one(rng)  # the dealer's reshuffle
+                continue
+            seat = rng.choice(waiting_for(hand))
+            decided = aggregate.decide_act(room.state, random_act(hand, seat, rng), room.deck)
+            before = room.state
+            room.do(decided.events)
+            assert decided.state == room.state == aggregate.fold(decided.events, before)
+            steps += 1
+    assert steps > 20

@@ -49,7 +49,7 @@ from riverboat.services.table.mailbox import Mailbox
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import (
     WATCH_BACKLOG,
-    Decider,
+    Deciding,
     LeaseNotHeld,
     Submitted,
     TableRunner,
@@ -176,7 +176,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self,
         context: Ctx,
         runner: TableRunner,
-        decide: Decider,
+        decide: Deciding,
         *,
         request_id: str,
         actor: str,
@@ -455,7 +455,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def _act_decider(
         self, context: Ctx, runner: TableRunner, request: table_pb2.ActRequest
-    ) -> Decider:
+    ) -> Deciding:
         """What an ``Act`` request asks the table to decide: the dealer's choice of game, or
         an action in the hand (with its cards and declaration)."""
         if request.amount:
@@ -499,7 +499,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         command = Act(
             request.seat, request.action, request.amount or None, cards, request.choice or None
         )
-        return lambda s: table.act(
+        return lambda s: table.decide_act(
             s,
             command,
             runner.deck or (),
