@@ -12,7 +12,13 @@ serialized, bytes already encoded go as they are). Per accepted action it counts
   distinct pre-encoded message the service handed out;
 
 and prints the CPU per action with and without the observers (the difference per observer is
-what one more watcher costs).
+what one more watcher costs; on a busy machine that difference is within the noise).
+
+Then the broadcast alone, timed precisely (best of many tries): one update of that table handed
+to its two players and N observers, on fresh views each time, the way the service did it
+before (each watcher's message serialized for it, and a Play stream's wrapped in a copy
+first) against bytes encoded once per version and seat. The dealer stand-in deals RBS1 hands
+(views without CRV1 proofs).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import asyncio
 import io
 import random
 import time
+import timeit
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,13 +43,16 @@ from riverboat.services.common.errors import ServiceError
 from riverboat.services.common.logs import configure_logging
 from riverboat.services.table.config import TableConfig
 from riverboat.services.table.registry import TableRegistry
+from riverboat.services.table.runner import Update
 from riverboat.services.table.service import TableService
+from riverboat.services.table.viewpb import TableViews
 from riverboat.table import aggregate
 from riverboat.v1 import table_pb2
 
 OBSERVERS = 8
 ACTIONS = 1500
 ROUNDS = 3
+BROADCAST_REPEATS = 30
 STACK = 1_000_000
 
 
@@ -56,6 +66,8 @@ class Counts:
     serialized: int = 0
     preencoded: int = 0
     cpu_seconds: float = 0.0
+    #: The table at the end (state, version) and its last update.
+    last: tuple[Any, int, Update] | None = None
 
     @property
     def folds(self) -> float:
@@ -190,8 +202,43 @@ async def _run(observers: int, actions: int) -> Counts:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    runner = registry.known(table_id)
+    assert runner is not None
+    records = await runner.store.read(table_id, runner.version)
+    counts.last = (runner.state, runner.version, Update.from_record(records[-1]))
     await registry.close()
     return counts
+
+
+def broadcast(last: tuple[Any, int, Update], observers: int, *, play: bool) -> tuple[float, float]:
+    """Microseconds to hand one update to the table's two players and ``observers`` observers
+    (the best of many tries, each on fresh views: built, then sent to every watcher): as
+    messages each serialized per watcher (gRPC's generated serializer, a Play stream's
+    ``PlayResponse`` copy first), and as bytes encoded once per seat."""
+    state, version, update = last
+    seats = [1, 2, *([0] * observers)]
+
+    def messages() -> None:
+        views = TableViews("views")
+        for seat in seats:
+            response = views.update(state, version, seat, update)
+            if play:
+                table_pb2.PlayResponse(update=response).SerializeToString()
+            else:
+                response.SerializeToString()
+
+    def encoded() -> None:
+        views = TableViews("views")
+        for seat in seats:
+            if play:
+                views.play_bytes(state, version, seat, update)
+            else:
+                views.update_bytes(state, version, seat, update)
+
+    best = [
+        min(timeit.repeat(f, number=20, repeat=BROADCAST_REPEATS)) / 20 for f in (messages, encoded)
+    ]
+    return 1e6 * best[0], 1e6 * best[1]
 
 
 def measure(observers: int = OBSERVERS, actions: int = ACTIONS) -> Counts:
@@ -218,6 +265,20 @@ def run() -> None:
             f"    {n:9d}  {counts.ms_per_action:10.3f}  {counts.folds:9.2f}  {counts.encodes:11.2f}"
         )
     print(f"    one more watcher: {1000 * per_watcher:.1f} us of CPU per action")
+    assert watched.last is not None
+    print(
+        "  one update to 2 players and N observers, fresh views each time (built, then sent): "
+        "as messages serialized per watcher against bytes encoded once per seat, best of "
+        f"{BROADCAST_REPEATS}"
+    )
+    print("    watchers  stream   messages us   bytes us   ratio")
+    for observers in (0, OBSERVERS, 10 * OBSERVERS):
+        for play in (False, True):
+            before, after = broadcast(watched.last, observers, play=play)
+            print(
+                f"    {2 + observers:8d}  {'Play' if play else 'Watch':6s} {before:12.1f} "
+                f"{after:10.1f}   {after / before:5.2f}x"
+            )
 
 
 if __name__ == "__main__":
