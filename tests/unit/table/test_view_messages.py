@@ -14,7 +14,7 @@ from riverboat.engine.events import DealerUp
 from riverboat.engine.games import DEALERS_CHOICE
 from riverboat.eventcodec import EventMeta, event_to_pb
 from riverboat.services.table.runner import Update
-from riverboat.services.table.viewpb import TableViews, seat_to_pb, view_to_pb
+from riverboat.services.table.viewpb import TableViews, _field, seat_to_pb, view_to_pb
 from riverboat.settingscodec import options_to_pb
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
@@ -159,3 +159,11 @@ def test_an_event_an_observer_sees_whole_every_seat_sees_whole() -> None:
     assert 0 < len(public) < len(room.log)
     for event in public:
         assert all(redact(event, seat) is event for seat in range(1, 5)), event
+
+
+@pytest.mark.parametrize("size", [0, 1, 127, 128, 300, 16383, 16384, 70000])
+def test_a_nested_message_s_bytes_are_protobufs_own(size: int) -> None:
+    """Bytes nested by length (one, two and more length bytes) are what protobuf writes."""
+    view = table_pb2.TableView(name="x" * size)
+    nested = _field(table_pb2.WatchResponse.VIEW_FIELD_NUMBER, view.SerializeToString())
+    assert nested == table_pb2.WatchResponse(view=view).SerializeToString()

@@ -61,7 +61,16 @@ def _field(number: int, message: bytes) -> bytes:
     and bytes, as protobuf lays it out. Appended to a serialized message it sets that field
     (a message's bytes are the concatenation of its fields'), so bytes encoded once nest into
     the replies that carry them without being parsed or encoded again."""
-    return _varint(number << 3 | 2) + _varint(len(message)) + message
+    size = len(message)
+    if size < 0x4000:  # every view but a huge one: a length of one or two bytes
+        length = bytes((size,)) if size < 0x80 else bytes((size & 0x7F | 0x80, size >> 7))
+    else:
+        length = _varint(size)
+    return _KEYS[number] + length + message
+
+
+#: Each nesting field's key (field number and the length-delimited wire type).
+_KEYS = {n: _varint(n << 3 | 2) for n in (_WATCH_VIEW, _PLAY_UPDATE, _ACT_VIEW)}
 
 
 #: (card or None, face up) -> its message: a handful of distinct values, copied into every
