@@ -59,6 +59,9 @@ def _check(state: TableState, version: int, views: TableViews) -> int:
         if not k % 2:
             update = views.update(state, version, me, Update(version, (), "r", "a"))
             assert update.view == expected, f"seat {me} at version {version} (watch after)"
+        # What the service sends: the same, encoded once per version and seat.
+        sent = views.update_bytes(state, version, me, Update(version, (), "r", "a"))
+        assert table_pb2.WatchResponse.FromString(sent).view == expected, f"seat {me} (bytes)"
     return len(seats)
 
 
