@@ -453,21 +453,55 @@ def apply(state: TableState, event: AnyEvent) -> TableState:
             )
         case HandEnded():
             assert state.hand is not None
-            hand = fold_hand([event], state.hand)
-            final = dict(event.stacks)
-            seats = tuple(replace(s, stack=final.get(s.seat, s.stack)) for s in state.seats)
-            policy = state.time_bank
-            if policy.topup_hands and state.hands_played % policy.topup_hands == 0:
-                # Every N hands each seat's bank grows by X seconds, up to its full size.
-                seats = tuple(
-                    replace(s, time_bank=min(policy.seconds, s.time_bank + policy.topup_seconds))
-                    for s in seats
-                )
-            return replace_table(
-                state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0, banking={}
-            )
+            return _hand_ended(state, event, fold_hand([event], state.hand))
         case _:
             raise AssertionError(f"{type(event).__name__} is in _TABLE_LEVEL but has no case")
+
+
+def _hand_ended(state: TableState, event: HandEnded, hand: HandState) -> TableState:
+    """The table after ``event``, ``hand`` being the hand after it."""
+    final = dict(event.stacks)
+    seats = tuple(replace(s, stack=final.get(s.seat, s.stack)) for s in state.seats)
+    policy = state.time_bank
+    if policy.topup_hands and state.hands_played % policy.topup_hands == 0:
+        # Every N hands each seat's bank grows by X seconds, up to its full size.
+        seats = tuple(
+            replace(s, time_bank=min(policy.seconds, s.time_bank + policy.topup_seconds))
+            for s in seats
+        )
+    return replace_table(
+        state, hand=hand, seats=seats, carried=riding_pot(hand), dealer=0, banking={}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A command's events and the table they lead to: ``state`` is exactly
+    ``fold(events, before)``, worked out as the engine decided them (so nobody folds them
+    again)."""
+
+    events: list[AnyEvent]
+    state: TableState
+
+
+def _fold_decided(
+    state: TableState, events: Sequence[AnyEvent], decided: Sequence[HandEvent], hand: HandState
+) -> TableState:
+    """``fold(events, state)`` for a batch holding ``decided``, the hand events the engine
+    decided and folded into ``hand`` as it went: those are not folded again (the table's own
+    events around them are)."""
+    mine = {id(e) for e in decided}
+    for event in events:
+        if id(event) in mine:
+            if type(event) is HandEnded:
+                state = _hand_ended(state, event, hand)
+            elif type(event) in _TABLE_LEVEL:  # none today; were one added, fold it
+                return fold(events, state)
+            elif state.hand is not hand:
+                state = replace_table(state, hand=hand)
+        else:
+            state = apply(state, event)
+    return state
 
 
 def fold(events: Sequence[AnyEvent], state: TableState) -> TableState:
@@ -870,7 +904,21 @@ def act(
     bank_used: int = 0,
 ) -> list[AnyEvent]:
     """A player's action (or the clock's, or the dealer's reshuffle) in the hand in progress,
-    and what follows.
+    and what follows: :func:`decide_act`'s events."""
+    return decide_act(state, command, deck, hand_id, bank_used=bank_used).events
+
+
+def decide_act(
+    state: TableState,
+    command: Act | TimeOut | Reshuffle,
+    deck: Sequence[int],
+    hand_id: str | None = None,
+    *,
+    bank_used: int = 0,
+) -> Decided:
+    """A player's action (or the clock's, or the dealer's reshuffle) in the hand in progress,
+    what follows, and the table after it (the engine folds the hand's events as it decides
+    them; the table's state comes from that fold, not from a second one).
 
     ``hand_id``: the hand's id or its number. ``bank_used``: for a player acting on their
     time bank, the whole seconds it ran (the runner's clock measures them); the batch then
@@ -893,7 +941,7 @@ def act(
     events.extend(hand_events)
     if after.finished:
         events.extend(leavers(state, after))
-    return events
+    return Decided(events, _fold_decided(state, events, hand_events, after))
 
 
 def void_hand(state: TableState, reason: str) -> list[AnyEvent]:
@@ -1005,6 +1053,7 @@ def _exists(state: TableState) -> None:
 
 
 __all__ = [
+    "Decided",
     "InvalidCommand",
     "Seat",
     "TableError",
@@ -1015,6 +1064,7 @@ __all__ = [
     "commit_hand",
     "create_table",
     "deal_hand",
+    "decide_act",
     "fold",
     "leavers",
     "own_action_bookkeeping",

@@ -209,7 +209,7 @@ async def test_a_lost_race_through_grpc_is_aborted_and_writes_nothing(
     from riverboat.services.common.auth import AuthInterceptor
     from riverboat.services.table.registry import TableRegistry
     from riverboat.services.table.service import RULES, TableService
-    from riverboat.v1 import table_pb2_grpc
+    from riverboat.services.table.wire import add_table_service
 
     await operator.create_table("t-grpc-race")
     stream, prefix = _streams(room)
@@ -226,9 +226,7 @@ async def test_a_lost_race_through_grpc_is_aborted_and_writes_nothing(
                 interceptors=[ErrorInterceptor(), AuthInterceptor(room.issuer, RULES)],
             )
             registry = TableRegistry(store, dealer, config, nc=None)
-            table_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
-                TableService(registry), server.server
-            )
+            add_table_service(TableService(registry), server.server)
             await server.start()
             servers.append(server)
         async with (

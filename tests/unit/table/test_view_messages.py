@@ -14,7 +14,7 @@ from riverboat.engine.events import DealerUp
 from riverboat.engine.games import DEALERS_CHOICE
 from riverboat.eventcodec import EventMeta, event_to_pb
 from riverboat.services.table.runner import Update
-from riverboat.services.table.viewpb import TableViews, seat_to_pb, view_to_pb
+from riverboat.services.table.viewpb import TableViews, _field, seat_to_pb, view_to_pb
 from riverboat.settingscodec import options_to_pb
 from riverboat.table import choice
 from riverboat.table.aggregate import TableState
@@ -25,6 +25,7 @@ from riverboat.table.views import (
     redact,
     seat_table_view,
 )
+from riverboat.v1 import table_pb2
 from tests.unit.table.test_dealers_choice_table import Room
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -58,6 +59,9 @@ def _check(state: TableState, version: int, views: TableViews) -> int:
         if not k % 2:
             update = views.update(state, version, me, Update(version, (), "r", "a"))
             assert update.view == expected, f"seat {me} at version {version} (watch after)"
+        # What the service sends: the same, encoded once per version and seat.
+        sent = views.update_bytes(state, version, me, Update(version, (), "r", "a"))
+        assert table_pb2.WatchResponse.FromString(sent).view == expected, f"seat {me} (bytes)"
     return len(seats)
 
 
@@ -111,6 +115,37 @@ def test_a_watch_update_redacts_events_per_seat_and_carries_that_seats_view() ->
     assert not old.HasField("view") and len(old.events) == len(events)
 
 
+@pytest.mark.parametrize("start", [0, 6])
+def test_the_encoded_updates_are_the_messages_each_encoded_once_per_version_and_seat(
+    start: int,
+) -> None:
+    """What the service sends (bytes) parses to the messages the views build: the Watch
+    update, the Play update and the Act reply, for every viewer, on updates with hidden
+    cards and without; the same bytes object for every watcher of a seat."""
+    rng = random.Random(5)
+    room = Room(players=3)
+    [up] = room.do(choice.call_dealer(room.state))
+    assert isinstance(up, DealerUp)
+    room.do(choice.choose_game(room.state, seat=up.seat, game="draw", options=None))
+    room.deal("h", rng)
+    views = TableViews("dc")
+    update = Update(7, tuple(room.log[-12 + start :]), "req", "service:table")
+    for me in (0, 1, 2, 3):
+        data = views.update_bytes(room.state, 7, me, update)
+        assert table_pb2.WatchResponse.FromString(data) == views.update(room.state, 7, me, update)
+        assert views.update_bytes(room.state, 7, me, update) is data  # encoded once
+        play = views.play_bytes(room.state, 7, me, update)
+        assert table_pb2.PlayResponse.FromString(play) == table_pb2.PlayResponse(
+            update=views.update(room.state, 7, me, update)
+        )
+        assert views.play_bytes(room.state, 7, me, update) is play
+        reply = table_pb2.ActResponse.FromString(views.act_bytes(room.state, 7, me, 5))
+        assert reply == table_pb2.ActResponse(version=5, view=views.view(room.state, 7, me))
+    # Older than the newest: events only, as the message.
+    old = views.update_bytes(room.state, 8, 1, update)
+    assert table_pb2.WatchResponse.FromString(old) == views.update(room.state, 8, 1, update)
+
+
 def test_an_event_an_observer_sees_whole_every_seat_sees_whole() -> None:
     """The table service sends one event list to every seat when nothing in an update is
     hidden from observers; that rests on this."""
@@ -127,3 +162,11 @@ def test_an_event_an_observer_sees_whole_every_seat_sees_whole() -> None:
     assert 0 < len(public) < len(room.log)
     for event in public:
         assert all(redact(event, seat) is event for seat in range(1, 5)), event
+
+
+@pytest.mark.parametrize("size", [0, 1, 127, 128, 300, 16383, 16384, 70000])
+def test_a_nested_message_s_bytes_are_protobufs_own(size: int) -> None:
+    """Bytes nested by length (one, two and more length bytes) are what protobuf writes."""
+    view = table_pb2.TableView(name="x" * size)
+    nested = _field(table_pb2.WatchResponse.VIEW_FIELD_NUMBER, view.SerializeToString())
+    assert nested == table_pb2.WatchResponse(view=view).SerializeToString()

@@ -48,7 +48,7 @@ from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock
 from riverboat.services.table.proofs import HandProofs, deal_indices
 from riverboat.table import aggregate as table
 from riverboat.table import choice
-from riverboat.table.aggregate import TableState
+from riverboat.table.aggregate import Decided, TableState
 from riverboat.table.clock import act_for_leaver, clock_expiry, leaving_turns
 from riverboat.table.events import (
     AnyEvent,
@@ -68,6 +68,10 @@ log = structlog.get_logger("riverboat.table")
 WATCH_BACKLOG = 10_000
 
 Decider = Callable[[TableState], list[AnyEvent]]
+#: What :meth:`TableRunner.submit` takes: a decider, or one that also gives the table its events
+#: lead to (a hand's action, whose events the engine folded as it decided them: not folded
+#: again here).
+Deciding = Callable[[TableState], list[AnyEvent] | Decided]
 
 #: Request keys remembered per table for answering retries without re-deciding.
 _REQUEST_MEMORY = 50_000
@@ -241,9 +245,16 @@ class TableRunner:
         return updates
 
     def _fold(
-        self, events: Sequence[AnyEvent], version: int, sequence: int, request_id: str
+        self,
+        events: Sequence[AnyEvent],
+        version: int,
+        sequence: int,
+        request_id: str,
+        after: TableState | None = None,
     ) -> list[tuple[str, int]]:
         """Fold one record's events; returns the hands they ended (id, commitment sequence).
+        ``after``: the table they lead to, when the deciding worked it out (then it is taken
+        as it is, not folded again).
 
         Which hand an event ends is worked out event by event, from the events themselves:
         never the state after the whole record (or the whole log), which may be a later
@@ -252,7 +263,7 @@ class TableRunner:
         hand = self.state.hand
         current = hand.hand_id if hand is not None else ""
         ended: list[tuple[str, int]] = []
-        self.state = table.fold(events, self.state)
+        self.state = after if after is not None else table.fold(events, self.state)
         self._note_deal_indices(events, version)
         self.version = version
         self._remember(request_id, version, events)
@@ -320,7 +331,7 @@ class TableRunner:
 
     async def submit(
         self,
-        decide: Decider,
+        decide: Deciding,
         *,
         request_id: str,
         actor: str,
@@ -346,7 +357,11 @@ class TableRunner:
             known = self.recall(key, fingerprint)
             if known is not None:
                 return known
-            events = decide(self.state)
+            decided = decide(self.state)
+            if isinstance(decided, Decided):
+                events, after = decided.events, decided.state
+            else:
+                events, after = decided, None
             if not events:
                 return Submitted(self.version, False)
             if not self.lease.held:
@@ -384,7 +399,7 @@ class TableRunner:
                 await self._catch_up()
                 self._reconcile_soon()
                 return self.recall(key, fingerprint) or Submitted(result.version, True)
-            ended = self._fold(events, result.version, result.stream_sequence, stored)
+            ended = self._fold(events, result.version, result.stream_sequence, stored, after)
             self.chain_hash = chain_hash
             update = Update(result.version, tuple(events), request_id, actor, now)
             done = self.recall(key, fingerprint)
@@ -411,7 +426,7 @@ class TableRunner:
 
     async def act(
         self,
-        decide: Decider,
+        decide: Deciding,
         *,
         request_id: str,
         actor: str,

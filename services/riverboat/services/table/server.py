@@ -34,7 +34,7 @@ from riverboat.services.table.owners import LeaseKeeper, default_instance_id, sa
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.renewer import RenewalThread
 from riverboat.services.table.service import RULES, TableService
-from riverboat.v1 import table_pb2_grpc
+from riverboat.services.table.wire import add_table_service
 
 log = structlog.get_logger("riverboat.table")
 
@@ -110,8 +110,7 @@ class TableServer:
         )
         self.registry = TableRegistry(store, self.dealer, self.config, self.nc)
         servicer = TableService(self.registry)
-        add = table_pb2_grpc.add_TableServiceServicer_to_server
-        add(servicer, self.grpc.server)  # type: ignore[no-untyped-call]
+        add_table_service(servicer, self.grpc.server)
         await self.grpc.start()
         # Only now is the real port known (the address may say port 0).
         self.registry.keeper = await self._keeper(self.nc)

@@ -49,6 +49,7 @@ from riverboat.services.table.mailbox import Mailbox
 from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import (
     WATCH_BACKLOG,
+    Deciding,
     LeaseNotHeld,
     Submitted,
     TableRunner,
@@ -175,7 +176,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self,
         context: Ctx,
         runner: TableRunner,
-        decide: Callable[[Any], list[AnyEvent]],
+        decide: Deciding,
         *,
         request_id: str,
         actor: str,
@@ -395,11 +396,14 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     # --- player RPCs -----------------------------------------------------------------------
 
-    async def Act(self, request: table_pb2.ActRequest, context: Ctx) -> table_pb2.ActResponse:
-        """A player's action."""
+    async def Act(self, request: table_pb2.ActRequest, context: Ctx) -> bytes:
+        """A player's action. Answers an ``ActResponse`` already encoded (its view is the
+        bytes the seat's watchers are sent: services/table/wire.py sends them as they are)."""
         player = current_identity().subject
         runner, version = await self._act(request, context, player)
-        return table_pb2.ActResponse(version=version, view=self._view(runner, player))
+        seat = viewer_seat(runner.state, player)
+        views = self._table_views(runner)
+        return views.act_bytes(runner.state, runner.version, seat, version)
 
     async def _act(
         self, request: table_pb2.ActRequest, context: Ctx, player: str
@@ -451,7 +455,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def _act_decider(
         self, context: Ctx, runner: TableRunner, request: table_pb2.ActRequest
-    ) -> Callable[[Any], list[AnyEvent]]:
+    ) -> Deciding:
         """What an ``Act`` request asks the table to decide: the dealer's choice of game, or
         an action in the hand (with its cards and declaration)."""
         if request.amount:
@@ -495,7 +499,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         command = Act(
             request.seat, request.action, request.amount or None, cards, request.choice or None
         )
-        return lambda s: table.act(
+        return lambda s: table.decide_act(
             s,
             command,
             runner.deck or (),
@@ -546,8 +550,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def Watch(
         self, request: table_pb2.WatchRequest, context: Ctx
-    ) -> AsyncIterator[table_pb2.WatchResponse]:
-        """Stream the table's updates as the caller may see them."""
+    ) -> AsyncIterator[table_pb2.WatchResponse | bytes]:
+        """Stream the table's updates as the caller may see them (the live ones as bytes
+        encoded once per version and seat)."""
         runner = await self._runner(context, request.table_id)
         self._check_after(runner, request.after_version)
         viewer = _viewer()
@@ -565,7 +570,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 if item.version <= sent:
                     continue
                 # Behind the table (updates queued up), only the newest carries the view.
-                yield self._update(runner, viewer, item)
+                yield self._encoded(runner, viewer, item)
                 sent = item.version
         finally:
             runner.unwatch(queue)
@@ -607,7 +612,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
 
     async def Play(
         self, requests: AsyncIterator[table_pb2.PlayRequest], context: Ctx
-    ) -> AsyncIterator[table_pb2.PlayResponse]:
+    ) -> AsyncIterator[table_pb2.PlayResponse | bytes]:
         """A player's seat on one stream: the table's updates out, actions in, each answered
         by its outcome (docs/table-service.md#play)."""
         opening = await anext(aiter(requests), None)
@@ -645,7 +650,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     raise item  # the request stream broke (bytes that are no message)
                 if item.version <= sent:
                     continue
-                yield table_pb2.PlayResponse(update=self._update(runner, viewer, item))
+                yield self._encoded(runner, viewer, item, play=True)
                 sent = item.version
         finally:
             actions.cancel()
@@ -708,6 +713,17 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         version and seat for every watcher of that seat."""
         seat = viewer_seat(runner.state, viewer)
         return self._table_views(runner).update(runner.state, runner.version, seat, update)
+
+    def _encoded(
+        self, runner: TableRunner, viewer: str | None, update: Update, *, play: bool = False
+    ) -> bytes:
+        """:meth:`_update` encoded (as a ``PlayResponse`` with ``play``): the same bytes for
+        every watcher of the seat at the table's newest version."""
+        seat = viewer_seat(runner.state, viewer)
+        views = self._table_views(runner)
+        if play:
+            return views.play_bytes(runner.state, runner.version, seat, update)
+        return views.update_bytes(runner.state, runner.version, seat, update)
 
     # --- hand histories (services/table/histories.py) -------------------------------------
 

@@ -39,6 +39,39 @@ from riverboat.v1 import events_pb2, table_pb2
 _SEAT_MEMORY = 512
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
+#: Field numbers of the messages nested by :func:`_field` (table.proto).
+_WATCH_VIEW = table_pb2.WatchResponse.VIEW_FIELD_NUMBER
+_PLAY_UPDATE = table_pb2.PlayResponse.UPDATE_FIELD_NUMBER
+_ACT_VIEW = table_pb2.ActResponse.VIEW_FIELD_NUMBER
+#: The key of the events bytes every seat shares.
+_ALL = -1
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, message: bytes) -> bytes:
+    """A message field (``number``) holding an already serialized message: its key, length
+    and bytes, as protobuf lays it out. Appended to a serialized message it sets that field
+    (a message's bytes are the concatenation of its fields'), so bytes encoded once nest into
+    the replies that carry them without being parsed or encoded again."""
+    size = len(message)
+    if size < 0x4000:  # every view but a huge one: a length of one or two bytes
+        length = bytes((size,)) if size < 0x80 else bytes((size & 0x7F | 0x80, size >> 7))
+    else:
+        length = _varint(size)
+    return _KEYS[number] + length + message
+
+
+#: Each nesting field's key (field number and the length-delimited wire type).
+_KEYS = {n: _varint(n << 3 | 2) for n in (_WATCH_VIEW, _PLAY_UPDATE, _ACT_VIEW)}
+
 
 #: (card or None, face up) -> its message: a handful of distinct values, copied into every
 #: seat's message rather than built again for each (building one costs about a microsecond).
@@ -169,6 +202,11 @@ class TableViews:
         self._views: dict[int, table_pb2.TableView] = {}
         self._updates: dict[int, table_pb2.WatchResponse] = {}
         self._plain: list[Any] | None = None
+        #: The same messages encoded, by seat (``_ALL``: events every seat sees whole).
+        self._view_bytes: dict[int, bytes] = {}
+        self._update_bytes: dict[int, bytes] = {}
+        self._play_bytes: dict[int, bytes] = {}
+        self._events_bytes: dict[int, bytes] = {}
         self._all_public = False
         #: The observer's view at ``_version`` and its message.
         self._public: tuple[TableView, table_pb2.TableView] | None = None
@@ -186,6 +224,10 @@ class TableViews:
             self._updates = {}
             self._plain = None
             self._public = None
+            self._view_bytes = {}
+            self._update_bytes = {}
+            self._play_bytes = {}
+            self._events_bytes = {}
             if len(self._seats) > _SEAT_MEMORY:
                 self._seats = {}
 
@@ -230,24 +272,15 @@ class TableViews:
         """``update``'s events as ``seat`` sees them; when the update is the table's newest
         (``update.version == version``), with the view too."""
         if update.version != version:
-            older = self._events(update, seat, plain=None)
-            self._deal_indices(update, older)
-            return table_pb2.WatchResponse(version=update.version, events=older)
+            return table_pb2.WatchResponse(
+                version=update.version, events=self._older_events(update, seat)
+            )
         self._at(version)
         response = self._updates.get(seat)
         if response is None:
-            if self._plain is None:
-                self._plain = self._events(update, None, plain=None)
-                self._deal_indices(update, self._plain)
-                # What an observer sees whole, every seat does (redacting only hides), so
-                # an update with nothing hidden from observers is the same for all.
-                self._all_public = all(redact(e, 0) is e for e in update.events)
-            events = (
-                self._plain if self._all_public else self._events(update, seat, plain=self._plain)
+            response = table_pb2.WatchResponse(
+                version=update.version, events=self._newest_events(update, seat)
             )
-            if events is not self._plain:
-                self._deal_indices(update, events)
-            response = table_pb2.WatchResponse(version=update.version, events=events)
             view = self._views.get(seat) if seat else None
             if view is not None:
                 response.view.CopyFrom(view)
@@ -260,6 +293,76 @@ class TableViews:
                 response.view.CopyFrom(self.view(state, version, 0))
             self._updates[seat] = response
         return response
+
+    # --- the same, encoded once per version and seat -----------------------------------------
+
+    def view_bytes(self, state: TableState, version: int, seat: int) -> bytes:
+        """:meth:`view`, serialized: once per version and seat, whoever asks."""
+        self._at(version)
+        data = self._view_bytes.get(seat)
+        if data is None:
+            data = self._view_bytes[seat] = self.view(state, version, seat).SerializeToString()
+        return data
+
+    def update_bytes(self, state: TableState, version: int, seat: int, update: Update) -> bytes:
+        """:meth:`update`, serialized: the newest update once per version and seat (every
+        watcher of the seat is sent these same bytes), its view encoded once with the Act
+        reply's (:meth:`act_bytes`); an older one per call (a watcher catching up)."""
+        if update.version != version:
+            return self.update(state, version, seat, update).SerializeToString()
+        self._at(version)
+        data = self._update_bytes.get(seat)
+        if data is None:
+            events = self._newest_events(update, seat)
+            # Shared by every seat when the events are (nothing in them hidden from anyone).
+            key = _ALL if events is self._plain else seat
+            head = self._events_bytes.get(key)
+            if head is None:
+                head = self._events_bytes[key] = table_pb2.WatchResponse(
+                    version=update.version, events=events
+                ).SerializeToString()
+            data = head + _field(_WATCH_VIEW, self.view_bytes(state, version, seat))
+            self._update_bytes[seat] = data
+        return data
+
+    def play_bytes(self, state: TableState, version: int, seat: int, update: Update) -> bytes:
+        """A ``PlayResponse`` carrying :meth:`update_bytes`, serialized (the newest once per
+        version and seat)."""
+        if update.version != version:
+            return _field(_PLAY_UPDATE, self.update_bytes(state, version, seat, update))
+        self._at(version)
+        data = self._play_bytes.get(seat)
+        if data is None:
+            data = _field(_PLAY_UPDATE, self.update_bytes(state, version, seat, update))
+            self._play_bytes[seat] = data
+        return data
+
+    def act_bytes(self, state: TableState, version: int, seat: int, acted: int) -> bytes:
+        """An ``ActResponse`` serialized: the version ``acted`` at and the view now (the
+        watchers' bytes of it)."""
+        head = table_pb2.ActResponse(version=acted).SerializeToString()
+        return head + _field(_ACT_VIEW, self.view_bytes(state, version, seat))
+
+    def _older_events(self, update: Update, seat: int) -> list[Any]:
+        older = self._events(update, seat, plain=None)
+        self._deal_indices(update, older)
+        return older
+
+    def _newest_events(self, update: Update, seat: int) -> list[Any]:
+        """The newest update's events as ``seat`` sees them; the unredacted ones converted
+        once per version and shared when nothing in them is hidden from observers."""
+        if self._plain is None:
+            self._plain = self._events(update, None, plain=None)
+            self._deal_indices(update, self._plain)
+            # What an observer sees whole, every seat does (redacting only hides), so
+            # an update with nothing hidden from observers is the same for all.
+            self._all_public = all(redact(e, 0) is e for e in update.events)
+        if self._all_public:
+            return self._plain
+        events = self._events(update, seat, plain=self._plain)
+        if events is not self._plain:
+            self._deal_indices(update, events)
+        return events
 
     def _events(self, update: Update, seat: int | None, *, plain: list[Any] | None) -> list[Any]:
         """The update's event envelopes as ``seat`` sees them (None: unredacted); ``plain``,
