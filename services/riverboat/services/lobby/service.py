@@ -22,7 +22,6 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import grpc
 import structlog
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -38,9 +37,11 @@ from riverboat.eventstore import ConcurrencyError
 from riverboat.handtext import dollars
 from riverboat.idempotency import RequestClash, RequestKey, derived_id, fingerprint
 from riverboat.lobby.aggregate import registration
+from riverboat.lobby.seating import MoveIncomplete, Seating
 from riverboat.lobby.state import (
     MIN_BUY_IN_SMALL_BETS,
     Account,
+    Join,
     ListedTable,
     LobbyRuleError,
     check_move,
@@ -49,25 +50,23 @@ from riverboat.lobby.state import (
     template_rules,
     template_time_bank,
 )
-from riverboat.redirect import no_owner_delay
-from riverboat.rpcstatus import error_info
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
-    NoOwner,
     NotFound,
     PermissionDenied,
     ServiceError,
     Unauthenticated,
-    Unavailable,
 )
 from riverboat.services.lobby.config import DEFAULT_SEAT_OFFER_SECONDS
 from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abort_if_gone
 from riverboat.services.lobby.log import Lobby
 from riverboat.services.lobby.owners import TableServices
+from riverboat.services.lobby.ports import LogJournal, SettlementWallets, TableSeats, table_view
+from riverboat.services.lobby.remote import passed_on
 from riverboat.settingscodec import (
     options_to_pb,
     rules_from_pb,
@@ -160,6 +159,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         self.seat_offer_seconds = seat_offer_seconds
         #: Set when a seat may have freed (a leave): the offer loop looks at once.
         self.seats_changed = asyncio.Event()
+        #: The buy-in / move / cash-out saga, over the settlement and table services.
+        self.seating = Seating(
+            SettlementWallets(settlement, self.metadata),
+            TableSeats(tables, self.metadata, self.seats_changed),
+            LogJournal(lobby),
+            refusal=FailedPrecondition,
+        )
 
     # --- accounts --------------------------------------------------------------------------
 
@@ -365,7 +371,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         page = players[:size]
         balances = await asyncio.gather(
             *(
-                self._call(
+                passed_on(
                     self.settlement.GetBalance(
                         settlement_pb2.GetBalanceRequest(player=a.username),
                         metadata=self.metadata,
@@ -456,7 +462,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if listed is not None:
             return lobby_pb2.CreateTableResponse(table=await self._created(listed, key, fp))
         action_seconds = request.action_seconds or 30
-        await self._call(
+        await passed_on(
             self.tables.call(
                 table_id,
                 "OpenTable",
@@ -512,17 +518,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
 
     async def _view(self, table_id: str) -> tuple[table_pb2.TableView, str]:
         """The table's view, and the address of its owner (the instance that answered)."""
-        reply, address = await self._call(
-            self.tables.call(
-                table_id,
-                "GetTableView",
-                table_pb2.GetTableViewRequest(table_id=table_id),
-                metadata=self.metadata,
-                timeout=5,
-            )
-        )
-        view: table_pb2.TableView = reply.view
-        return view, address
+        return await table_view(self.tables, table_id, self.metadata)
 
     async def _describe(self, table: ListedTable) -> lobby_pb2.LobbyTable:
         view, answered = await self._view(table.table_id)
@@ -655,11 +651,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             raise FailedPrecondition("the table is full")
         if seat in taken:
             raise FailedPrecondition(f"seat {seat} is taken")
+        join = Join(reference, player, table.table_id, seat, request.buy_in)
         if known is None:
             # Refused before anything is written; settlement checks again as it reserves.
             await self._check_limits(player, request.buy_in)
-            await self._start_join(reference, player, table.table_id, seat, request.buy_in)
-        balance, owner = await self._buy_in(reference, table.table_id, seat, request.buy_in)
+            seated = await self.seating.join(join)
+        else:  # a retry of a join left started: the saga resumes
+            seated = await self.seating.buy_in(join)
         log.info("player_joined", player_id=player, table_id=table.table_id, seat=seat)
         if self.lobby.state.waiting_entry(table.table_id, player) is not None:
             with contextlib.suppress(ConcurrencyError):
@@ -667,85 +665,14 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         return lobby_pb2.JoinTableResponse(
             seat=seat,
             stack=request.buy_in,
-            balance=balance,
-            owner_address=self.tables.owner_address(table.table_id) or owner,
+            balance=seated.balance,
+            owner_address=self.tables.owner_address(table.table_id) or seated.owner_address,
         )
-
-    async def _start_join(
-        self, reference: str, player: str, table_id: str, seat: int, amount: int
-    ) -> None:
-        """Record a buy-in's start (``JoinStarted``), before anything else is done for it."""
-        await self.lobby.record(
-            reference,
-            lobby_pb2.LobbyEvent(
-                request_id=f"{reference}-start",
-                join_started=lobby_pb2.JoinStarted(
-                    reference=reference,
-                    player=player,
-                    table_id=table_id,
-                    seat=seat,
-                    buy_in=amount,
-                ),
-            ),
-        )
-
-    async def _buy_in(
-        self, reference: str, table_id: str, seat: int, amount: int, *, moved_from: str = ""
-    ) -> tuple[int, str]:
-        """The rest of a started buy-in: reserve the chips (settlement), seat the player
-        (table), record it done; undone (released, ``JoinFailed``) if seating fails. The
-        wallet's balance after, and the address of the table's owner."""
-        player = self.lobby.state.joins[reference].player
-        try:
-            reserved = await self._call(
-                self.settlement.ReserveBuyIn(
-                    settlement_pb2.ReserveBuyInRequest(
-                        player=player,
-                        table_id=table_id,
-                        amount=amount,
-                        reference=reference,
-                        moved_from=moved_from,
-                    ),
-                    metadata=self.metadata,
-                    timeout=10,
-                )
-            )
-        except FailedPrecondition as exc:  # not enough in the wallet: nothing to undo
-            await self._fail_join(reference, str(exc), release=False)
-            raise
-        try:
-            _, owner = await self._call(
-                self.tables.call(
-                    table_id,
-                    "SeatPlayer",
-                    table_pb2.SeatPlayerRequest(
-                        table_id=table_id,
-                        seat=seat,
-                        player=player,
-                        stack=amount,
-                        request_id=reference,
-                        buy_in_reference=reference,
-                    ),
-                    metadata=self.metadata,
-                    timeout=10,
-                )
-            )
-        except Exception as exc:
-            await self._fail_join(reference, f"could not sit down: {exc}", release=True)
-            raise
-        await self.lobby.record(
-            reference,
-            lobby_pb2.LobbyEvent(
-                request_id=f"{reference}-done",
-                join_completed=lobby_pb2.JoinCompleted(reference=reference, seat=seat),
-            ),
-        )
-        return int(reserved.balance), str(owner)
 
     async def _check_limits(self, player: str, buy_in: int) -> None:
         """Refuse a buy-in a self-exclusion or buy-in limit forbids (FAILED_PRECONDITION,
         reasons SELF_EXCLUDED, BUY_IN_LIMIT), as settlement would."""
-        reply = await self._call(
+        reply = await passed_on(
             self.settlement.GetLimits(
                 settlement_pb2.GetLimitsRequest(player=player), metadata=self.metadata, timeout=5
             )
@@ -772,27 +699,6 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     reason="BUY_IN_LIMIT",
                 )
 
-    async def _fail_join(self, reference: str, reason: str, *, release: bool) -> None:
-        join = self.lobby.state.joins[reference]
-        if release:
-            await self._call(
-                self.settlement.ReleaseBuyIn(
-                    settlement_pb2.ReleaseBuyInRequest(
-                        player=join.player, reference=reference, reason=reason[:200]
-                    ),
-                    metadata=self.metadata,
-                    timeout=10,
-                )
-            )
-        await self.lobby.record(
-            reference,
-            lobby_pb2.LobbyEvent(
-                request_id=f"{reference}-failed",
-                join_failed=lobby_pb2.JoinFailed(reference=reference, reason=reason[:200]),
-            ),
-        )
-        log.warning("join_failed", player_id=join.player, table_id=join.table_id, reason=reason)
-
     async def resolve_pending_joins(self, older_than: float = JOIN_GRACE_SECONDS) -> None:
         """Finish or undo buy-ins a crash interrupted: seated -> completed, else released.
 
@@ -800,25 +706,10 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         under way on another lobby instance (a live join takes three calls of at most 10 s).
         """
         since = datetime.now(UTC) - timedelta(seconds=older_than)
-        for join in self.lobby.state.pending_joins(started_before=since):
-            try:
-                view, _ = await self._view(join.table_id)
-            except Exception as exc:  # the table service may not be up yet; try next start
-                log.warning("join_unresolved", reference=join.reference, reason=str(exc))
-                continue
-            seated = next((s for s in view.seats if s.player == join.player), None)
-            if seated is not None:
-                await self.lobby.record(
-                    join.reference,
-                    lobby_pb2.LobbyEvent(
-                        request_id=f"{join.reference}-done",
-                        join_completed=lobby_pb2.JoinCompleted(
-                            reference=join.reference, seat=seated.seat
-                        ),
-                    ),
-                )
-            else:
-                await self._fail_join(join.reference, "interrupted", release=True)
+        pending = self.lobby.state.pending_joins(started_before=since)
+        for join, exc in await self.seating.recover(pending):
+            # The table service may not be up yet: tried again next round.
+            log.warning("join_unresolved", reference=join.reference, reason=str(exc))
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Any
@@ -829,30 +720,20 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         if request.table_id not in self.lobby.state.tables:
             raise NotFound(f"no table {request.table_id!r}")
         try:
-            # The table finds the player's seat itself (seat 0) and keeps the request id, with
-            # the player in it, in its log: a retry gets the original answer, even once the
-            # player has gone, and nobody else's leave is ever taken for theirs.
-            reply, _ = await self._call(
-                self.tables.call(
-                    request.table_id,
-                    "UnseatPlayer",
-                    table_pb2.UnseatPlayerRequest(
-                        table_id=request.table_id,
-                        seat=0,
-                        player=player,
-                        request_id=derived_id("leave", player, request_id, readable=player),
-                    ),
-                    metadata=self.metadata,
-                    timeout=10,
-                )
+            # The request id, with the player in it, is kept in the table's log: a retry gets
+            # the original answer, even once the player has gone, and nobody else's leave is
+            # ever taken for theirs.
+            left = await self.seating.leave(
+                request.table_id,
+                player,
+                derived_id("leave", player, request_id, readable=player),
             )
         except NotFound:
             raise FailedPrecondition(f"you do not sit at {request.table_id}") from None
         log.info(
-            "player_leaving", player_id=player, table_id=request.table_id, pending=reply.pending
+            "player_leaving", player_id=player, table_id=request.table_id, pending=left.pending
         )
-        self.seats_changed.set()  # a seat may be free for the waiting list
-        return lobby_pb2.LeaveTableResponse(pending=reply.pending, stack=reply.stack)
+        return lobby_pb2.LeaveTableResponse(pending=left.pending, stack=left.stack)
 
     # --- moving a player (operators) --------------------------------------------------------
 
@@ -893,19 +774,28 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         except LobbyRuleError as exc:
             reason = "SAME_TABLE" if exc.kind == "invalid" else "STAKES_DIFFER"
             raise _KIND[exc.kind](str(exc), reason=reason) from None
-        if known is None:
-            seat = await self._target_seat(request, target)
-            await self._check_limits(player, 0)  # a self-excluded player is not seated anew
-            stack = await self._leave_for_move(reference, source, player)
-            await self._start_join(reference, player, target.table_id, seat, stack)
-        else:  # a retry of a move interrupted after the player left: the same seat and chips
-            seat, stack = known.seat, known.buy_in
         try:
-            await self._buy_in(reference, target.table_id, seat, stack, moved_from=source.table_id)
-        except ServiceError as exc:
+            if known is None:
+                seat = await self._target_seat(request, target)
+                await self._check_limits(player, 0)  # a self-excluded player is not seated anew
+                await self._refuse_no_chips(source.table_id, player)
+                try:
+                    seated = await self.seating.move(
+                        Join(reference, player, target.table_id, seat, 0), source=source.table_id
+                    )
+                except NotFound:  # the table answers NOT_FOUND for a player not seated
+                    raise FailedPrecondition(
+                        f"{player} does not sit at {source.table_id}", reason="NOT_SEATED"
+                    ) from None
+            else:  # a retry of a move interrupted after the player left: the same seat and chips
+                seated = await self.seating.resume_move(known, source=source.table_id)
+        except MoveIncomplete as exc:
+            if not isinstance(exc.cause, ServiceError):
+                raise exc.cause from None
             raise FailedPrecondition(
-                f"{player} left {source.table_id} with {dollars(stack)}, but {target.table_id} "
-                f"could not seat them ({exc}): the chips are in their wallet",
+                f"{player} left {source.table_id} with {dollars(exc.stack)}, but "
+                f"{target.table_id} could not seat them ({exc.cause}): the chips are in their "
+                "wallet",
                 reason="MOVE_INCOMPLETE",
             ) from None
         log.info(
@@ -913,11 +803,11 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             player_id=player,
             from_table=source.table_id,
             to_table=target.table_id,
-            seat=seat,
-            stack=stack,
+            seat=seated.seat,
+            stack=seated.stack,
             by=_caller(),
         )
-        return await self._moved(target.table_id, seat, stack)
+        return await self._moved(target.table_id, seated.seat, seated.stack)
 
     async def _target_seat(self, request: lobby_pb2.MovePlayerRequest, target: ListedTable) -> int:
         """The seat a move takes at ``target``, checked before anything is written."""
@@ -952,40 +842,14 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             )
         return seat
 
-    async def _leave_for_move(self, reference: str, source: ListedTable, player: str) -> int:
-        """Take ``player`` off ``source`` now (refused while dealt into the hand in play:
-        nothing changes) and return the chips they left with. The leave's request id is the
-        move's: a retry after a lost answer gets the original leave back."""
-        here, _ = await self._view(source.table_id)
+    async def _refuse_no_chips(self, table_id: str, player: str) -> None:
+        """FAILED_PRECONDITION, reason NO_CHIPS, for a player seated without chips."""
+        here, _ = await self._view(table_id)
         mine = next((s for s in here.seats if s.player == player), None)
         if mine is not None and mine.stack <= 0:
             raise FailedPrecondition(
-                f"{player} has no chips at {source.table_id}: nothing to move", reason="NO_CHIPS"
+                f"{player} has no chips at {table_id}: nothing to move", reason="NO_CHIPS"
             )
-        try:
-            # The table refuses a player dealt into the hand in play (IN_HAND), and answers
-            # NOT_FOUND for one not seated (unless this very leave took them off before).
-            left, _ = await self._call(
-                self.tables.call(
-                    source.table_id,
-                    "UnseatPlayer",
-                    table_pb2.UnseatPlayerRequest(
-                        table_id=source.table_id,
-                        seat=0,
-                        player=player,
-                        request_id=reference[:64],
-                        between_hands=True,
-                    ),
-                    metadata=self.metadata,
-                    timeout=10,
-                )
-            )
-        except NotFound:
-            raise FailedPrecondition(
-                f"{player} does not sit at {source.table_id}", reason="NOT_SEATED"
-            ) from None
-        self.seats_changed.set()  # a seat is free for the waiting list
-        return int(left.stack)
 
     async def _moved(self, table_id: str, seat: int, stack: int) -> lobby_pb2.MovePlayerResponse:
         owner = self.tables.owner_address(table_id) or (await self._view(table_id))[1]
@@ -1176,7 +1040,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
     # --- helpers ---------------------------------------------------------------------------
 
     async def _balance(self, player: str) -> int:
-        reply = await self._call(
+        reply = await passed_on(
             self.settlement.GetBalance(
                 settlement_pb2.GetBalanceRequest(player=player),
                 metadata=self.metadata,
@@ -1184,34 +1048,6 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             )
         )
         return int(reply.balance)
-
-    async def _call(self, call: Any) -> Any:
-        """Await another service's answer, passing its refusals on as ours."""
-        try:
-            return await call
-        except grpc.aio.AioRpcError as exc:
-            code, details = exc.code(), exc.details() or ""
-            # The machine-readable reason and its facts go along too (REQUEST_ID_REUSED, the
-            # engine's rule); the other service's field violations name its fields, not ours.
-            info = error_info(exc)
-            reason = info.reason if info is not None else None
-            meta = dict(info.metadata) if info is not None else None
-            passed: dict[grpc.StatusCode, type[ServiceError]] = {
-                grpc.StatusCode.FAILED_PRECONDITION: FailedPrecondition,
-                grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
-                grpc.StatusCode.NOT_FOUND: NotFound,
-                grpc.StatusCode.ALREADY_EXISTS: AlreadyExists,
-                grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
-            }
-            if code in passed:
-                raise passed[code](details, reason=reason, metadata=meta) from None
-            delay = no_owner_delay(exc)
-            if delay is not None:
-                # Nobody alive owns the table for now (its owner died and its lease runs):
-                # the reason and when to retry go along, as the table service said them.
-                table_id = meta.get("table_id", "") if meta else ""
-                raise NoOwner(table_id, retry_delay=delay) from None
-            raise Unavailable(f"a service the lobby needs did not answer ({code.name})") from None
 
 
 def _options_refused(exc: InvalidOptions, field: str) -> InvalidArgument:
