@@ -4,10 +4,12 @@ A buy-in spans three owners: the lobby's log (the saga's own record), the wallet
 and the table. Each owner decides its own rules; this module only orders the steps, records
 where the saga stands and undoes what a refusal leaves half done:
 
-1. ``JoinStarted`` in the lobby's log (:meth:`Journal.started`), before anything else, so a
-   crash after it is seen and resolved (:meth:`Seating.recover`);
-2. reserve the buy-in (:meth:`Wallets.reserve`); a refusal ends the saga (``JoinFailed``),
-   nothing to undo;
+0. the wallet judges the buy-in without making it (:meth:`Wallets.check`): one it refuses
+   (funds, a limit, a self-exclusion) is refused before anything is written;
+1. ``JoinStarted`` in the lobby's log (:meth:`Journal.started`), before any change elsewhere,
+   so a crash after it is seen and resolved (:meth:`Seating.recover`);
+2. reserve the buy-in (:meth:`Wallets.reserve`); a refusal (the wallet changed since the
+   check) ends the saga (``JoinFailed``), nothing to undo;
 3. seat the player (:meth:`Tables.seat`); the table's ``PlayerSeated`` carries the reference,
    which is how the wallet's reservation becomes chips on the table (settlement commits it from
    the table's log: no call of its own);
@@ -149,6 +151,11 @@ class Wallets(Protocol):
         """Give a reservation back to the wallet (a repeat does nothing)."""
         ...
 
+    async def check(self, player: str, table_id: str, amount: int, reference: str) -> None:
+        """Refuse (the refusal type) a reservation :meth:`reserve` would refuse; change
+        nothing."""
+        ...
+
 
 class Tables(Protocol):
     """The tables' owner: it decides seats (taken, closed, already seated, in a hand)."""
@@ -205,7 +212,9 @@ class Seating:
         self.refusal = refusal
 
     async def join(self, join: Join) -> Seated:
-        """A new buy-in: record its start, then run it (:meth:`buy_in`)."""
+        """A new buy-in: the wallet's check (a refusal writes nothing), its start recorded,
+        then run (:meth:`buy_in`)."""
+        await self.wallets.check(join.player, join.table_id, join.buy_in, join.reference)
         await self.journal.started(join)
         return await self.buy_in(join)
 

@@ -49,6 +49,11 @@ class FakeWallets:
             self.reserved[reference] = amount
         return self.balance
 
+    async def check(self, player: str, table_id: str, amount: int, reference: str) -> None:
+        self.calls.append(("check", reference))
+        if reference not in self.reserved and amount > self.balance:
+            raise Refused("not enough in the wallet")
+
     async def release(self, player: str, reference: str, reason: str) -> None:
         self.calls.append(("release", reason))
         self.balance += self.reserved.pop(reference, 0)
@@ -135,15 +140,28 @@ async def test_a_buy_in_reserves_seats_and_completes(room: Room) -> None:
     assert room.journal.joins["join-ann-1"].status == "completed"
 
 
-async def test_a_refused_reservation_fails_the_join_with_nothing_to_undo(room: Room) -> None:
+async def test_a_buy_in_the_wallet_refuses_is_refused_before_anything_is_written(
+    room: Room,
+) -> None:
     with pytest.raises(Refused, match="not enough"):
         await room.seating.join(_join(amount=20_000))
+    assert room.journal.records == [] and room.wallets.calls == [("check", "join-ann-1")]
+    room.wallets.balance = 30_000  # the same request, once the wallet can pay
+    assert (await room.seating.join(_join(amount=20_000))).balance == 10_000
+
+
+async def test_a_refused_reservation_fails_the_join_with_nothing_to_undo(room: Room) -> None:
+    late = _join(amount=2_000)
+    await room.journal.started(late)  # checked and started; then the wallet was spent
+    room.wallets.balance = 1_000
+    with pytest.raises(Refused, match="not enough"):
+        await room.seating.buy_in(late)
     assert room.journal.records == [
         ("started", "join-ann-1"),
         ("failed", "not enough in the wallet"),
     ]
     assert room.wallets.released == [] and room.tables.seats == {}
-    assert room.wallets.balance == 10_000
+    assert room.wallets.balance == 1_000
 
 
 async def test_a_reservation_without_answer_leaves_the_saga_started(room: Room) -> None:

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from riverboat.handtext import dollars
 from riverboat.lobby.state import Account
 from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
@@ -99,9 +98,10 @@ class LobbyPart:
         )
         return int(reply.balance)
 
-    async def _check_limits(self, player: str, buy_in: int) -> None:
-        """Refuse a buy-in a self-exclusion or buy-in limit forbids (FAILED_PRECONDITION,
-        reasons SELF_EXCLUDED, BUY_IN_LIMIT), as settlement would."""
+    async def _refuse_excluded(self, player: str) -> None:
+        """FAILED_PRECONDITION, reason SELF_EXCLUDED, for a self-excluded player (settlement's
+        word): the lobby seats nobody anew by a move, nor puts them on a waiting list, while
+        it lasts. (A buy-in is judged by settlement itself: ``Wallets.check``.)"""
         reply = await passed_on(
             self.settlement.GetLimits(
                 settlement_pb2.GetLimitsRequest(player=player), metadata=self.metadata, timeout=5
@@ -114,20 +114,6 @@ class LobbyPart:
                 f"you are self-excluded until {until}: no buy-ins before then",
                 reason="SELF_EXCLUDED",
             )
-        for limit in limits.limits:
-            is_buy_in = limit.kind in (
-                settlement_pb2.LIMIT_KIND_BUY_IN_DAY,
-                settlement_pb2.LIMIT_KIND_BUY_IN_WEEK,
-            )
-            if is_buy_in and limit.remaining >= 0 and buy_in > limit.remaining:
-                window = (
-                    "24 hours" if limit.kind == settlement_pb2.LIMIT_KIND_BUY_IN_DAY else "7 days"
-                )
-                raise FailedPrecondition(
-                    f"a buy-in of {dollars(buy_in)} would pass your buy-in limit of "
-                    f"{dollars(limit.amount)} per {window} ({dollars(limit.remaining)} left)",
-                    reason="BUY_IN_LIMIT",
-                )
 
 
 def stamp(when: datetime) -> Timestamp:

@@ -54,6 +54,23 @@ class SettlementWallets:
         )
         return int(reserved.balance)
 
+    async def check(self, player: str, table_id: str, amount: int, reference: str) -> None:
+        """``ReserveBuyIn`` with ``validate_only``: settlement's refusal (funds, limits,
+        self-exclusion), passed on as it said it; nothing is reserved."""
+        await passed_on(
+            self.settlement.ReserveBuyIn(
+                settlement_pb2.ReserveBuyInRequest(
+                    player=player,
+                    table_id=table_id,
+                    amount=amount,
+                    reference=reference,
+                    validate_only=True,
+                ),
+                metadata=self.metadata,
+                timeout=STEP_SECONDS,
+            )
+        )
+
     async def release(self, player: str, reference: str, reason: str) -> None:
         """``ReleaseBuyIn``."""
         await passed_on(

@@ -122,8 +122,7 @@ class Seats(LobbyPart):
             raise FailedPrecondition(f"seat {seat} is taken")
         join = Join(reference, player, table.table_id, seat, request.buy_in)
         if known is None:
-            # Refused before anything is written; settlement checks again as it reserves.
-            await self._check_limits(player, request.buy_in)
+            # Settlement judges funds and limits before anything is written.
             seated = await self.seating.join(join)
         else:  # a retry of a join left started: the saga resumes
             seated = await self.seating.buy_in(join)
@@ -216,7 +215,7 @@ class Seats(LobbyPart):
         try:
             if known is None:
                 seat = await self._target_seat(request, target)
-                await self._check_limits(player, 0)  # a self-excluded player is not seated anew
+                await self._refuse_excluded(player)  # not seated anew by a move
                 await self._refuse_no_chips(source.table_id, player)
                 try:
                     seated = await self.seating.move(

@@ -142,7 +142,7 @@ class WaitingLists(LobbyPart):
                     f"the waiting list of {table.table_id} is full ({MAX_WAITING} players)",
                     reason="WAITING_LIST_FULL",
                 )
-            await self._check_limits(player, 0)  # a self-excluded player may not wait either
+            await self._refuse_excluded(player)  # a self-excluded player may not wait either
             for _ in range(3):  # another lobby may change the list at the same moment
                 try:
                     await self.record(table.table_id, player)
