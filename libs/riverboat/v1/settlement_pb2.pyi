@@ -219,18 +219,20 @@ class GetRakeReportResponse(_message.Message):
     def __init__(self, rows: _Optional[_Iterable[_Union[RakeReportRow, _Mapping]]] = ..., total_rake: _Optional[int] = ...) -> None: ...
 
 class ReserveBuyInRequest(_message.Message):
-    __slots__ = ("player", "table_id", "amount", "reference", "moved_from")
+    __slots__ = ("player", "table_id", "amount", "reference", "moved_from", "validate_only")
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
     MOVED_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_ONLY_FIELD_NUMBER: _ClassVar[int]
     player: str
     table_id: str
     amount: int
     reference: str
     moved_from: str
-    def __init__(self, player: _Optional[str] = ..., table_id: _Optional[str] = ..., amount: _Optional[int] = ..., reference: _Optional[str] = ..., moved_from: _Optional[str] = ...) -> None: ...
+    validate_only: bool
+    def __init__(self, player: _Optional[str] = ..., table_id: _Optional[str] = ..., amount: _Optional[int] = ..., reference: _Optional[str] = ..., moved_from: _Optional[str] = ..., validate_only: _Optional[bool] = ...) -> None: ...
 
 class ReserveBuyInResponse(_message.Message):
     __slots__ = ("balance", "duplicate")

@@ -1,6 +1,6 @@
 """Responsible-gaming limits against a real lobby, settlement and table service: deposit and
-buy-in limits, the cooling-off of a raise, self-exclusion; enforced by the lobby (before it
-writes anything) and by settlement; kept in the wallet's log across a restart.
+buy-in limits, the cooling-off of a raise, self-exclusion; enforced by settlement, which the
+lobby asks before it writes anything of a buy-in; kept in the wallet's log across a restart.
 
 The oracle is the test's own arithmetic on the amounts it moves; the lobby's stream is read
 straight from NATS to show a refused buy-in left no record.
@@ -194,3 +194,38 @@ async def test_limits_and_self_exclusion(room: Room) -> None:
             buy_in = _limit(ann_limits.limits, BUY_IN_DAY)
             assert (buy_in.amount, buy_in.used, buy_in.remaining) == (3_000, 3_000, 0)
             assert _limit(ann_limits.limits, DAY).used == 10_100
+
+
+async def test_a_buy_in_the_wallet_refuses_leaves_no_trace(room: Room) -> None:
+    """The wallet's owner judges a buy-in (funds, limits) before the lobby writes anything: a
+    refused join leaves no record, and the same request succeeds once the wallet can pay."""
+    async with settled_lobby(room) as settled:
+        await register(settled.lobby.address, ["cyd"])
+        async with (
+            grpc.aio.insecure_channel(settled.lobby.address) as channel,
+            grpc.aio.insecure_channel(settled.settlement.address) as money_channel,
+        ):
+            money = settlement_pb2_grpc.SettlementServiceStub(money_channel)  # type: ignore[no-untyped-call]
+            boss = (("authorization", f"Bearer {room.token('boss', 'operator')}"),)
+
+            async def deposit(amount: int, ref: str) -> None:
+                await money.Deposit(
+                    settlement_pb2.DepositRequest(player="cyd", amount=amount, external_ref=ref),
+                    metadata=boss,
+                )
+
+            lobby = LobbyClient(channel)
+            await lobby.login("boss", "boss-password")
+            table = await lobby.create_table("pacific", "Pacific", request_id="p1")
+            await deposit(1_500, "c1")
+            cyd = LobbyClient(channel)
+            await cyd.login("cyd", "cyd-password")
+            joins = await _joins_in_log(room)
+            assert await _refusal(cyd.join(table.table_id, 2_000, request_id="j1")) == (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "INSUFFICIENT_FUNDS",
+            )
+            assert await _joins_in_log(room) == joins
+            await deposit(1_000, "c2")
+            seated = await cyd.join(table.table_id, 2_000, request_id="j1")
+            assert (seated.stack, seated.balance) == (2_000, 500)

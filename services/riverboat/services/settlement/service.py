@@ -335,6 +335,12 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             reference=request.reference,
             now=None if request.moved_from else datetime.now(UTC),
         )
+        if request.validate_only:  # judged as it would be made, nothing written (AIP-163)
+            try:
+                decision = decide(await self._wallets.state(player))
+            except (WalletError, EventStoreError) as exc:
+                raise _wallet_errors(exc) from None
+            return pb.ReserveBuyInResponse(balance=decision.balance, duplicate=decision.duplicate)
         decision = await self._run(player, decide, f"reserve:{request.reference}")
         return pb.ReserveBuyInResponse(balance=decision.balance, duplicate=decision.duplicate)
 
