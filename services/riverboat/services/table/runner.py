@@ -9,7 +9,8 @@ The log may hold more than that fold: another writer appended, or one of our app
 answer (a NATS outage) and was stored anyway. So an append whose outcome is unknown leaves the
 table *in doubt* (the next command reads the log first), and every catch-up, failed append or
 reconnection ends in :meth:`TableRunner.reconcile`: fold what the log holds, then re-derive from
-that state what is due (the next deal, the clock, a reshuffle). Background work therefore never
+that state what is due (the next deal, the clock, a reshuffle: the step
+:func:`riverboat.table.lifecycle.due` names, which the runner executes). Background work therefore never
 stalls on a conflict or an outage; while the log stays unreachable, reconciling is retried with a
 capped backoff.
 """
