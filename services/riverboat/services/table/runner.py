@@ -10,9 +10,9 @@ answer (a NATS outage) and was stored anyway. So an append whose outcome is unkn
 table *in doubt* (the next command reads the log first), and every catch-up, failed append or
 reconnection ends in :meth:`TableRunner.reconcile`: fold what the log holds, then re-derive from
 that state what is due (the next deal, the clock, a reshuffle: the step
-:func:`riverboat.table.lifecycle.due` names, which the runner executes). Background work therefore never
-stalls on a conflict or an outage; while the log stays unreachable, reconciling is retried with a
-capped backoff.
+:func:`riverboat.table.lifecycle.due` names, which the runner executes). Background work
+therefore never stalls on a conflict or an outage; while the log stays unreachable, reconciling
+is retried with a capped backoff.
 """
 
 from __future__ import annotations
@@ -484,6 +484,11 @@ class TableRunner:
             auto_deal=self.config.auto_deal,
         )
         match step:
+            case lifecycle.DealPending(hand_id=hand_id, void=reason) if (
+                reason and not self._dealing
+            ):
+                # Never dealable now (everyone left, say): voided at once, no seed phase waited.
+                self._spawn(self._void_undealt(hand_id))
             case lifecycle.DealPending() if not self._dealing:
                 self._spawn(self._deal_pending())
             case lifecycle.Reshuffle(hand_id=hand_id):
@@ -723,6 +728,15 @@ class TableRunner:
             )
         if self.state.seed_phase == "reveal":
             await self._seed_phase(seconds)
+
+    async def _void_undealt(self, hand_id: str) -> None:
+        """The lifecycle's void of a committed hand that can no longer be dealt."""
+        try:
+            await self._voided_undealt(hand_id)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("void_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("void_skipped", hand_id=hand_id, reason=str(exc))  # reconciled later
 
     async def _voided_undealt(self, hand_id: str) -> bool:
         """Void the committed hand ``hand_id`` if the rules say it can no longer be dealt
