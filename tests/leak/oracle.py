@@ -239,7 +239,11 @@ def _apply(f: Facts, e: AnyEvent) -> Facts:
         case ev.HandEnded():
             return replace(f, live=False)
         case HandVoided():
-            return replace(f, live=False, voided=True) if f.hand_id == e.hand_id else f
+            if f.hand_id == e.hand_id:
+                return replace(f, live=False, voided=True)
+            # A committed hand never dealt: the table is left with no hand at all (the one
+            # before, over, is no longer shown), so nothing of any hand may show.
+            return Facts()
     return f
 
 

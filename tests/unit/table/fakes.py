@@ -45,6 +45,15 @@ class ManualClock:
         heapq.heappush(self._queue, (timer.due, next(self._order), timer, callback, args))
         return timer
 
+    def pending(self) -> bool:
+        """Some timer is still to fire (something is scheduled to happen)."""
+        return self.next_due() is not None
+
+    def next_due(self) -> float | None:
+        """When the next timer not cancelled fires (None: none is set)."""
+        due = [timer.due for _, _, timer, _, _ in self._queue if not timer.cancelled]
+        return min(due) if due else None
+
     async def sleep(self, delay: float) -> None:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 

@@ -23,7 +23,7 @@ from riverboat.services.table.runner import TableRunner
 from riverboat.table import aggregate as table
 from riverboat.table.events import AnyEvent, HandCommitted, HandVoided, PlayerLeft, SeedsLocked
 from tests.unit.table.crv1kit import PAUSE, WINDOW, Crv1Dealer, commit_seed, opened
-from tests.unit.table.fakes import ManualClock
+from tests.unit.table.fakes import ManualClock, settle
 from tests.unit.table.test_runner_liveness import audit_log
 
 pytestmark = pytest.mark.timeout(60)
@@ -188,3 +188,49 @@ async def test_a_deal_that_keeps_failing_backs_off_and_is_reported_once_per_doub
     commits = [e for e in await _events(runner) if isinstance(e, HandCommitted)]
     assert len(commits) == 1  # the same hand, dealt at last
     assert not [e for e in await _events(runner) if isinstance(e, PlayerLeft)]
+
+
+async def test_a_hand_everyone_left_is_voided_on_resume_without_waiting_a_seed_phase() -> None:
+    """Reloaded with a committed hand that everyone left in its commit phase, the table voids
+    it at once (the lifecycle says it can no longer be dealt): no seed window is waited for
+    players who are gone. Time never moves here."""
+    dealer = RefusingDealer()
+    store = InMemoryEventStore()
+    clock = ManualClock()
+    config = TableConfig(hand_pause=PAUSE)
+    runner = await TableRunner.load("t1", store, dealer, config, clock=clock)
+    await runner.close()  # a table whose owner died: only its log remains
+    await runner.submit(
+        lambda s: table.create_table(
+            s, name="t1", variant="seven_card_stud_hi_lo", options=pacific_options(),
+            action_seconds=30,
+        ),
+        request_id="open",
+        actor="op",
+    )  # fmt: skip
+    for seat in (1, 2):
+        await runner.submit(
+            partial(table.seat_player, seat=seat, player=f"p{seat}", stack=1000),
+            request_id=f"seat-{seat}",
+            actor="op",
+        )
+    commitment = await dealer.commit_hand("t1", "t1-4")
+    await runner.submit(
+        lambda s: table.commit_hand(
+            s, hand_id="t1-4", scheme="CRV1", commitment=commitment.commitment,
+            deck_size=52, root=commitment.root,
+        ),
+        request_id="commit",
+        actor="service:table",
+    )  # fmt: skip
+    for seat in (1, 2):
+        await _leave(runner, seat)
+    assert runner.state.seed_phase == "commit"
+    resumed = await TableRunner.load("t1", store, dealer, config, clock=clock)
+    await resumed.resume()
+    await settle()
+    assert resumed.state.pending is None
+    voided = [e for e in await _events(resumed) if isinstance(e, HandVoided)]
+    assert [(v.hand_id, v.reason) for v in voided] == [("t1-4", "not enough players to deal")]
+    assert clock.now == 0.0
+    await resumed.close()

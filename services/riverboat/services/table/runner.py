@@ -9,9 +9,11 @@ The log may hold more than that fold: another writer appended, or one of our app
 answer (a NATS outage) and was stored anyway. So an append whose outcome is unknown leaves the
 table *in doubt* (the next command reads the log first), and every catch-up, failed append or
 reconnection ends in :meth:`TableRunner.reconcile`: fold what the log holds, then re-derive from
-that state what is due (the next deal, the clock, a reshuffle). Background work therefore never
-stalls on a conflict or an outage; while the log stays unreachable, reconciling is retried with a
-capped backoff (riverboat.retrying's RECONCILE; a hand's failing step: HAND_STEP).
+that state what is due (the next deal, the clock, a reshuffle: the step
+:func:`riverboat.table.lifecycle.due` names, which the runner executes). Background work
+therefore never stalls on a conflict or an outage; while the log stays unreachable, reconciling
+is retried with a capped backoff (riverboat.retrying's RECONCILE; a hand's failing step:
+HAND_STEP).
 """
 
 from __future__ import annotations
@@ -34,8 +36,7 @@ from riverboat.engine.events import (
     HandStarted,
     ReshuffleRequested,
 )
-from riverboat.engine.games import waiting_for
-from riverboat.engine.state import RESHUFFLE, HandState
+from riverboat.engine.state import HandState
 from riverboat.eventcodec import GENESIS_HASH, chain_end, decode_batch, encode_chained_batch
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.idempotency import RequestKey, RequestMemory
@@ -47,9 +48,9 @@ from riverboat.services.table.mailbox import Inbox, Mailbox, MailboxFull
 from riverboat.services.table.ports import ALWAYS_HELD, Clock, Dealer, LoopClock, TableLease, Timer
 from riverboat.services.table.proofs import HandProofs, deal_indices
 from riverboat.table import aggregate as table
-from riverboat.table import choice
+from riverboat.table import choice, lifecycle
 from riverboat.table.aggregate import Decided, TableState
-from riverboat.table.clock import act_for_leaver, clock_expiry, leaving_turns
+from riverboat.table.clock import act_for_leaver, clock_expiry
 from riverboat.table.events import (
     AnyEvent,
     HandCommitted,
@@ -460,7 +461,7 @@ class TableRunner:
                 deck = await self.dealer.get_deck(self.table_id, hand_id, self.commit_sequence)
                 proofs = None
             # Reshuffles already made (one still awaited is made by _reshuffle).
-            done = len(self.reshuffles) - (1 if _awaits_reshuffle(hand) else 0)
+            done = len(self.reshuffles) - (1 if lifecycle.awaits_reshuffle(hand) else 0)
             for round_, cards in enumerate(self.reshuffles[:done], start=1):
                 stub = await self.dealer.reshuffle(
                     self.table_id, hand_id, round_, cards, seeds, self.commit_sequence
@@ -474,29 +475,40 @@ class TableRunner:
     # --- the hand's life: dealing, the clock, the reveal ---------------------------------
 
     def after_change(self) -> None:
-        """Schedule what follows from the current state: the next deal or the action clock."""
+        """Schedule what follows from the current state: the step
+        :func:`riverboat.table.lifecycle.due` names (the next deal, a reshuffle, a leaver's
+        turn, the action clock, a close), executed here."""
         if self._closed or not self.lease.held:
             return
-        state = self.state
-        hand = state.hand
         if self._handing_over and self.between_hands():
             self._wake_hand_over()
-        elif state.pending is not None and not self._dealing:
-            self._spawn(self._deal_pending())
-        elif hand is not None and not hand.finished:
-            if _awaits_reshuffle(hand):
-                self._spawn(self._reshuffle(hand.hand_id, self.version))
-            elif leaving_turns(state):
+            return
+        step = lifecycle.due(
+            self.state,
+            self.clock.time(),
+            bank_since=self._bank_since,
+            pause=self.config.hand_pause,
+            auto_deal=self.config.auto_deal,
+        )
+        match step:
+            case lifecycle.DealPending(hand_id=hand_id, void=reason) if (
+                reason and not self._dealing
+            ):
+                # Never dealable now (everyone left, say): voided at once, no seed phase waited.
+                self._spawn(self._void_undealt(hand_id))
+            case lifecycle.DealPending() if not self._dealing:
+                self._spawn(self._deal_pending())
+            case lifecycle.Reshuffle(hand_id=hand_id):
+                self._spawn(self._reshuffle(hand_id, self.version))
+            case lifecycle.ActForLeaver(hand_id=hand_id):
                 # A player who asked to leave is not waited for: no clock, no time bank.
-                self._spawn(self._act_for_leaver(hand.hand_id, self.version))
-            elif seats := waiting_for(hand):
-                self._arm_clock(hand.hand_id, self.version, seats)
-        elif state.close_due:
-            self._spawn(self._finish_close())
-        elif state.awaits_choice:
-            self._arm_clock("", self.version, (state.dealer,))
-        elif self.config.auto_deal and state.can_start_hand() and not self._dealing:
-            self._spawn(self._start_hand(delay=self.config.hand_pause))
+                self._spawn(self._act_for_leaver(hand_id, self.version))
+            case lifecycle.RunClock(hand_id=hand_id, seats=seats, at=at):
+                self._arm_clock(hand_id, self.version, seats, at)
+            case lifecycle.CloseTable():
+                self._spawn(self._finish_close())
+            case lifecycle.StartHand() if not self._dealing:
+                self._spawn(self._start_hand(delay=self.config.hand_pause))
 
     def between_hands(self) -> bool:
         """No hand is committed, in play or being started: the table can change owner."""
@@ -724,6 +736,15 @@ class TableRunner:
         if self.state.seed_phase == "reveal":
             await self._seed_phase(seconds)
 
+    async def _void_undealt(self, hand_id: str) -> None:
+        """The lifecycle's void of a committed hand that can no longer be dealt."""
+        try:
+            await self._voided_undealt(hand_id)
+        except (EngineError, ConcurrencyError, LeaseNotHeld) as exc:
+            self.log.info("void_skipped", hand_id=hand_id, reason=str(exc))
+        except EventStoreError as exc:
+            self.log.warning("void_skipped", hand_id=hand_id, reason=str(exc))  # reconciled later
+
     async def _voided_undealt(self, hand_id: str) -> bool:
         """Void the committed hand ``hand_id`` if the rules say it can no longer be dealt
         (``TableState.undealable``: everyone left in its seed phases, say); True if it is no
@@ -807,7 +828,7 @@ class TableRunner:
         try:
             await self._ensure_deck()
             hand = self.state.hand
-            if self.version != version or not _awaits_reshuffle(hand):
+            if self.version != version or not lifecycle.awaits_reshuffle(hand):
                 return
             assert isinstance(hand, HandState) and self.deck is not None
             round_ = len(self.reshuffles)
@@ -844,13 +865,7 @@ class TableRunner:
 
     def _banks_due(self) -> frozenset[int]:
         """Seats whose turn on a time bank has run all its seconds."""
-        now = self.clock.time()
-        return frozenset(
-            seat
-            for seat, (seconds, _) in self.state.banking.items()
-            # A timer may fire a hair early: a millisecond is no time to a player.
-            if seat in self._bank_since and self._bank_since[seat] + seconds <= now + 1e-3
-        )
+        return lifecycle.banks_due(self.state, self.clock.time(), self._bank_since)
 
     def connected(self, player: str) -> bool:
         """``player`` has a Watch stream open."""
@@ -859,23 +874,7 @@ class TableRunner:
     def _disconnected(self) -> frozenset[str]:
         return frozenset(s.player for s in self.state.seats if not self.connected(s.player))
 
-    def _clock_delay(self, seats: tuple[int, ...]) -> float:
-        """Seconds until the clock is due for ``seats``: the action clock, or for a turn on a
-        time bank, what is left of it (the soonest of the seats)."""
-        delay = float(self.state.action_seconds)
-        now = self.clock.time()
-        banked = [
-            self._bank_since[s] + self.state.banking[s][0] - now
-            for s in seats
-            if s in self.state.banking and s in self._bank_since
-        ]
-        if banked and len(banked) == len(seats):
-            delay = max(0.0, min(banked))
-        elif banked:
-            delay = max(0.0, min(min(banked), delay))
-        return delay
-
-    def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
+    def _arm_clock(self, hand_id: str, version: int, seats: tuple[int, ...], at: float) -> None:
         # A timer, not a task, per decision: re-armed on every action of a busy table, it must
         # be cheap, and cancelling it never interrupts a clock action already under way.
         turn = (hand_id, version, seats)
@@ -884,7 +883,7 @@ class TableRunner:
                 return  # re-derived after a catch-up: this turn's clock keeps running
             self._clock.cancel()
         self._clock_for = turn
-        delay = self._clock_delay(seats) if hand_id else float(self.state.action_seconds)
+        delay = max(0.0, at - self.clock.time())
         self._clock = self.clock.call_later(delay, self._clock_due, hand_id, version, seats)
 
     def _clock_due(self, hand_id: str, version: int, seats: tuple[int, ...]) -> None:
@@ -1120,8 +1119,3 @@ class TableRunner:
             if not waiter.done():
                 waiter.set_result(self.between_hands())
         self._between_hands.clear()
-
-
-def _awaits_reshuffle(hand: object) -> bool:
-    """The hand waits for the dealer to reshuffle discards (draw)."""
-    return isinstance(hand, HandState) and not hand.finished and hand.phase == RESHUFFLE
