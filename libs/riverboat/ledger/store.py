@@ -188,6 +188,11 @@ class LedgerWriter:
         self.conn = conn
         self._q = _statements(conn)
         self.unmoved = unmoved if unmoved is not None else Unmoved()
+        # What this transaction read or wrote already: a batch of records of one table reads
+        # its position and its context once. Only this transaction writes them until it ends
+        # (a concurrent writer of the same record loses on the processed-event key).
+        self._positions: dict[tuple[str, str], int] = {}
+        self._tables: dict[str, TableContext] = {}
 
     # -- records --------------------------------------------------------------------------
 
@@ -226,7 +231,11 @@ class LedgerWriter:
 
     def position(self, source: str, aggregate_id: str) -> int:
         """The last version applied of an aggregate (0: none)."""
+        known = self._positions.get((source, aggregate_id))
+        if known is not None:
+            return known
         found = self.conn.scalar(self._q.position, {"source": source, "aggregate_id": aggregate_id})
+        self._positions[(source, aggregate_id)] = int(found or 0)
         return int(found or 0)
 
     def _claim(self, source: str, aggregate_id: str, version: int) -> ApplyResult | None:
@@ -250,6 +259,7 @@ class LedgerWriter:
         )
         if source == TABLES:
             self.unmoved.applied(aggregate_id, version)
+        self._positions[(source, aggregate_id)] = version
         if last == 0:
             self.conn.execute(
                 self._q.position_new,
@@ -390,7 +400,10 @@ class LedgerWriter:
     # -- table context --------------------------------------------------------------------
 
     def _load_table(self, table_id: str) -> TableContext:
-        ctx = TableContext(table_id)
+        known = self._tables.get(table_id)
+        if known is not None:
+            return known  # the context the last record of this transaction left
+        ctx = self._tables[table_id] = TableContext(table_id)
         row = self.conn.execute(self._q.table, {"t": table_id}).one_or_none()
         if row is not None:
             ctx.variant, ctx.current_hand = row.variant, row.current_hand_id
