@@ -60,7 +60,9 @@ class LedgerContract:
         self, engine: Engine, room: Room
     ) -> None:
         ledger = Ledger(engine)
-        assert all(apply(ledger, r) is Outcome.APPLIED for r in room.records)
+        outcomes = {apply(ledger, r) for r in room.records}
+        # A table record that moves no money (a card, a check) is skipped, not applied.
+        assert outcomes == {Outcome.APPLIED, Outcome.SKIPPED}
         with engine.connect() as conn:
             report = check_ledger(conn)
             assert report.ok, report.render()
@@ -89,12 +91,13 @@ class LedgerContract:
         rng = random.Random(3)
         repeats = [r for r in room.records for _ in range(rng.randint(1, 4))]
         rng.shuffle(repeats)
-        assert {apply(ledger, r) for r in repeats} == {Outcome.DUPLICATE}
+        assert {apply(ledger, r) for r in repeats} == {Outcome.DUPLICATE, Outcome.SKIPPED}
         assert dump(engine) == once
 
         # From empty: each record delivered 2-5 times, out of order; a record that arrives before
         # its predecessor is refused (a gap) until the predecessor came, as the consumer does.
         reset(engine)
+        ledger = Ledger(engine)  # knowing nothing of the records skipped before
         deliveries = [r for r in room.records for _ in range(rng.randint(2, 5))]
         rng.shuffle(deliveries)
         by_aggregate: dict[tuple[str, str], dict[int, Record]] = defaultdict(dict)
@@ -108,7 +111,8 @@ class LedgerContract:
                 log = by_aggregate[(record.source, record.aggregate_id)]
                 for version in range(1, record.version + 1):
                     apply(ledger, log[version])
-        assert outcomes[Outcome.GAP] > 0 and outcomes[Outcome.DUPLICATE] > len(room.records)
+        repeated = outcomes[Outcome.DUPLICATE] + outcomes[Outcome.SKIPPED]
+        assert outcomes[Outcome.GAP] > 0 and repeated > len(room.records)
         assert dump(engine) == once
 
     def test_replay_in_another_order_gives_the_same_bytes(self, engine: Engine, room: Room) -> None:
@@ -126,9 +130,9 @@ class LedgerContract:
                     if record.source == TABLES
                     else writer.apply_wallet_record
                 )
-                assert (
-                    fn(record.aggregate_id, record.version, record.payload).outcome
-                    is Outcome.APPLIED
+                assert fn(record.aggregate_id, record.version, record.payload).outcome in (
+                    Outcome.APPLIED,
+                    Outcome.SKIPPED,
                 )
         assert dump(engine) == live
 

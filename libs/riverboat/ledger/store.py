@@ -42,6 +42,7 @@ from riverboat.ledger.models import (
     TableSeat,
     Wallet,
 )
+from riverboat.ledger.moneyfilter import Unmoved, moves_money
 from riverboat.ledger.projection import (
     TABLES,
     WALLETS,
@@ -77,6 +78,7 @@ class Outcome(enum.Enum):
 
     APPLIED = "applied"
     DUPLICATE = "duplicate"  # applied before: nothing changed
+    SKIPPED = "skipped"  # a table record that moves no money: nothing to apply (moneyfilter)
     GAP = "gap"  # an earlier record of the aggregate is missing: nothing changed
 
 
@@ -174,16 +176,33 @@ def _statements(conn: Connection) -> _Statements:
 
 
 class LedgerWriter:
-    """Applies records inside one open transaction (see :meth:`Ledger.writer`)."""
+    """Applies records inside one open transaction (see :meth:`Ledger.writer`).
 
-    def __init__(self, conn: Connection) -> None:
+    Args:
+        conn: the open connection.
+        unmoved: the table versions known to move no money; by default the writer's own
+            (enough when it is given every record of a table in order, as a replay is).
+    """
+
+    def __init__(self, conn: Connection, unmoved: Unmoved | None = None) -> None:
         self.conn = conn
         self._q = _statements(conn)
+        self.unmoved = unmoved if unmoved is not None else Unmoved()
+        # What this transaction read or wrote already: a batch of records of one table reads
+        # its position and its context once. Only this transaction writes them until it ends
+        # (a concurrent writer of the same record loses on the processed-event key).
+        self._positions: dict[tuple[str, str], int] = {}
+        self._tables: dict[str, TableContext] = {}
 
     # -- records --------------------------------------------------------------------------
 
     def apply_table_record(self, table_id: str, version: int, payload: bytes) -> ApplyResult:
-        """Apply one table log record (an ``EventBatch``)."""
+        """Apply one table log record (an ``EventBatch``); one that moves no money is only
+        noted (:attr:`Outcome.SKIPPED`, its version as the position: the database is not read).
+        """
+        if not moves_money(payload):
+            self.unmoved.note(table_id, version)
+            return ApplyResult(Outcome.SKIPPED, version)
         events = decode_batch(payload)  # before any write: a poison record changes nothing
         claimed = self._claim(TABLES, table_id, version)
         if claimed is not None:
@@ -212,7 +231,11 @@ class LedgerWriter:
 
     def position(self, source: str, aggregate_id: str) -> int:
         """The last version applied of an aggregate (0: none)."""
+        known = self._positions.get((source, aggregate_id))
+        if known is not None:
+            return known
         found = self.conn.scalar(self._q.position, {"source": source, "aggregate_id": aggregate_id})
+        self._positions[(source, aggregate_id)] = int(found or 0)
         return int(found or 0)
 
     def _claim(self, source: str, aggregate_id: str, version: int) -> ApplyResult | None:
@@ -220,7 +243,9 @@ class LedgerWriter:
         last = self.position(source, aggregate_id)
         if version <= last:
             return ApplyResult(Outcome.DUPLICATE, last)
-        if version > last + 1:
+        if version > last + 1 and not (
+            source == TABLES and self.unmoved.covers(aggregate_id, last + 1, version - 1)
+        ):
             return ApplyResult(Outcome.GAP, last)
         self.conn.execute(
             self._q.processed,
@@ -232,6 +257,9 @@ class LedgerWriter:
                 "processed_at": datetime.now(UTC),
             },
         )
+        if source == TABLES:
+            self.unmoved.applied(aggregate_id, version)
+        self._positions[(source, aggregate_id)] = version
         if last == 0:
             self.conn.execute(
                 self._q.position_new,
@@ -372,7 +400,10 @@ class LedgerWriter:
     # -- table context --------------------------------------------------------------------
 
     def _load_table(self, table_id: str) -> TableContext:
-        ctx = TableContext(table_id)
+        known = self._tables.get(table_id)
+        if known is not None:
+            return known  # the context the last record of this transaction left
+        ctx = self._tables[table_id] = TableContext(table_id)
         row = self.conn.execute(self._q.table, {"t": table_id}).one_or_none()
         if row is not None:
             ctx.variant, ctx.current_hand = row.variant, row.current_hand_id
@@ -405,8 +436,10 @@ def _snapshot(ctx: TableContext) -> tuple[object, ...]:
 class Ledger:
     """The ledger database: apply records, one transaction each (or many, for a replay)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, unmoved: Unmoved | None = None) -> None:
         self.engine = engine
+        #: Table versions seen to move no money, shared by every writer (see moneyfilter).
+        self.unmoved = unmoved if unmoved is not None else Unmoved()
 
     @contextmanager
     def writer(self) -> Iterator[LedgerWriter]:
@@ -414,7 +447,7 @@ class Ledger:
         with self.engine.connect() as conn:
             conn.execution_options(**{WRITE: True})
             with conn.begin():
-                yield LedgerWriter(conn)
+                yield LedgerWriter(conn, self.unmoved)
 
     def apply_table_record(self, table_id: str, version: int, payload: bytes) -> ApplyResult:
         """Apply one table record in its own transaction."""
@@ -424,12 +457,37 @@ class Ledger:
         """Apply one wallet record in its own transaction."""
         return self._apply(WALLETS, wallet_id, version, payload)
 
+    def apply_table_records(self, records: Sequence[tuple[str, int, bytes]]) -> list[ApplyResult]:
+        """Apply table records ``(table id, version, payload)`` in one transaction (one commit
+        for all: what a consumer's batch costs), up to the first that finds a gap.
+
+        Returns:
+            One result per record applied or skipped, the last a gap if one was found (the
+            records after it are left to the caller).
+
+        Raises:
+            IntegrityError: another process applied one of them at the same moment; nothing
+                of the batch is kept (apply them one by one).
+        """
+        results: list[ApplyResult] = []
+        with self.writer() as writer:
+            for table_id, version, payload in records:
+                result = writer.apply_table_record(table_id, version, payload)
+                results.append(result)
+                if result.outcome is Outcome.GAP:
+                    break
+        return results
+
     def position(self, source: str, aggregate_id: str) -> int:
         """The last version of an aggregate the ledger has applied."""
         with self.engine.connect() as conn:
             return LedgerWriter(conn).position(source, aggregate_id)
 
     def _apply(self, source: str, aggregate_id: str, version: int, payload: bytes) -> ApplyResult:
+        if source == TABLES and not moves_money(payload):
+            # Nothing to write: no connection, no transaction.
+            self.unmoved.note(aggregate_id, version)
+            return ApplyResult(Outcome.SKIPPED, version)
         try:
             with self.writer() as writer:
                 if source == TABLES:

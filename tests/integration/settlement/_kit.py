@@ -16,6 +16,7 @@ from riverboat.eventstore import JetStreamEventStore
 from riverboat.ledger import canonical_dump
 from riverboat.ledger.db import create_ledger_engine
 from riverboat.ledger.models import Position
+from riverboat.ledger.moneyfilter import moves_money
 from riverboat.ledger.projection import TABLES, WALLETS
 from riverboat.ledger.queries import RakeRow
 from riverboat.services.common.auth import bearer_metadata
@@ -149,22 +150,61 @@ def positions(engine: Engine) -> dict[tuple[str, str], int]:
         return {(s, a): int(v) for s, a, v in rows}
 
 
+async def _to_apply(
+    nc: NATS,
+    config: SettlementConfig,
+    logs: dict[tuple[str, str], int],
+    applied: dict[tuple[str, str], int],
+) -> dict[tuple[str, str], int]:
+    """The version the ledger must reach per aggregate: a wallet's last, a table's last record
+    that moves money (the ledger skips the others: ``riverboat.ledger.moneyfilter``)."""
+    out = dict(logs)
+    tables = table_log(nc, config)
+    for (source, aggregate), last in logs.items():
+        done = applied.get((source, aggregate), 0)
+        if source != TABLES or done >= last:
+            continue
+        out[(source, aggregate)] = done
+        async for record in tables.iter_records(aggregate, done + 1):
+            if record.version > last:
+                break
+            if moves_money(record.payload):
+                out[(source, aggregate)] = record.version
+    return out
+
+
+async def ledger_records(nc: NATS, config: SettlementConfig) -> int:
+    """How many records of both logs the ledger applies: every wallet record, and the table
+    records that move money."""
+    tables = table_log(nc, config)
+    total = 0
+    for (source, aggregate), last in (await log_versions(nc, config)).items():
+        if source != TABLES:
+            total += last
+            continue
+        async for record in tables.iter_records(aggregate):
+            total += moves_money(record.payload)
+    return total
+
+
 async def wait_caught_up(
     nc: NATS, config: SettlementConfig, timeout: float = 30.0, settle: float = 0.3
 ) -> None:
-    """Until the ledger has applied every record of both logs and nothing changed for a moment
-    (reactions to table records append wallet records after the table record is applied)."""
+    """Until the ledger has applied every record of both logs that it applies and nothing
+    changed for a moment (reactions to table records append wallet records after the table
+    record is applied)."""
     engine = create_ledger_engine(config.database_url)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     try:
         stable_since: float | None = None
         while True:
-            logs = await log_versions(nc, config)
             applied = await asyncio.to_thread(positions, engine)
+            logs = await _to_apply(nc, config, await log_versions(nc, config), applied)
             if all(applied.get(key, 0) >= version for key, version in logs.items()):
                 stable_since = stable_since or loop.time()
-                if loop.time() - stable_since >= settle and logs == await log_versions(nc, config):
+                again = await _to_apply(nc, config, await log_versions(nc, config), applied)
+                if loop.time() - stable_since >= settle and logs == again:
                     return
             else:
                 stable_since = None

@@ -29,7 +29,7 @@ from riverboat.eventstore.jetstream import HEADER_VERSION
 from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.common.tracing import consumed
 
-__all__ = ["AckFilter", "Delivery", "DurableConsumer", "Handler"]
+__all__ = ["AckFilter", "BatchHandler", "Delivery", "DurableConsumer", "Handler"]
 
 _log = structlog.get_logger("riverboat.settlement.consumer")
 
@@ -46,6 +46,9 @@ class Delivery:
 
 
 Handler = Callable[[Delivery], Awaitable[None]]
+# Applies several records at once (one database commit for all); returns how many, from the
+# first, took effect. The rest, or all of them if it raises, go to the Handler one by one.
+BatchHandler = Callable[[list[Delivery]], Awaitable[int]]
 # For tests: decide, after a record took effect, whether to ack it (False: act as if the
 # process died before acking; the message is redelivered after ack_wait).
 AckFilter = Callable[[Delivery], Awaitable[bool]]
@@ -64,6 +67,8 @@ class DurableConsumer:
         batch: messages per pull.
         fetch_wait: seconds one pull waits for messages.
         ack_filter: test hook, see :data:`AckFilter`.
+        batch_handler: applies the records of one fetch together (see :data:`BatchHandler`);
+            without it, or for a fetch of one, each record goes to ``handler``.
     """
 
     def __init__(
@@ -79,6 +84,7 @@ class DurableConsumer:
         fetch_wait: float = 1.0,
         timeout: float = 5.0,
         ack_filter: AckFilter | None = None,
+        batch_handler: BatchHandler | None = None,
     ) -> None:
         self._js = nc.jetstream(timeout=timeout)
         self.stream = stream
@@ -89,6 +95,7 @@ class DurableConsumer:
         self._batch = batch
         self._fetch_wait = fetch_wait
         self._ack_filter = ack_filter
+        self._batch_handler = batch_handler
         self._sub: nats.js.JetStreamContext.PullSubscription | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
@@ -151,6 +158,8 @@ class DurableConsumer:
                 continue
             self._busy = True
             try:
+                if self._batch_handler is not None and len(msgs) > 1:
+                    msgs = await self._process_batch(msgs)
                 for index, msg in enumerate(msgs):
                     if self._stopping.is_set():
                         await self._hand_back(msgs[index:])
@@ -159,22 +168,57 @@ class DurableConsumer:
             finally:
                 self._busy = False
 
-    async def _process(self, msg: Msg) -> None:
-        headers = msg.headers or {}
-        meta = msg.metadata
-        version_text = headers.get(HEADER_VERSION, "")
+    def _delivery(self, msg: Msg) -> Delivery | None:
+        """The record a message holds; None if no event store wrote it."""
+        version_text = (msg.headers or {}).get(HEADER_VERSION, "")
         if not msg.subject.startswith(self.prefix + ".") or not version_text.isdigit():
-            # Not written by an event store: nothing the ledger could apply, ever.
-            _log.error("consumer_foreign_message", subject=msg.subject, durable=self.durable)
-            await msg.term()
-            return
-        delivery = Delivery(
+            return None
+        meta = msg.metadata
+        return Delivery(
             aggregate_id=msg.subject[len(self.prefix) + 1 :],
             version=int(version_text),
             payload=msg.data,
             stream_sequence=meta.sequence.stream,
             deliveries=meta.num_delivered,
         )
+
+    async def _process_batch(self, msgs: list[Msg]) -> list[Msg]:
+        """Hand the leading records of a fetch to the batch handler, ack those that took
+        effect; the messages left to handle one by one."""
+        assert self._batch_handler is not None
+        deliveries: list[Delivery] = []
+        for msg in msgs:
+            delivery = self._delivery(msg)
+            if delivery is None:
+                break  # the one-by-one path deals with it
+            deliveries.append(delivery)
+        if len(deliveries) < 2 or self._stopping.is_set():
+            return msgs
+        try:
+            with contextlib.ExitStack() as spans:
+                for msg in msgs[: len(deliveries)]:
+                    spans.enter_context(consumed(f"apply {self.durable}", msg.headers))
+                done = await self._batch_handler(deliveries)
+        except Exception as exc:  # each again, one by one (a repeat is a no-op)
+            _log.warning(
+                "batch_not_applied",
+                durable=self.durable,
+                records=len(deliveries),
+                error=str(exc) or type(exc).__name__,
+            )
+            return msgs
+        for msg, delivery in zip(msgs[:done], deliveries[:done], strict=True):
+            await self._acknowledge(msg, delivery)
+        return msgs[done:]
+
+    async def _process(self, msg: Msg) -> None:
+        headers = msg.headers or {}
+        delivery = self._delivery(msg)
+        if delivery is None:
+            # Not written by an event store: nothing the ledger could apply, ever.
+            _log.error("consumer_foreign_message", subject=msg.subject, durable=self.durable)
+            await msg.term()
+            return
         try:
             with consumed(f"apply {self.durable}", headers):
                 await self._handler(delivery)
@@ -193,9 +237,13 @@ class DurableConsumer:
             with contextlib.suppress(nats.errors.Error):
                 await msg.nak(delay=delay)
             return
+        await self._acknowledge(msg, delivery)
+
+    async def _acknowledge(self, msg: Msg, delivery: Delivery) -> None:
+        """The record took effect: count it and ack it (unless the test hook says not)."""
         self.applied += 1
         # The server's count of records behind this one: free with every message.
-        set_consumer_lag(self.durable, meta.num_pending)
+        set_consumer_lag(self.durable, msg.metadata.num_pending)
         if self._ack_filter is not None and not await self._ack_filter(delivery):
             return
         try:

@@ -2,6 +2,10 @@
 
 A table record is handled in two steps:
 
+A record that moves no money (most of a hand: cards, checks, folds, seeds; see
+:mod:`riverboat.ledger.moneyfilter`) is only noted as seen: it is neither decoded nor sent to
+the database. The others are handled in two steps:
+
 1. *React*: a ``PlayerSeated`` with a buy-in reference records the seating on the player's
    wallet (``BuyInSeated``), and a ``PlayerLeft`` credits the chips (``CashedOut``). Both are
    wallet commands keyed by the table event's id, so doing them again is a no-op.
@@ -17,6 +21,7 @@ missing records are read back from the log and applied first.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import replace
 
 import structlog
@@ -26,6 +31,7 @@ from riverboat import retrying
 from riverboat.eventcodec import CodecError, event_from_pb
 from riverboat.eventstore import EventStore
 from riverboat.ledger import queries
+from riverboat.ledger.moneyfilter import moves_money
 from riverboat.ledger.projection import TABLES, WALLETS
 from riverboat.ledger.store import ApplyResult, Outcome
 from riverboat.ledger.wallet import decide_cash_out, decide_seat
@@ -64,6 +70,7 @@ class Projector:
         self._wallets = wallets
         self._logs = {WALLETS: wallet_log, TABLES: table_log}
         self.violations = 0  # invariant violations seen (also logged)
+        self.skipped = 0  # table records that moved no money: noted, not applied
 
     async def on_wallet_record(self, delivery: Delivery) -> None:
         """Handler of the wallet consumer."""
@@ -71,8 +78,42 @@ class Projector:
 
     async def on_table_record(self, delivery: Delivery) -> None:
         """Handler of the table consumer."""
+        if not moves_money(delivery.payload):
+            self._db.ledger.unmoved.note(delivery.aggregate_id, delivery.version)
+            self.skipped += 1
+            return
         await self._react(delivery.payload)
         await self._apply(TABLES, delivery.aggregate_id, delivery.version, delivery.payload)
+
+    async def on_table_records(self, deliveries: Sequence[Delivery]) -> int:
+        """Batch handler of the table consumer: the records that move money in one transaction.
+
+        Returns:
+            How many of ``deliveries``, from the first, took effect (the consumer hands the rest
+            to :meth:`on_table_record` one by one: a gap to fill, say).
+        """
+        ledger = self._db.ledger
+        money: list[int] = []  # indexes of the deliveries to apply
+        for index, delivery in enumerate(deliveries):
+            if moves_money(delivery.payload):
+                money.append(index)
+            else:
+                ledger.unmoved.note(delivery.aggregate_id, delivery.version)
+                self.skipped += 1
+        if not money:
+            return len(deliveries)
+        for index in money:  # reactions first, as one by one (they are idempotent)
+            await self._react(deliveries[index].payload)
+        records = [
+            (deliveries[i].aggregate_id, deliveries[i].version, deliveries[i].payload)
+            for i in money
+        ]
+        results = await self._db.run(ledger.apply_table_records, records)
+        for index, result in zip(money, results, strict=False):
+            self._report(TABLES, deliveries[index].aggregate_id, result)
+            if result.outcome is Outcome.GAP:
+                return index
+        return len(deliveries)
 
     async def sweep_cash_outs(self) -> int:
         """Credit every cash-out the ledger shows in transit (normally none); how many."""
@@ -90,15 +131,19 @@ class Projector:
         return len(pending)
 
     async def wait_for_table(self, table_id: str, timeout: float) -> None:
-        """Return once the ledger has applied every record the table's log holds now.
+        """Return once the ledger has applied every record that moves money the table's log
+        holds now (the ledger's position stops at the last of them).
 
         Raises:
             CatchUpTimeout: not within ``timeout`` seconds.
         """
         latest = await self._logs[TABLES].last_version(table_id)
+        ledger = self._db.ledger
 
         async def caught_up() -> None:
-            if await self._db.run(self._db.ledger.position, TABLES, table_id) < latest:
+            applied = await self._db.run(ledger.position, TABLES, table_id)
+            seen = ledger.unmoved.seen_through(table_id, applied)
+            if seen < latest and await self._money_between(table_id, seen + 1, latest):
                 raise CatchUpTimeout(f"the ledger is behind table {table_id}'s log")
 
         await retrying.call(
@@ -108,6 +153,23 @@ class Projector:
         )
 
     # -- internals ----------------------------------------------------------------------------
+
+    async def _money_between(self, table_id: str, first: int, last: int) -> bool:
+        """Whether a record ``first..last`` of the table's log moves money (read back: the
+        records were skipped by another replica, or before a restart)."""
+        records = self._logs[TABLES].iter_records(table_id, first)
+        try:
+            async for record in records:
+                if record.version > last:
+                    return False
+                if moves_money(record.payload):
+                    return True
+                self._db.ledger.unmoved.note(table_id, record.version)
+            return False
+        finally:
+            close = getattr(records, "aclose", None)
+            if close is not None:
+                await close()
 
     async def _react(self, payload: bytes) -> None:
         # Only seatings and leavings react, and most records (a hand's actions and cards) hold
@@ -163,6 +225,11 @@ class Projector:
         ledger = self._db.ledger
         apply = ledger.apply_table_record if source == TABLES else ledger.apply_wallet_record
         result = await self._db.run(apply, aggregate_id, version, payload)
+        self._report(source, aggregate_id, result)
+        return result
+
+    def _report(self, source: str, aggregate_id: str, result: ApplyResult) -> None:
+        """Count and log the invariants a record broke."""
         for violation in result.violations:
             self.violations += 1
             _log.error(
@@ -173,9 +240,8 @@ class Projector:
                 detail=violation.message,
                 source=source,
                 aggregate_id=aggregate_id,
-                version=version,
+                version=result.position,
             )
-        return result
 
     async def _fill(self, source: str, aggregate_id: str, first: int, last: int) -> None:
         """Apply the records ``first..last`` of an aggregate, read back from its log."""

@@ -144,7 +144,7 @@ def _apply(ledger: Ledger, source: str, records: list[tuple[str, int, bytes]]) -
         apply = writer.apply_table_record if source == TABLES else writer.apply_wallet_record
         for aggregate_id, version, payload in records:
             outcome = apply(aggregate_id, version, payload)
-            if outcome.outcome is not Outcome.APPLIED:
+            if outcome.outcome not in (Outcome.APPLIED, Outcome.SKIPPED):
                 raise RebuildError(
                     f"{source} {aggregate_id} version {version}: {outcome.outcome.value} "
                     f"(ledger at {outcome.position})"

@@ -37,7 +37,7 @@ from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import start_tracing
 from riverboat.services.common.validation import ValidationInterceptor
 from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
-from riverboat.services.settlement.consumers import AckFilter, DurableConsumer
+from riverboat.services.settlement.consumers import AckFilter, BatchHandler, DurableConsumer
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.projector import Projector
 from riverboat.services.settlement.registry import Registry
@@ -170,6 +170,7 @@ class SettlementServer:
                     self.config.tables_prefix,
                     "tables",
                     self.projector.on_table_record,
+                    batch_handler=self.projector.on_table_records,
                 ),
             ]
             for consumer in self.consumers:
@@ -211,7 +212,14 @@ class SettlementServer:
         if db is not None:
             await asyncio.to_thread(db.close)
 
-    def _consumer(self, stream: str, prefix: str, kind: str, handler: object) -> DurableConsumer:
+    def _consumer(
+        self,
+        stream: str,
+        prefix: str,
+        kind: str,
+        handler: object,
+        batch_handler: BatchHandler | None = None,
+    ) -> DurableConsumer:
         assert self._nc is not None
         return DurableConsumer(
             self._nc,
@@ -223,6 +231,7 @@ class SettlementServer:
             batch=self.config.fetch_batch,
             timeout=self.config.nats_timeout,
             ack_filter=self._ack_filter,
+            batch_handler=batch_handler,
         )
 
     async def _sweep(self) -> None:
