@@ -51,7 +51,7 @@ from riverboat.lobby.state import (
 )
 from riverboat.redirect import no_owner_delay
 from riverboat.rpcstatus import error_info
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -271,7 +271,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     )
                 ),
             )
-            log.info("account_locked", player_id=account.username, by=_caller())
+            log.info("account_locked", player_id=account.username, by=current_caller())
         return lobby_pb2.LockAccountResponse(account=self._player(request.username))
 
     async def UnlockAccount(
@@ -287,7 +287,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                     account_unlocked=lobby_pb2.AccountUnlocked(username=account.username)
                 ),
             )
-            log.info("account_unlocked", player_id=account.username, by=_caller())
+            log.info("account_unlocked", player_id=account.username, by=current_caller())
         return lobby_pb2.UnlockAccountResponse(account=self._player(request.username))
 
     async def ResetPassword(
@@ -310,7 +310,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
                 )
             ),
         )
-        log.info("password_reset", player_id=account.username, by=_caller())
+        log.info("password_reset", player_id=account.username, by=current_caller())
         return lobby_pb2.ResetPasswordResponse(account=self._player(request.username))
 
     async def _record_account(self, username: str, what: str, event: lobby_pb2.LobbyEvent) -> None:
@@ -319,7 +319,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         # Unique per change: the version it follows (a retry after a lost answer is a repeat).
         version = self.lobby.aggregate.version(aggregate_id)
         event.request_id = f"{what}-{username}-{version + 1}"
-        event.actor = _caller()
+        event.actor = current_caller()
         try:
             await self.lobby.record(aggregate_id, event)
         except ConcurrencyError:  # another lobby changed the account meanwhile: say so
@@ -402,7 +402,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         is refused (ALREADY_EXISTS).
         """
         request_id = _check_request_id(request.request_id)
-        caller = _caller()
+        caller = current_caller()
         key = RequestKey("create_table", caller, request_id)
         fp = fingerprint(request)
         try:
@@ -866,13 +866,13 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
         player = request.player
         # One reference per (operator, request id): the leave's request id at the first table
         # and the buy-in's at the second, so a retry finds both.
-        reference = derived_id("move", _caller(), request_id, readable=player)
+        reference = derived_id("move", current_caller(), request_id, readable=player)
         known = self.lobby.state.joins.get(reference)
         if known is not None:
             if (known.player, known.table_id) != (player, request.to_table_id) or (
                 request.seat not in (0, known.seat)
             ):
-                clash = RequestClash(RequestKey("move", _caller(), request_id), player)
+                clash = RequestClash(RequestKey("move", current_caller(), request_id), player)
                 raise AlreadyExists(clash.message, reason=clash.reason)
             if known.status == "completed":
                 return await self._moved(known.table_id, known.seat, known.buy_in)
@@ -915,7 +915,7 @@ class LobbyService(lobby_pb2_grpc.LobbyServiceServicer):
             to_table=target.table_id,
             seat=seat,
             stack=stack,
-            by=_caller(),
+            by=current_caller(),
         )
         return await self._moved(target.table_id, seat, stack)
 
@@ -1247,12 +1247,6 @@ def _refuse_closed(view: table_pb2.TableView) -> None:
         raise FailedPrecondition(
             f"{view.table_id} is closed: nobody may sit down there", reason="TABLE_CLOSED"
         )
-
-
-def _caller() -> str:
-    """The calling identity, as request ids are scoped (riverboat.idempotency)."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
 
 
 def _check_request_id(request_id: str) -> str:

@@ -32,7 +32,7 @@ from riverboat.ledger.wallet import (
     decide_self_exclude,
     decide_withdraw,
 )
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -87,12 +87,6 @@ def _player(value: str) -> str:
     if any(c.isspace() for c in value):
         raise InvalidArgument("player must not contain spaces", field="player")
     return value
-
-
-def _caller() -> str:
-    """Who calls, as request ids are scoped (riverboat.idempotency)."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
 
 
 def _own(identity: Identity, player: str) -> None:
@@ -182,7 +176,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     async def Deposit(self, request: pb.DepositRequest, context: Any) -> pb.DepositResponse:
         """Credit a wallet (operators); only a registered player's."""
         player = await self._known_player(_player(request.player))
-        by = _caller()
+        by = current_caller()
         decide = functools.partial(
             decide_deposit,
             amount=request.amount,
@@ -199,7 +193,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
         """Pay out of a wallet (operators)."""
         player = await self._known_player(_player(request.player))
-        by = _caller()
+        by = current_caller()
         decide = functools.partial(
             decide_withdraw, amount=request.amount, external_ref=request.external_ref, by=by
         )
@@ -392,7 +386,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             decide_limit,
             kind=kind,
             amount=request.amount,
-            by=_caller(),
+            by=current_caller(),
             now=datetime.now(UTC),
             cooling_off=self._cooling_off,
         )
@@ -412,7 +406,10 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             )
         now = datetime.now(UTC)
         decide = functools.partial(
-            decide_self_exclude, until=now + timedelta(days=request.days), by=_caller(), now=now
+            decide_self_exclude,
+            until=now + timedelta(days=request.days),
+            by=current_caller(),
+            now=now,
         )
         await self._run(player, decide, f"exclude:{request.days}:{now.isoformat()}")
         return pb.SelfExcludeResponse(limits=await self._limits(player))

@@ -27,7 +27,7 @@ from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -99,12 +99,6 @@ def _viewer() -> str | None:
     """The caller's player id when a player calls; operators and auditors watch as observers."""
     identity = current_identity()
     return identity.subject if identity.role == "player" else None
-
-
-def _caller() -> str:
-    """Who calls, as the table's log records it (the actor) and request ids are scoped."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
 
 
 async def _fail(
@@ -266,7 +260,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     time_bank=time_bank,
                 ),
                 request_id=request_id,
-                actor=_caller(),
+                actor=current_caller(),
                 kind="open",
                 request=request,
             )
@@ -292,7 +286,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 buy_in_reference=request.buy_in_reference,
             ),
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind="seat",
             request=request,
         )
@@ -311,7 +305,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 s, seat=request.seat, player=request.player, between_hands=request.between_hands
             ),
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind="unseat",
             request=request,
         )
@@ -336,7 +330,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.CloseTableRequest, context: Ctx
     ) -> table_pb2.CloseTableResponse:
         """Close the table now, or after the hand in play (docs/admin.md)."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context,
             request,
@@ -349,7 +343,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.PauseTableRequest, context: Ctx
     ) -> table_pb2.PauseTableResponse:
         """Pause dealing: the hand in play finishes, no new one starts until resumed."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context,
             request,
@@ -362,7 +356,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ResumeTableRequest, context: Ctx
     ) -> table_pb2.ResumeTableResponse:
         """Resume dealing after a pause."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context, request, lambda s: table.resume_dealing(s, by=by), "resume"
         )
@@ -386,11 +380,13 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             runner,
             decide,
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind=kind,
             request=request,
         )
-        log.info(f"table_{kind}", table_id=runner.table_id, by=_caller(), version=done.version)
+        log.info(
+            f"table_{kind}", table_id=runner.table_id, by=current_caller(), version=done.version
+        )
         return done.version, self._view(runner, None)
 
     # --- player RPCs -----------------------------------------------------------------------
