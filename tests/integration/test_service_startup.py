@@ -24,4 +24,6 @@ def test_bad_settings_exit_2_in_one_line(name: str) -> None:
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--replicas" in lines[0], proc.stderr
+    # One start-up for all four: the same form of refusal, naming the service.
+    assert lines[0].startswith(f"riverboat-{name}: error: "), proc.stderr
     assert "Traceback" not in proc.stderr

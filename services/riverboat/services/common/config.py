@@ -13,8 +13,8 @@ Every service (lobby, table, dealer, settlement) builds its settings the same wa
   (a list of URLs, credentials, TLS, stream replicas, timeouts) and logging.
   :meth:`ServiceConfig.nats` gives the :class:`NatsSettings` whose
   :meth:`~NatsSettings.connect_options` every service and tool spreads into ``nats.connect``.
-* :func:`run_main` parses, builds the config and turns a :class:`ConfigError` into one line on
-  stderr and exit status 2 (no traceback).
+* :func:`riverboat.services.common.startup.start` builds the config and turns a
+  :class:`ConfigError` into one line on stderr and exit status 2 (no traceback).
 
 The shared names:
 
@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import os
 import ssl
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +62,6 @@ from riverboat.services.common.natslogin import (
     add_nats_login_arguments,
     nats_login,
 )
-from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
@@ -91,7 +89,6 @@ __all__ = [
     "address_env",
     "nats_settings",
     "nats_values",
-    "run_main",
     "service_values",
     "split_urls",
     "stream_replicas",
@@ -506,31 +503,3 @@ def check_address(flag: str, address: str) -> None:
         split_address(address)
     except ValueError as exc:
         raise ConfigError(f"{flag}: {exc}") from None
-
-
-C = TypeVar("C")
-
-
-def run_main(
-    prog: str,
-    parser: argparse.ArgumentParser,
-    argv: Sequence[str] | None,
-    build: Callable[[argparse.Namespace, Mapping[str, str]], C],
-    run: Callable[[C, argparse.Namespace], int],
-) -> int:
-    """Parse ``argv``, build the config and run it; a :class:`ConfigError` exits 2 in one line.
-
-    ``run`` gets the parsed flags too (for start-up steps of their own, such as
-    :func:`~riverboat.services.common.metrics.start_metrics`).
-
-    ``build`` may raise :class:`ConfigError` or ``ValueError``; either becomes
-    ``<prog>: error: <message>`` on stderr and exit status 2, as argparse's own errors do.
-    """
-    args = parser.parse_args(argv)
-    try:
-        config = build(args, os.environ)
-    except ValueError as exc:  # ConfigError and the services' own ValueErrors
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    require_token_key(prog)  # every service verifies tokens: a missing key stops it here
-    return run(config, args)
