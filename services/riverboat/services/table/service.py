@@ -11,7 +11,6 @@ the retry returns the original result if the change landed after all.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
@@ -82,8 +81,6 @@ RULES = {
     "ListHands": {"player", "operator", "auditor"},
     "GetHandHistory": {"player", "operator", "auditor"},
 }
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: The actions of Play streams, recorded and logged as calls of their own.
 _PLAY_ACTS = MessageOutcomes("/riverboat.v1.TableService/Play", "Act", quiet=True)
 
@@ -125,13 +122,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     # --- helpers ---------------------------------------------------------------------------
 
     async def _runner(self, context: Ctx, table_id: str, *, create: bool = False) -> TableRunner:
-        if not _TABLE_ID.fullmatch(table_id or ""):
-            await _fail(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "table_id must be 1-64 letters, digits, '-' or '_'",
-                field="table_id",
-            )
         try:
             runner = await self.registry.get(table_id, create=create)
         except EventStoreError as exc:  # the table is read from the log on first use
@@ -141,16 +131,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 f"no table {table_id}", reason="NO_TABLE", metadata={"table_id": table_id}
             )
         return runner
-
-    async def _request_id(self, context: Ctx, request_id: str) -> str:
-        if not _ID.fullmatch(request_id or ""):
-            await _fail(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "request_id must be 1-64 letters, digits, '-' or '_'",
-                field="request_id",
-            )
-        return request_id
 
     def _table_views(self, runner: TableRunner) -> TableViews:
         views = self._views.get(runner.table_id)
@@ -222,7 +202,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.OpenTableRequest, context: Ctx
     ) -> table_pb2.OpenTableResponse:
         """Open a table."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         variant = request.variant or "seven_card_stud_hi_lo"
         try:
             if request.HasField("options"):
@@ -273,7 +253,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SeatPlayerRequest, context: Ctx
     ) -> table_pb2.SeatPlayerResponse:
         """Seat a player with chips."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -296,7 +276,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.UnseatPlayerRequest, context: Ctx
     ) -> table_pb2.UnseatPlayerResponse:
         """Take a player off the table (after the hand they are in)."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -373,7 +353,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[int, table_pb2.TableView]:
         """Run an operator's table control; the new version and the table as observers see
         it."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -402,7 +382,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[TableRunner, int]:
         """Decide and record ``player``'s action (or find the one a retry names): the table
         and its version after it. Raises the :class:`ServiceError` that refuses it."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         if not request.action:
             await _fail(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "action is required", field="action"
@@ -520,7 +500,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[int, table_pb2.TableView]:
         """Run ``decide`` on the caller's own seat; the new version and the caller's view."""
         player = current_identity().subject
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -711,17 +691,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ListHandsRequest, context: Ctx
     ) -> table_pb2.ListHandsResponse:
         """The hands over at a table, newest first, as the caller may see them."""
-        self._check_table_id(request.table_id)
         return await self.histories.list_hands(request)
 
     async def GetHandHistory(
         self, request: table_pb2.GetHandHistoryRequest, context: Ctx
     ) -> table_pb2.GetHandHistoryResponse:
         """One hand that is over, as the caller may see it."""
-        self._check_table_id(request.table_id)
         return await self.histories.get_hand_history(request)
-
-    @staticmethod
-    def _check_table_id(table_id: str) -> None:
-        if not _TABLE_ID.fullmatch(table_id or ""):
-            raise InvalidArgument("table_id must be 1-64 letters, digits, '-' or '_'")
