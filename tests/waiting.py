@@ -14,7 +14,7 @@ T = TypeVar("T")
 
 async def until(
     probe: Callable[[], Awaitable[T]],
-    ok: Callable[[T], bool],
+    ok: Callable[[T], object],
     what: str,
     seconds: float = 60,
     every: float = 0.1,
