@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import ssl
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +88,8 @@ __all__ = [
     "add_nats_tls_arguments",
     "add_service_arguments",
     "address_env",
+    "check_name",
+    "check_subject_prefix",
     "nats_settings",
     "nats_values",
     "service_values",
@@ -127,6 +130,34 @@ def split_urls(values: str | Sequence[str]) -> tuple[str, ...]:
     """NATS URLs from a comma-separated string or several of them; blanks dropped."""
     parts = [values] if isinstance(values, str) else list(values)
     return tuple(url.strip() for part in parts for url in part.split(",") if url.strip())
+
+
+# JetStream names (streams, consumers) and subject prefixes: what NATS accepts as one token
+# without wildcards, and dotted tokens.
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_SUBJECT_PREFIX = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+
+def check_name(flag: str, name: str) -> str:
+    """``name`` if it is a stream or consumer name (1-64 of ``A-Z a-z 0-9 _ -``).
+
+    Raises:
+        ConfigError: naming ``flag``.
+    """
+    if _NAME.fullmatch(name) is None:
+        raise ConfigError(f"{flag}: invalid name {name!r} (1-64 of A-Z a-z 0-9 _ -)")
+    return name
+
+
+def check_subject_prefix(flag: str, prefix: str) -> str:
+    """``prefix`` if it is a subject prefix (dot-separated tokens of ``A-Z a-z 0-9 _ -``).
+
+    Raises:
+        ConfigError: naming ``flag``.
+    """
+    if _SUBJECT_PREFIX.fullmatch(prefix) is None:
+        raise ConfigError(f"{flag}: invalid subject prefix {prefix!r}")
+    return prefix
 
 
 class Settings:
