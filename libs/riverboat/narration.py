@@ -1,9 +1,12 @@
-"""The one narrator of the dealer's choice games' steps: passes, rolls, offers, declarations,
-payments, wild cards, matches, table cards and eliminations, reshuffles, the pot that rides.
+"""The one narrator of the players' actions and of the dealer's choice games' steps: bets,
+calls, raises and folds, passes, rolls, offers, declarations, payments, wild cards, matches,
+table cards and eliminations, reshuffles, the pot that rides.
 
 Each sentence is written here once, for every reader: the hand-history exports
-(:mod:`riverboat.history.narrate`, then PHH comments and PokerStars-style lines) and
-``riverboat play``'s screen (``riverboat.cli.play.narrate``). :func:`tell` turns one engine
+(:mod:`riverboat.history.narrate`, then PHH comments and PokerStars-style lines),
+``riverboat play``'s screen (``riverboat.cli.play.narrate``) and the demo's and auditor's hand
+text (:func:`riverboat.handlines.render`; the PokerStars lines keep that format's own action
+words). :func:`tell` turns one engine
 event into a :data:`Sentence`: text, and groups of cards (:class:`Cards`) that each reader
 draws its own way (``[Ah 7c]`` in an export, coloured on the screen). Who is who is the
 reader's :class:`Voice`: the players by name, and on a player's screen that player as "you".
@@ -34,7 +37,7 @@ from typing import Final, NamedTuple
 
 from riverboat.engine import events as ev
 from riverboat.engine.cards import RANK_CHARS
-from riverboat.handtext import RANK_NAMES, card_text
+from riverboat.handtext import ACTION_VERBS, RANK_NAMES, card_text
 
 __all__ = [
     "PHASE_TITLES",
@@ -123,10 +126,21 @@ def tell(
     phase: str = "",
 ) -> Sentence | None:
     """The sentence for ``event`` as ``voice``'s reader is told it, or None when this narrator
-    has none (betting, dealing and showdowns: each reader's own notation). ``phase`` is the
+    has none (dealing, streets and showdowns: each reader's own notation). ``phase`` is the
     hand's phase when ``event`` happened (a draw's discards are told as draws)."""
     do, obj, money = voice.does, voice.object, voice.money
     match event:
+        case ev.ActionTaken():
+            # A call says the chips it adds; a bet, raise, completion or bring-in the street
+            # total it goes to.
+            you, they = ACTION_VERBS.get(event.action, (event.action, event.action + "s"))
+            amount = {"check": "", "fold": "", "call": f" {money(event.amount)}"}.get(
+                event.action, f" {money(event.to)}"
+            )
+            text = f"{do(event.seat, you, they)}{amount}"
+            if event.all_in:
+                text += f" and {'are' if voice.mine(event.seat) else 'is'} all in"
+            return (text,)
         case ev.PhaseStarted():
             return (PHASE_TITLES.get(event.phase, event.phase),)
         case ev.CardsDiscarded() if phase == "draw":

@@ -41,7 +41,7 @@ def _start(service: str, cwd: Path, *flags: str) -> tuple[subprocess.Popen[str],
 def test_sigterm_while_waiting_for_nats_stops_it_cleanly(service: str, tmp_path: Path) -> None:
     process, _ = _start(service, tmp_path, "--connect-timeout", "600")
     try:
-        seen = _until(process, '"event": "starting"')  # signal handlers are in place
+        seen = _read_until(process, '"event": "starting"')  # signal handlers are in place
         process.send_signal(signal.SIGTERM)
         rest, _ = process.communicate(timeout=30)  # a bound, not a timing: 600 s otherwise
         output = seen + rest
@@ -63,7 +63,7 @@ def test_nats_never_answering_is_one_line_and_exit_1(service: str, tmp_path: Pat
     assert len(failed) == 1 and nowhere in failed[0], output
 
 
-def _until(process: subprocess.Popen[str], text: str) -> str:
+def _read_until(process: subprocess.Popen[str], text: str) -> str:
     """Read the process's output up to the line holding ``text``; what was read."""
     assert process.stdout is not None
     read = []

@@ -13,6 +13,7 @@ import pytest
 
 from riverboat.services.common.errors import DeadlineExceeded, ResourceExhausted
 from riverboat.services.lobby.hashing import PasswordHashing
+from tests.waiting import until_true
 
 
 class Aborted(Exception):
@@ -53,20 +54,15 @@ class Gate:
         return "hashed"
 
 
-async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(int(timeout / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition not reached")
-
-
 async def test_beyond_workers_and_queue_a_call_is_refused_at_once() -> None:
     hashing = PasswordHashing(workers=1, queue=2, per_peer=10)
     gate = Gate()
     try:
         calls = [asyncio.ensure_future(hashing.run(FakeContext(), gate.work)) for _ in range(3)]
-        await until(lambda: gate.started == 1 and hashing.waiting == 2)
+        await until_true(
+            lambda: gate.started == 1 and hashing.waiting == 2,
+            "gate.started == 1 and hashing.waiting == 2",
+        )
         with pytest.raises(ResourceExhausted) as err:
             await hashing.run(FakeContext(), gate.work)
         assert err.value.reason == "PASSWORD_HASHING_BUSY" and err.value.retry_delay > 0
@@ -84,7 +80,7 @@ async def test_one_address_holds_at_most_its_share() -> None:
     flooder, bystander = FakeContext("ipv4:10.0.0.9:1"), FakeContext("ipv4:10.0.0.1:2")
     try:
         mine = [asyncio.ensure_future(hashing.run(flooder, gate.work)) for _ in range(2)]
-        await until(lambda: gate.started == 1)
+        await until_true(lambda: gate.started == 1, "gate.started == 1")
         with pytest.raises(ResourceExhausted, match="for your address"):
             await hashing.run(FakeContext("ipv4:10.0.0.9:777"), gate.work)  # another port
         other = asyncio.ensure_future(hashing.run(bystander, gate.work))
@@ -103,9 +99,9 @@ async def test_a_caller_gone_while_waiting_gets_no_work_done() -> None:
     late = FakeContext()
     try:
         first = asyncio.ensure_future(hashing.run(FakeContext(), gate.work))
-        await until(lambda: gate.started == 1)
+        await until_true(lambda: gate.started == 1, "gate.started == 1")
         waiting = asyncio.ensure_future(hashing.run(late, gate.work))
-        await until(lambda: hashing.waiting == 1)
+        await until_true(lambda: hashing.waiting == 1, "hashing.waiting == 1")
         late.remaining = 0.0  # its deadline passes while it waits
         gate.release.set()
         assert await first == "hashed"
@@ -125,7 +121,10 @@ async def test_the_bound_oracle_catches_an_unbounded_queue() -> None:
     gate = Gate()
     try:
         calls = [asyncio.ensure_future(hashing.run(FakeContext(), gate.work)) for _ in range(4)]
-        await until(lambda: gate.started == 1 and hashing.waiting == 3)
+        await until_true(
+            lambda: gate.started == 1 and hashing.waiting == 3,
+            "gate.started == 1 and hashing.waiting == 3",
+        )
         extra = asyncio.ensure_future(hashing.run(FakeContext(), gate.work))
         await asyncio.sleep(0.05)
         assert not extra.done()  # queued, not refused: the oracle's pytest.raises would fail

@@ -33,6 +33,12 @@ class Identity:
     expires_at: int = 0
 
     @property
+    def caller(self) -> str:
+        """``role:subject``: who asked, as logs record the actor and request ids are scoped
+        (riverboat.idempotency)."""
+        return f"{self.role}:{self.subject}"
+
+    @property
     def is_operator(self) -> bool:
         """Operators (and Riverboat's own services) may run the room."""
         return self.role in ("operator", "service")

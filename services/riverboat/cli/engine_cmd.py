@@ -14,7 +14,8 @@ from riverboat.engine.events import SeatEntry
 from riverboat.engine.game import Hand
 from riverboat.engine.options import pacific_options
 from riverboat.engine.scenario import run as run_scenario
-from riverboat.handtext import money, render
+from riverboat.handlines import render
+from riverboat.handtext import money
 
 #: Largest scenario file read (bytes); far above any real hand, small enough to stay safe.
 MAX_SCENARIO_BYTES = 4 * 1024 * 1024

@@ -590,7 +590,7 @@ def narrator(say: Callable[[str], None] | None = None) -> Any:
         say = _print_flushed
     from riverboat.engine.events import HandStarted
     from riverboat.eventcodec import event_from_pb
-    from riverboat.handtext import render
+    from riverboat.handlines import render
 
     names: dict[int, str] = {}
     numbers: dict[str, int] = {}

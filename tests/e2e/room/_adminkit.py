@@ -8,7 +8,7 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,18 +101,6 @@ async def admin_room(room: Room) -> AsyncIterator[Admin]:
     them (no token yet: log in first)."""
     async with settled_lobby(room) as services:
         yield Admin(services.lobby.address, services.settlement.address, room.table_address)
-
-
-async def until(
-    command: Callable[[], Awaitable[Result]], done: Callable[[Result], bool], seconds: float = 20
-) -> Result:
-    """Run ``command`` until its result is ``done`` (projections catch up asynchronously)."""
-    deadline = asyncio.get_running_loop().time() + seconds
-    while True:
-        result = await command()
-        if done(result) or asyncio.get_running_loop().time() > deadline:
-            return result
-        await asyncio.sleep(0.3)
 
 
 def rows(text: str) -> list[list[str]]:

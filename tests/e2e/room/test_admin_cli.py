@@ -22,8 +22,9 @@ from riverboat.client import LobbyClient, TableClient, play_bot, random_chooser
 from riverboat.handtext import money
 from riverboat.v1 import table_pb2
 from tests.conftest import TEST_TOKEN_KEY, make_token
-from tests.e2e.room._adminkit import Admin, admin_room, until
+from tests.e2e.room._adminkit import Admin, admin_room
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -108,7 +109,9 @@ async def test_an_operators_day(admin: Admin, tmp_path: Path) -> None:
     assert re.search(r"\$50\.00 .* \$0\.00 .* \$0\.00 .* \$50\.00", balance.out)
 
     # The ledger is a projection of the wallet log: it catches up within moments.
-    ledger = await until(lambda: run("ledger", "wallet:ann"), lambda r: "out-1" in r.out)
+    ledger = await until(
+        lambda: run("ledger", "wallet:ann"), lambda r: "out-1" in r.out, "out-1 posted", every=0.3
+    )
     assert "Ledger wallet:ann (newest first)" in ledger.out
     postings = re.findall(r"│ (\w+) +│ (\S+) +│ +(-?\$[\d.]+) │", ledger.out)
     assert postings == [
@@ -124,6 +127,8 @@ async def test_an_operators_day(admin: Admin, tmp_path: Path) -> None:
     rake = await until(
         lambda: run("rake-report", "--table", table_id),
         lambda r: f"{money(rake_seen)}" in r.out.split("Total")[-1],
+        "the rake seen in the report",
+        every=0.3,
     )
     assert f"Rake {today}, {table_id}" in rake.out
     assert re.search(

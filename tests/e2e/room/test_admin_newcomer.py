@@ -13,9 +13,10 @@ import pytest
 
 from riverboat.client import LobbyClient
 from tests.conftest import make_token
-from tests.e2e.room._adminkit import Admin, admin_room, rows, until
+from tests.e2e.room._adminkit import Admin, admin_room, rows
 from tests.e2e.room.conftest import Room
 from tests.e2e.room.test_admin_cli import play_some_hands
+from tests.waiting import until
 
 BOSS = ("--user", "boss", "--password", "boss-password")
 
@@ -77,7 +78,10 @@ async def test_refusals_rake_references_and_a_lowered_limit(admin: Admin) -> Non
 
     # Each rake posting names the hand it came from: its pot, pot:TABLE:HAND.
     ledger = await until(
-        lambda: run("ledger", "rake", "--limit", "1"), lambda r: "older ones" in r.out
+        lambda: run("ledger", "rake", "--limit", "1"),
+        lambda r: "older ones" in r.out,
+        "a second rake posting",
+        every=0.3,
     )
     found = rows(ledger.out)
     assert [r[2] for r in found] == ["rake"], ledger.out

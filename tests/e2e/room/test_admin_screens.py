@@ -20,8 +20,9 @@ import pytest
 from riverboat.client import LobbyClient
 from riverboat.services.lobby.config import DEFAULT_SEAT_OFFER_SECONDS
 from tests import statuskit
-from tests.e2e.room._adminkit import Admin, admin_room, rows, until
+from tests.e2e.room._adminkit import Admin, admin_room, rows
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 TABLE = "pacific-duo"
 PASSWORD = "correct horse"
@@ -101,7 +102,9 @@ async def test_waiting_players_lock_reset_and_limits(room: Room, admin: Admin) -
         # bob leaves: his seat is offered to cyd, the first in line, for the lobby's minute.
         left = datetime.now(UTC)
         await clients["bob"].leave(TABLE, request_id="bob-out")
-        offered = await until(lambda: run("waiting", TABLE), lambda r: "seat" in r.out, seconds=30)
+        offered = await until(
+            lambda: run("waiting", TABLE), lambda r: "seat" in r.out, "a seat offered", every=0.3
+        )
         first, second = rows(offered.out)
         match = re.fullmatch(rf"seat {seat['bob']} until (\d\d:\d\d:\d\d) UTC", first[3])
         assert first[1] == "cyd" and match, offered.out
@@ -144,7 +147,7 @@ async def test_waiting_players_lock_reset_and_limits(room: Room, admin: Admin) -
             for name in deposits
         )
 
-    players = await until(lambda: run("players"), players_right)
+    players = await until(lambda: run("players"), players_right, "the players listed", every=0.3)
     got = {r[0]: r for r in rows(players.out)}
     assert players_right(players), players.out
     assert sorted(got) == sorted(deposits)  # player accounts only (not the operator)

@@ -6,7 +6,6 @@ dealer & agreed upon by the players, the maximum bet ... is 3 bumps of $2.00")."
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import grpc
@@ -15,6 +14,7 @@ import pytest
 from riverboat.client import TableClient
 from riverboat.v1 import events_pb2, table_pb2, table_pb2_grpc
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 TABLE = "t-limits"
 # The players agreed (the table's bounds): small bet $1-$5, big bet $2-$10.
@@ -23,15 +23,16 @@ BOUNDS = events_pb2.DealersChoiceRules(
 )
 
 
-async def _until(stub: Any, meta: Any, test: Any) -> table_pb2.TableView:
-    for _ in range(200):
+async def _view_when(stub: Any, meta: Any, test: Any) -> table_pb2.TableView:
+    """The table's view as ``meta``'s caller sees it, once ``test`` holds."""
+
+    async def view() -> table_pb2.TableView:
         reply = await stub.GetTableView(
             table_pb2.GetTableViewRequest(table_id=TABLE), metadata=meta
         )
-        if test(reply.view):
-            return reply.view  # type: ignore[no-any-return]
-        await asyncio.sleep(0.05)
-    raise AssertionError("the table never got there")
+        return reply.view  # type: ignore[no-any-return]
+
+    return await until(view, test, "the table's view as wanted", every=0.05)
 
 
 async def test_the_dealer_declares_limits_within_the_bounds(
@@ -46,7 +47,7 @@ async def test_the_dealer_declares_limits_within_the_bounds(
             seat: (("authorization", f"Bearer {room.token(f'{TABLE}-p{seat}')}"),)
             for seat in (1, 2)
         }
-        view = await _until(stub, metas[1], lambda v: v.choosing_game)
+        view = await _view_when(stub, metas[1], lambda v: v.choosing_game)
         dealer = view.dealer
         meta = metas[dealer]
 
@@ -70,14 +71,14 @@ async def test_the_dealer_declares_limits_within_the_bounds(
             # (The table service sends engine refusals' rule in the message only today.)
             assert "small bet of $1 to $5 and a big bet of $2 to $10" in (error.details() or "")
             assert "Traceback" not in (error.details() or "")
-        still = await _until(stub, meta, lambda v: True)
+        still = await _view_when(stub, meta, lambda v: True)
         assert still.choosing_game and not still.hand_in_progress  # nothing changed
 
         await choose(100, 300, "good")
         # Draw's first round at the declared $1: the player to act may bet exactly $1.
-        view = await _until(
+        view = await _view_when(
             stub, metas[1], lambda v: v.hand_in_progress and v.to_act and v.game == "draw"
         )
-        acting = await _until(stub, metas[view.to_act], lambda v: bool(v.legal_actions))
+        acting = await _view_when(stub, metas[view.to_act], lambda v: bool(v.legal_actions))
         bets = {a.action: list(a.to) for a in acting.legal_actions}
         assert bets.get("bet") == [100], bets

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import grpc
@@ -19,29 +18,13 @@ import grpc
 from riverboat.client import LobbyClient
 from riverboat.services.launcher import free_port
 from tests.e2e.room.conftest import Room, _lobby
+from tests.waiting import until_found
 
 T = TypeVar("T")
 # A deadline for polls that are not the agreement bound (logins are rate-limited and hashed).
 CATCH_UP = 20.0
 AGREE = 1.0
 MARGIN = 0.5
-
-
-async def until(probe: Callable[[], Awaitable[T | None]], what: str, every: float = 0.05) -> T:
-    """Poll ``probe`` every ``every`` seconds until it returns something (an RPC error counts
-    as not yet)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + CATCH_UP
-    last: object = None
-    while loop.time() < deadline:
-        try:
-            found = await probe()
-        except grpc.aio.AioRpcError as exc:
-            found, last = None, exc.code()
-        if found is not None:
-            return found
-        await asyncio.sleep(every)
-    raise AssertionError(f"{what}: not within {CATCH_UP}s (last: {last})")
 
 
 async def test_two_lobbies_follow_one_log(room: Room) -> None:
@@ -73,7 +56,13 @@ async def _check(first: grpc.aio.Channel, second: grpc.aio.Channel) -> None:
     assert await LobbyClient(first).register("ann", "correct horse") == "ann"
     ann = LobbyClient(second)
     # Logins are rate-limited per account (30/min): poll them gently.
-    reply = await until(lambda: ann.login("ann", "correct horse"), "ann logs in on 2", every=0.5)
+    reply = await until_found(
+        lambda: ann.login("ann", "correct horse"),
+        "ann logs in on 2",
+        CATCH_UP,
+        0.5,
+        tolerate=(grpc.aio.AioRpcError,),
+    )
     await LobbyClient(first, reply.token).list_tables()
     # A retried Register (its first answer lost) on the other lobby answers as the first did.
     assert await LobbyClient(second).register("ann", "correct horse") == "ann"
@@ -113,7 +102,9 @@ async def _check(first: grpc.aio.Channel, second: grpc.aio.Channel) -> None:
     loser = ("password one", "password two")[1 - won[0]]
     for channel in (first, second):
         login = functools.partial(LobbyClient(channel).login, "cyd", winner)
-        await until(login, "the winner logs in", every=0.5)
+        await until_found(
+            login, "the winner logs in", CATCH_UP, 0.5, tolerate=(grpc.aio.AioRpcError,)
+        )
         try:
             await LobbyClient(channel).login("cyd", loser)
             raise AssertionError("the losing registration's password logs in")

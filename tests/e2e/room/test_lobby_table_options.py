@@ -13,7 +13,6 @@ none opened.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import grpc
@@ -27,6 +26,7 @@ from tests import statuskit
 from tests.e2e.room._adminkit import Admin
 from tests.e2e.room._play import read_log
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 ASKED_BANK = events_pb2.TimeBankPolicy(
     seconds=90, topup_seconds=15, topup_hands=20, protect_hands=5
@@ -49,15 +49,6 @@ async def _created(room: Room, table_id: str) -> TableCreated:
     created = [e for batch in batches for e in batch if isinstance(e, TableCreated)]
     assert len(created) == 1, created
     return created[0]
-
-
-async def _until_choosing(table: TableClient, table_id: str) -> table_pb2.TableView:
-    for _ in range(200):
-        view = await table.view(table_id)
-        if view.choosing_game:
-            return view
-        await asyncio.sleep(0.05)
-    raise AssertionError("the dealer was never asked to choose")
 
 
 async def test_the_time_bank_and_declared_limits_reach_the_table(
@@ -97,7 +88,12 @@ async def test_the_time_bank_and_declared_limits_reach_the_table(
             await operator.seat(made.table_id, seat, f"friday-p{seat}", 10_000)
         async with grpc.aio.insecure_channel(room.table_address) as table_channel:
             players = {seat: room.client(table_channel, f"friday-p{seat}") for seat in (1, 2)}
-            view = await _until_choosing(players[1], made.table_id)
+            view = await until(
+                lambda: players[1].view(made.table_id),
+                lambda v: v.choosing_game,
+                "the dealer asked to choose",
+                every=0.05,
+            )
             assert view.time_bank == ASKED_BANK
             assert {s.seat: s.time_bank_seconds for s in view.seats} == {1: 90, 2: 90}
             stub = table_pb2_grpc.TableServiceStub(table_channel)  # type: ignore[no-untyped-call]

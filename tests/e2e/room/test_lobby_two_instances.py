@@ -5,7 +5,6 @@ and when an instance stops (SIGTERM) the records follow its tables to the other 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,21 +21,11 @@ from riverboat.v1 import settlement_pb2, settlement_pb2_grpc
 from tests.conftest import TEST_TOKEN_KEY
 from tests.e2e.room._settled import register, settlement_process
 from tests.e2e.room.conftest import Room, _dealer, _lobby, _table
+from tests.waiting import until, until_found
 
 pytestmark = pytest.mark.timeout(150)
 
 T = TypeVar("T")
-
-
-async def until(probe: Callable[[], Awaitable[T | None]], what: str, limit: float = 30) -> T:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while loop.time() < deadline:
-        found = await probe()
-        if found is not None:
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{what}: not within {limit} s")
 
 
 async def test_records_follow_the_leases_of_two_instances(
@@ -98,7 +87,7 @@ async def _check(
             owners = {i: held[i].holder.address for i in ids if i in held}
             return listed if len(owners) == len(ids) and listed == owners else None
 
-        owners = await until(agree, "the records name the lease holders")
+        owners = await until_found(agree, "the records name the lease holders", 30)
         address_of = {name: p.address for name, p in instances.items()}
         assert set(owners.values()) <= set(address_of.values())
 
@@ -119,11 +108,15 @@ async def _check(
         other = next(n for n in address_of if n != busiest)
         await asyncio.to_thread(instances[busiest].stop)
 
-        async def moved() -> bool | None:
-            listed = [t.owner_address for t in (await boss.list_tables()).tables]
-            return True if listed == [address_of[other]] * len(ids) else None
+        async def addresses() -> list[str]:
+            return [t.owner_address for t in (await boss.list_tables()).tables]
 
-        await until(moved, "every record names the remaining instance")
+        await until(
+            addresses,
+            lambda listed: listed == [address_of[other]] * len(ids),
+            "every record names the remaining instance",
+            30,
+        )
         # Ann's client, told by the lobby where the table is, finds her seat there.
         async with grpc.aio.insecure_channel(address_of[other]) as direct:
             client = TableClient(direct, login.token, "ann")

@@ -64,6 +64,7 @@ from tests.conftest import TEST_TOKEN_KEY
 from tests.e2e.room._crashkit import committed_cards, dealt_cards
 from tests.e2e.room._play import read_log, read_records
 from tests.e2e.room.conftest import _dealer, _table
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -371,11 +372,11 @@ class Driver:
     async def until_hands(self, tables: list[str], count: int, timeout: float = 90) -> None:
         """Wait until each table has shown ``count`` more hands than now (no stalled table)."""
         goal = {t: len(self.hands[t]) + count for t in tables}
-        deadline = time.monotonic() + timeout
-        while any(len(self.hands[t]) < goal[t] for t in tables):
-            stalled = [t for t in tables if len(self.hands[t]) < goal[t]]
-            assert time.monotonic() < deadline, f"stalled tables: {stalled}"
-            await asyncio.sleep(0.1)
+
+        async def stalled() -> list[str]:
+            return [t for t in tables if len(self.hands[t]) < goal[t]]
+
+        await until(stalled, lambda left: not left, f"{count} more hands at every table", timeout)
 
     async def close(self) -> None:
         for client in self.clients.values():

@@ -6,41 +6,46 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 import grpc
 
 from riverboat.client import TableClient
+from riverboat.v1 import table_pb2
 from tests.e2e.room._play import setup_table
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 TABLE = "t-reveal"
 
 
-async def _view(room: Room, channel: grpc.aio.Channel) -> object:
+async def _view(room: Room, channel: grpc.aio.Channel) -> table_pb2.TableView:
     return await room.client(channel, "observer", "auditor").view(TABLE)
 
 
-async def _wait_for(room: Room, channel: grpc.aio.Channel, test: object, what: str) -> object:
-    for _ in range(400):
-        try:
-            view = await _view(room, channel)
-        except grpc.aio.AioRpcError:
-            view = None  # the service is starting again
-        if view is not None and test(view):  # type: ignore[operator]
-            return view
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"never saw {what}")
+async def _wait_for(
+    room: Room, channel: grpc.aio.Channel, test: Callable[[table_pb2.TableView], object], what: str
+) -> table_pb2.TableView:
+    """The table's view once ``test`` holds (the service may be starting again meanwhile)."""
+    return await until(
+        lambda: _view(room, channel),
+        test,
+        what,
+        20,
+        0.05,
+        tolerate=(grpc.aio.AioRpcError,),
+    )
 
 
 async def _end_hand(room: Room, channel: grpc.aio.Channel, players: list[str]) -> str:
     """The player to act folds (bringing in first if they must); returns the hand ended."""
     view = await _wait_for(room, channel, lambda v: v.hand_in_progress and v.to_act, "a turn")
-    hand_id = view.hand_id  # type: ignore[attr-defined]
+    hand_id = view.hand_id
     while True:
         current = await _view(room, channel)
-        if current.hand_id != hand_id or not current.hand_in_progress:  # type: ignore[attr-defined]
+        if current.hand_id != hand_id or not current.hand_in_progress:
             return str(hand_id)
-        seat = current.to_act  # type: ignore[attr-defined]
+        seat = current.to_act
         if not seat:
             await asyncio.sleep(0.05)
             continue
@@ -75,12 +80,12 @@ async def test_a_restart_never_asks_to_reveal_the_hand_in_play(
         live = await _wait_for(
             room, channel, lambda v: v.hand_in_progress and v.hand_id not in ended, "a third hand"
         )
-        in_play = str(live.hand_id)  # type: ignore[attr-defined]
+        in_play = str(live.hand_id)
     for _ in range(2):  # two restarts with the hand still in play
         room.restart_table()
         async with grpc.aio.insecure_channel(room.table_address) as channel:
             view = await _wait_for(room, channel, lambda v: v.version > 0, "the table again")
-            assert view.hand_id == in_play and view.hand_in_progress  # type: ignore[attr-defined]
+            assert view.hand_id == in_play and view.hand_in_progress
         await asyncio.sleep(1.0)  # any reveal the restart set off has reached the dealer
     reveals = _reveals(room)
     # The oracle can see reveals: the finished hands' are there.

@@ -24,6 +24,7 @@ from riverboat.audit import read_archive, verify_archive
 from riverboat.v1 import events_pb2, table_pb2, table_pb2_grpc
 from tests.e2e.room.conftest import Room
 from tests.e2e.room.test_audit_room import export_when_revealed
+from tests.waiting import until_true
 
 #: Generous: how long a test waits for the room to get somewhere before it gives up.
 PATIENCE = 90.0
@@ -131,14 +132,6 @@ def _mover(
     return move
 
 
-async def _until(check: Callable[[], bool], what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + PATIENCE
-    while not check():
-        assert loop.time() < deadline, f"gave up waiting for {what}"
-        await asyncio.sleep(0.05)
-
-
 @contextlib.asynccontextmanager
 async def _tasks(*coros: object) -> AsyncIterator[None]:
     tasks = [asyncio.ensure_future(c) for c in coros]  # type: ignore[call-overload]
@@ -207,12 +200,16 @@ async def test_a_player_sitting_out_is_dealt_out_sees_nothing_hidden_and_sits_in
             _watch(stub, tid, md[1], players[1], _mover(stub, tid, md[1])),
             _watch(stub, tid, md[2], third, _mover(stub, tid, md[2])),
         ):
-            await _until(lambda: len(_dealt(observer, out.version)) >= 2, "two hands without p3")
+            await until_true(
+                lambda: len(_dealt(observer, out.version)) >= 2, "two hands without p3", PATIENCE
+            )
             sat_in = await stub.SitIn(
                 table_pb2.SitInRequest(table_id=tid, request_id="i1"), metadata=md[2]
             )
             assert not sat_in.view.seats[2].sitting_out
-            await _until(lambda: len(_dealt(observer, sat_in.version)) >= 1, "a hand with p3")
+            await until_true(
+                lambda: len(_dealt(observer, sat_in.version)) >= 1, "a hand with p3", PATIENCE
+            )
         # Dealt out while sitting out, dealt in again once sitting in.
         between = [
             seats
@@ -237,10 +234,13 @@ async def test_two_time_outs_in_a_row_sit_a_player_out(room: Room, tmp_path: Pat
         names = await _open(room, stub, tid, 2, action_seconds=1, bank=no_bank)
         observer = Seen()
         async with _tasks(_watch(stub, tid, _md(room, "boss", "operator"), observer)):
-            await _until(lambda: len(observer.kinds("player_sat_out")) >= 2, "both sat out")
-            await _until(
+            await until_true(
+                lambda: len(observer.kinds("player_sat_out")) >= 2, "both sat out", PATIENCE
+            )
+            await until_true(
                 lambda: (v := observer.last_view()) is not None and not v.hand_in_progress,
                 "the last hand to end",
+                PATIENCE,
             )
     # Per player, in log order: timed out, timed out, sat out ("timeouts"), nothing between.
     for seat, name in enumerate(names, start=1):
@@ -279,7 +279,9 @@ async def test_the_clock_draws_on_the_time_bank_and_a_disconnected_player_is_pro
             _watch(stub, tid, _md(room, "boss", "operator"), observer),
             _watch(stub, tid, _md(room, names[0]), connected),
         ):
-            await _until(lambda: len(observer.kinds("player_sat_out")) >= 2, "both sat out")
+            await until_true(
+                lambda: len(observer.kinds("player_sat_out")) >= 2, "both sat out", PATIENCE
+            )
     kinds = ("time_bank_started", "time_bank_used", "player_timed_out", "hand_started")
 
     def story(name: str) -> list[str]:
@@ -391,7 +393,9 @@ async def test_a_dropped_watch_stream_gets_the_protection_before_the_clock_once_
             _watch(stub, tid, md[0], Seen(), _passive(stub, tid, md[0])),
             p2_client(),
         ):
-            await _until(lambda: len(observer.kinds("hand_ended")) >= 4, "four hands played")
+            await until_true(
+                lambda: len(observer.kinds("hand_ended")) >= 4, "four hands played", PATIENCE
+            )
     assert dropped_at and not any(u.version > dropped_at[0] for u in p2.updates)
 
     # p2's bank events and time-outs, hand by hand (hand 1, 2, 3, 4), in log order.
@@ -450,10 +454,13 @@ async def test_a_player_acting_on_the_time_bank_draws_the_seconds_it_ran(
                 for n, s in zip(names, seen, strict=True)
             ),
         ):
-            await _until(lambda: len(observer.kinds("hand_ended")) >= 1, "a hand played")
-            await _until(
+            await until_true(
+                lambda: len(observer.kinds("hand_ended")) >= 1, "a hand played", PATIENCE
+            )
+            await until_true(
                 lambda: (v := observer.last_view()) is not None and not v.hand_in_progress,
                 "the hand's end in the view",
+                PATIENCE,
             )
             view = observer.last_view()
     assert not observer.kinds("player_timed_out")  # every move was made on the bank
@@ -491,7 +498,9 @@ async def test_hand_numbers_count_hands_in_views_and_are_accepted_as_hand_ids(ro
                 for n in names
             ),
         ):
-            await _until(lambda: len(observer.kinds("hand_ended")) >= 3, "three hands")
+            await until_true(
+                lambda: len(observer.kinds("hand_ended")) >= 3, "three hands", PATIENCE
+            )
     numbers: dict[str, int] = {}
     for u in observer.updates:
         if u.HasField("view") and u.view.hand_id:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -22,6 +21,7 @@ from riverboat.v1 import lobby_pb2, settlement_pb2, settlement_pb2_grpc
 from tests import statuskit
 from tests.e2e.room._settled import _tag, register, settled_lobby
 from tests.e2e.room.conftest import Room
+from tests.waiting import until
 
 OFFER_SECONDS = 3
 
@@ -30,18 +30,6 @@ async def _refusal(call: Any) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await call
     return err.value.code(), statuskit.reason(err.value)
-
-
-async def _until(
-    read: Callable[[], Any], done: Callable[[lobby_pb2.WaitingList], bool]
-) -> lobby_pb2.WaitingList:
-    """Ask again until the list is as wanted (the offers are made by the lobby's own loop)."""
-    for _ in range(240):
-        listed: lobby_pb2.WaitingList = (await read()).waiting_list
-        if done(listed):
-            return listed
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"the waiting list never got there: {listed}")
 
 
 async def _waiting_records(room: Room, table_id: str) -> list[tuple[str, str, str]]:
@@ -125,10 +113,12 @@ async def test_a_freed_seat_goes_to_the_first_in_line_then_the_next(room: Room) 
                     lobby_pb2.JoinWaitingListRequest(table_id=tid), metadata=player[name].metadata
                 )
 
-            def read() -> Any:
-                return boss.stub.GetWaitingList(
+            # The offers are made by the lobby's own loop: ask again until the list is as wanted.
+            async def read() -> lobby_pb2.WaitingList:
+                reply = await boss.stub.GetWaitingList(
                     lobby_pb2.GetWaitingListRequest(table_id=tid), metadata=boss.metadata
                 )
+                return reply.waiting_list  # type: ignore[no-any-return]
 
             assert (await join_list("cyd")).position == 1
             assert (await join_list("dan")).position == 2
@@ -143,7 +133,9 @@ async def test_a_freed_seat_goes_to_the_first_in_line_then_the_next(room: Room) 
             # Ann leaves (at the end of the hand in progress): her seat goes to cyd, first.
             ann_seat = next(s.seat for s in listed.seats if s.player == "ann")
             await player["ann"].leave(tid, request_id="out")
-            offered = await _until(read, lambda w: w.waiting[0].offered_seat != 0)
+            offered = await until(
+                read, lambda w: w.waiting[0].offered_seat != 0, "a seat offered to cyd", every=0.25
+            )
             assert [(w.player, w.offered_seat) for w in offered.waiting] == [
                 ("cyd", ann_seat),
                 ("dan", 0),
@@ -159,7 +151,7 @@ async def test_a_freed_seat_goes_to_the_first_in_line_then_the_next(room: Room) 
             def dan_offered(w: lobby_pb2.WaitingList) -> bool:
                 return [x.player for x in w.waiting] == ["dan"] and w.waiting[0].offered_seat > 0
 
-            offered = await _until(read, dan_offered)
+            offered = await until(read, dan_offered, "a seat offered to dan", every=0.25)
             assert offered.waiting[0].offered_seat == ann_seat
             assert await _refusal(player["cyd"].join(tid, 2_000, request_id="c1")) == (
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -167,7 +159,7 @@ async def test_a_freed_seat_goes_to_the_first_in_line_then_the_next(room: Room) 
             )
             seated = await player["dan"].join(tid, 2_000, request_id="d2")
             assert seated.seat == ann_seat
-            assert (await read()).waiting_list.waiting == []
+            assert (await read()).waiting == []
             stop.set()
             await asyncio.wait_for(asyncio.gather(*bots), 60)
 

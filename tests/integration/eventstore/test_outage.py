@@ -29,6 +29,7 @@ from riverboat.natsserver import NatsServer
 from riverboat.retrying import Policy
 from tests.integration.eventstore.conftest import unique_settings
 from tests.natsfixtures import freeze
+from tests.waiting import until_true
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -66,14 +67,6 @@ async def client(own_server: NatsServer) -> AsyncIterator[NATS]:
         await nc.close()
 
 
-async def _until(condition: object, what: str, seconds: float = 30.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():  # type: ignore[operator]
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"not {what} within {seconds:g} s")
-
-
 async def _request_ids(store: JetStreamEventStore, aggregate_id: str) -> list[str]:
     return [record.request_id for record in await store.read(aggregate_id)]
 
@@ -84,7 +77,7 @@ async def test_an_append_while_disconnected_fails_at_once_and_is_never_sent_late
     store = await JetStreamEventStore.open(client, unique_settings())
     await store.append("t1", b"one", expected_version=0, request_id="r1")
     own_server.kill()
-    await _until(lambda: not client.is_connected, "disconnected")
+    await until_true(lambda: not client.is_connected, "disconnected")
 
     with pytest.raises(StoreUnavailableError, match="not connected"):
         await asyncio.wait_for(
@@ -94,7 +87,7 @@ async def test_an_append_while_disconnected_fails_at_once_and_is_never_sent_late
         await store.last_version("t1")
 
     own_server.start()
-    await _until(lambda: client.is_connected, "reconnected")
+    await until_true(lambda: client.is_connected, "reconnected")
     await client.flush()  # anything nats-py had buffered has reached the server now
     assert await _request_ids(store, "t1") == ["r1"], "the refused append was resent"
     # The caller's retry with the same request id writes it, once.

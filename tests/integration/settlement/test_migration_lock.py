@@ -13,18 +13,11 @@ import pytest
 from riverboat.ledger.db import create_ledger_engine
 from riverboat.ledger.migrate import MIGRATION_LOCK, current_revision, head_revision, upgrade
 from tests.integration.settlement.conftest import PG_DB, PG_HOST, PG_PORT, PG_USER, postgres_schema
+from tests.waiting import until_true
 
 
 def _connect() -> psycopg.Connection[tuple[object, ...]]:
     return psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname=PG_DB, autocommit=True)
-
-
-async def _until(probe: object, what: str) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 20
-    while not probe():  # type: ignore[operator]
-        assert loop.time() < deadline, what
-        await asyncio.sleep(0.02)
 
 
 async def test_a_migration_waits_for_the_one_holding_the_lock(postgres_reachable: bool) -> None:
@@ -60,7 +53,7 @@ async def test_a_migration_waits_for_the_one_holding_the_lock(postgres_reachable
             ).fetchone()
             return bool(row and row[0] == 1) or done.is_set()
 
-        await _until(waiting, "the migration never asked for the lock")
+        await until_true(waiting, "the migration asking for the lock")
         assert not done.is_set(), "the migration ran while another held the lock"
         assert current_revision(engine) is None  # nothing written meanwhile
 

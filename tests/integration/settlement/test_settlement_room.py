@@ -38,6 +38,7 @@ from tests.integration.settlement._kit import (
     wait_caught_up,
 )
 from tests.integration.settlement.conftest import drop_streams, stream_config
+from tests.waiting import until
 
 PLAYERS = ("ann", "bob", "cy")
 HANDS = 4
@@ -77,14 +78,13 @@ def ledger_state(url: str, table_id: str) -> tuple[int, int]:
 
 
 async def wait_for(url: str, table_id: str, *, hands: int, seated: int, timeout: float) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        ended, sitting = await asyncio.to_thread(ledger_state, url, table_id)
-        if ended >= hands and sitting == seated:
-            return
-        assert loop.time() < deadline, f"ledger shows {ended} hands, {sitting} seated"
-        await asyncio.sleep(0.1)
+    """Until the ledger shows ``hands`` hands over and ``seated`` players at the table."""
+    await until(
+        lambda: asyncio.to_thread(ledger_state, url, table_id),
+        lambda state: state[0] >= hands and state[1] == seated,
+        f"{hands} hands and {seated} seated in the ledger (hands, seated)",
+        timeout,
+    )
 
 
 async def test_bots_play_and_the_ledger_settles_to_the_table_log(

@@ -15,7 +15,8 @@ from riverboat.cli.play.text import card_label
 from riverboat.engine import events as engine
 from riverboat.engine.cards import parse_card
 from riverboat.eventcodec import EventMeta, event_to_pb
-from riverboat.handtext import money, render
+from riverboat.handlines import render
+from riverboat.handtext import money
 from riverboat.history.narrate import describe
 from riverboat.v1 import events_pb2 as ev
 
@@ -70,6 +71,49 @@ def test_each_betting_action_in_the_same_words_for_the_narrator_and_the_hand_tex
             ]
         )
         assert lines[-1] == "  " + they.rstrip(".")
+
+
+def test_a_call_and_an_all_in_in_the_same_words_for_the_narrator_and_the_hand_text() -> None:
+    """A call says the chips it adds (not the street total it reaches), for every reader."""
+    said = {
+        ("call", False): ("You call $2.00.", "bot calls $2.00."),
+        ("raise", True): (
+            "You raise to $4.00 and are all in.",
+            "bot raises to $4.00 and is all in.",
+        ),
+    }
+    for (action, all_in), (you, they) in said.items():
+        narrator = Narrator("ann")
+        narrator.feed([_hand_started()])
+        told = narrator.feed(
+            [
+                ev.EventEnvelope(
+                    action_taken=ev.ActionTaken(
+                        seat=s, action=action, amount=200, to=400, all_in=all_in
+                    )
+                )
+                for s in (1, 2)
+            ]
+        )
+        assert [t.plain for t in told.lines] == [you, they]
+        lines = render(
+            [
+                _engine_hand(),
+                engine.ActionTaken(seat=2, action=action, amount=200, to=400, all_in=all_in),
+            ]
+        )
+        assert lines[-1] == "  " + they.rstrip(".")
+
+
+def test_an_uncalled_bet_in_the_same_words_for_the_narrator_and_the_hand_text() -> None:
+    narrator = Narrator("ann")
+    narrator.feed([_hand_started()])
+    told = narrator.feed(
+        [ev.EventEnvelope(uncalled_bet_returned=ev.UncalledBetReturned(seat=2, amount=200))]
+    )
+    lines = render([_engine_hand(), engine.UncalledBetReturned(seat=2, amount=200)])
+    assert [t.plain for t in told.lines] == ["Uncalled $2.00 goes back to bot."]
+    assert lines[-1] == "  Uncalled $2.00 goes back to bot"
 
 
 def test_streets_and_pots_in_the_same_words() -> None:

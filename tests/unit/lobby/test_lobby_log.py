@@ -3,7 +3,6 @@ append lets one of two conflicting changes through, and the loser reads the winn
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from riverboat.eventstore import ConcurrencyError, InMemoryEventStore, StoredRecord
 from riverboat.lobby.aggregate import registration
 from riverboat.services.lobby.log import Lobby
+from tests.waiting import until_true
 
 
 async def test_one_of_two_registrations_of_a_name_wins() -> None:
@@ -70,14 +70,6 @@ class _Stopped:
         pass
 
 
-async def _until(check: Callable[[], bool]) -> None:
-    for _ in range(2000):
-        if check():
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("not folded")
-
-
 async def test_a_follower_loads_then_folds_what_it_is_nudged_about() -> None:
     store = _Followable()
     writer, follower = Lobby(store), Lobby(store)
@@ -87,7 +79,7 @@ async def test_a_follower_loads_then_folds_what_it_is_nudged_about() -> None:
     await writer.record(*registration("hal", "player", "h2"))
     assert store.nudge is not None
     await store.nudge("account-hal", 1)
-    await _until(lambda: "hal" in follower.state.accounts)
+    await until_true(lambda: "hal" in follower.state.accounts, "hal folded")
     await follower.stop_following()
 
 
@@ -101,7 +93,7 @@ async def test_a_change_nobody_announced_is_folded_by_the_next_tick() -> None:
     await store.nudge("account-ida", 1)  # announced before it is stored: reads nothing
     await writer.record(*registration("ida", "player", "h3"))
     await writer.record(*registration("jo", "player", "h1"))  # never announced
-    await _until(lambda: {"ida", "jo"} <= set(follower.state.accounts))
+    await until_true(lambda: {"ida", "jo"} <= set(follower.state.accounts), "ida and jo folded")
     await follower.stop_following()
 
 

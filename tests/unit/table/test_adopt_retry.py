@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -34,7 +34,7 @@ from riverboat.services.table.registry import TableRegistry
 from riverboat.services.table.runner import TableRunner
 from riverboat.shuffle import derive_deck
 from riverboat.table import aggregate as table
-from tests.waiting import until
+from tests.waiting import until_true
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -103,17 +103,10 @@ async def _hand_in_play(log: DownLog, config: TableConfig) -> int:
             request_id=f"seat-{seat}",
             actor="op",
         )
-    await _until(lambda: _in_hand(runner), "the first deal")
+    await until_true(lambda: _in_hand(runner), "the first deal")
     version = runner.version
     await runner.close()
     return version
-
-
-async def _until(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
-    async def probe() -> bool:
-        return condition()
-
-    await until(probe, bool, what, seconds=seconds, every=0.02)
 
 
 def _in_hand(runner: TableRunner) -> bool:
@@ -150,14 +143,14 @@ async def test_a_table_claimed_while_its_log_is_down_is_loaded_and_clocked_once_
     try:
         assert keeper.owned() == ["t1"]  # the lease is ours...
         assert registry.known("t1") is None  # ...but the replay failed
-        await _until(lambda: log.refused >= 3, "a few replays refused while the log is down")
+        await until_true(lambda: log.refused >= 3, "a few replays refused while the log is down")
         log.down = False
         # No call arrives: the owner replays the table by itself, and its action clock acts
         # for the player who does not (the log grows past what the dead owner wrote).
-        await _until(lambda: registry.known("t1") is not None, "the table loaded again")
+        await until_true(lambda: registry.known("t1") is not None, "the table loaded again")
         runner = registry.known("t1")
         assert runner is not None
-        await _until(lambda: runner.version > written, "the action clock acting", seconds=30)
+        await until_true(lambda: runner.version > written, "the action clock acting", seconds=30)
     finally:
         await keeper.stop()
         await registry.close()

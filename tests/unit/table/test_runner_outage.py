@@ -36,6 +36,7 @@ from riverboat.shuffle import derive_deck
 from riverboat.table import aggregate as table
 from riverboat.table.aggregate import TableState
 from riverboat.table.events import AnyEvent
+from tests.waiting import until_true
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -115,7 +116,7 @@ async def _table(log: FlakyLog, action_seconds: int = 30) -> TableRunner:
         request_id="seat-2",
         actor="op",
     )
-    await _until(lambda: _in_hand(runner), "the first deal")
+    await until_true(lambda: _in_hand(runner), "the first deal", PATIENCE)
     return runner
 
 
@@ -127,11 +128,6 @@ def _in_hand(runner: TableRunner) -> bool:
 def _hand_id(runner: TableRunner) -> str:
     assert runner.state.hand is not None
     return runner.state.hand.hand_id
-
-
-async def _until(condition: Any, what: str, seconds: float = PATIENCE) -> None:
-    if not await _within(condition, seconds):
-        raise AssertionError(f"stalled: no {what} within {seconds:g} s")
 
 
 async def _within(condition: Any, seconds: float) -> bool:
@@ -186,7 +182,7 @@ async def test_a_hand_ending_fold_whose_answer_was_lost_is_found_and_the_next_ha
             lambda s: table.act(s, fold, runner.deck or ()), request_id="fold", actor="p"
         )
     # Nobody sends anything: the runner finds its fold in the log and deals the next hand.
-    await _until(_next_hand(runner, first), "next deal after the lost answer")
+    await until_true(_next_hand(runner, first), "next deal after the lost answer", PATIENCE)
     # The player's retry with the same request id gets the original result.
     stored = [r for r in await log.inner.read("t1") if _request_of(r.request_id) == "fold"]
     assert len(stored) == 1
@@ -227,7 +223,7 @@ async def test_the_clock_that_conflicts_with_a_stored_fold_deals_the_next_hand()
     fold, before = _ending_move(runner)
     await _play(runner, before, "before")
     await _fold_by_another_writer(runner, log, fold)
-    await _until(_next_hand(runner, first), "next deal after the clock's conflict")
+    await until_true(_next_hand(runner, first), "next deal after the clock's conflict", PATIENCE)
     await runner.close()
 
 
@@ -253,7 +249,7 @@ async def test_a_deal_refused_while_the_log_is_down_is_dealt_once_it_is_back() -
     assert not _in_hand(runner)
     log.down = False
     # ...and is made once the log answers, with nobody sending a command.
-    await _until(_next_hand(runner, first), "next deal after the log came back")
+    await until_true(_next_hand(runner, first), "next deal after the log came back", PATIENCE)
     await runner.close()
 
 

@@ -23,8 +23,8 @@ from riverboat.engine import events as engine_events
 from riverboat.engine.cards import card_str
 from riverboat.engine.games import half_names, shown_hand
 from riverboat.eventcodec import event_from_pb
-from riverboat.handtext import ACTION_VERBS, pot_label
-from riverboat.narration import Sentence, Voice, tell
+from riverboat.handtext import pot_label
+from riverboat.narration import Sentence, Voice, plain, tell
 from riverboat.v1 import events_pb2, table_pb2
 
 #: How the one narrator's sentences stand out on the screen (the rest are plain).
@@ -195,13 +195,8 @@ class Narrator:
                 add(Text(f"── {street_name(m.street, self.variant)} ──", style="bold"))
             case "action_taken":
                 assert isinstance(m, events_pb2.ActionTaken)
-                you, they = ACTION_VERBS.get(m.action, (m.action, m.action + "s"))
-                amount = {"check": "", "fold": "", "call": f" {money(m.amount)}"}.get(
-                    m.action, f" {money(m.to)}"
-                )
-                text = f"{self._verb(m.seat, you, they)}{amount}"
-                if m.all_in:
-                    text += f" and {'are' if self._me(m.seat) else 'is'} all in"
+                action = engine_events.ActionTaken(m.seat, m.action, m.amount, m.to, m.all_in)
+                text = plain(tell(action, self._voice()))
                 if clock:  # the action clock ran out and acted for the player
                     text += " (out of time)"
                 digest.actions.append(text)

@@ -44,6 +44,12 @@ def current_identity() -> Identity:
     return identity
 
 
+def current_caller() -> str:
+    """The caller of the RPC being handled as ``role:subject`` (:attr:`Identity.caller`): the
+    actor the logs record and the scope of request ids."""
+    return current_identity().caller
+
+
 @contextlib.contextmanager
 def acting_as(identity: Identity) -> Iterator[Identity]:
     """Handle calls as ``identity`` without a token check, as if :class:`AuthInterceptor` had

@@ -13,8 +13,8 @@ Every service (lobby, table, dealer, settlement) builds its settings the same wa
   (a list of URLs, credentials, TLS, stream replicas, timeouts) and logging.
   :meth:`ServiceConfig.nats` gives the :class:`NatsSettings` whose
   :meth:`~NatsSettings.connect_options` every service and tool spreads into ``nats.connect``.
-* :func:`run_main` parses, builds the config and turns a :class:`ConfigError` into one line on
-  stderr and exit status 2 (no traceback).
+* :func:`riverboat.services.common.startup.start` builds the config and turns a
+  :class:`ConfigError` into one line on stderr and exit status 2 (no traceback).
 
 The shared names:
 
@@ -46,8 +46,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import ssl
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +63,6 @@ from riverboat.services.common.natslogin import (
     add_nats_login_arguments,
     nats_login,
 )
-from riverboat.services.common.secrets import require_token_key
 from riverboat.services.common.tracing import add_tracing_arguments
 
 __all__ = [
@@ -89,9 +88,10 @@ __all__ = [
     "add_nats_tls_arguments",
     "add_service_arguments",
     "address_env",
+    "check_name",
+    "check_subject_prefix",
     "nats_settings",
     "nats_values",
-    "run_main",
     "service_values",
     "split_urls",
     "stream_replicas",
@@ -130,6 +130,34 @@ def split_urls(values: str | Sequence[str]) -> tuple[str, ...]:
     """NATS URLs from a comma-separated string or several of them; blanks dropped."""
     parts = [values] if isinstance(values, str) else list(values)
     return tuple(url.strip() for part in parts for url in part.split(",") if url.strip())
+
+
+# JetStream names (streams, consumers) and subject prefixes: what NATS accepts as one token
+# without wildcards, and dotted tokens.
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_SUBJECT_PREFIX = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+
+
+def check_name(flag: str, name: str) -> str:
+    """``name`` if it is a stream or consumer name (1-64 of ``A-Z a-z 0-9 _ -``).
+
+    Raises:
+        ConfigError: naming ``flag``.
+    """
+    if _NAME.fullmatch(name) is None:
+        raise ConfigError(f"{flag}: invalid name {name!r} (1-64 of A-Z a-z 0-9 _ -)")
+    return name
+
+
+def check_subject_prefix(flag: str, prefix: str) -> str:
+    """``prefix`` if it is a subject prefix (dot-separated tokens of ``A-Z a-z 0-9 _ -``).
+
+    Raises:
+        ConfigError: naming ``flag``.
+    """
+    if _SUBJECT_PREFIX.fullmatch(prefix) is None:
+        raise ConfigError(f"{flag}: invalid subject prefix {prefix!r}")
+    return prefix
 
 
 class Settings:
@@ -506,31 +534,3 @@ def check_address(flag: str, address: str) -> None:
         split_address(address)
     except ValueError as exc:
         raise ConfigError(f"{flag}: {exc}") from None
-
-
-C = TypeVar("C")
-
-
-def run_main(
-    prog: str,
-    parser: argparse.ArgumentParser,
-    argv: Sequence[str] | None,
-    build: Callable[[argparse.Namespace, Mapping[str, str]], C],
-    run: Callable[[C, argparse.Namespace], int],
-) -> int:
-    """Parse ``argv``, build the config and run it; a :class:`ConfigError` exits 2 in one line.
-
-    ``run`` gets the parsed flags too (for start-up steps of their own, such as
-    :func:`~riverboat.services.common.metrics.start_metrics`).
-
-    ``build`` may raise :class:`ConfigError` or ``ValueError``; either becomes
-    ``<prog>: error: <message>`` on stderr and exit status 2, as argparse's own errors do.
-    """
-    args = parser.parse_args(argv)
-    try:
-        config = build(args, os.environ)
-    except ValueError as exc:  # ConfigError and the services' own ValueErrors
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
-    require_token_key(prog)  # every service verifies tokens: a missing key stops it here
-    return run(config, args)

@@ -239,7 +239,7 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg
         identity = self._identify(metadata)
         if identity is None or identity.role in self._exempt:
             return None
-        return gate.over_account(f"{identity.role}:{identity.subject}")
+        return gate.over_account(identity.caller)
 
     def _wrap(self, handler: Handler, method: str) -> Handler:
         gate = _Gate(self, method.rsplit("/", 1)[-1])
@@ -374,7 +374,7 @@ class _Gate:
             return False, None
         if identity.role in self._exempt:
             return True, None
-        return False, f"{identity.role}:{identity.subject}"
+        return False, identity.caller
 
     def admit(self, account: str | None, context: Context) -> None:
         """Spend a token of the account's and of the peer's bucket, or refuse (spending none)."""

@@ -23,7 +23,7 @@ def require_token_key(prog: str) -> bytes:
     """The shared token key (see :func:`riverboat.auth.load_token_key`), or exit 2.
 
     ``prog`` starts the one line printed on standard error (``<prog>: error: <message>``, as
-    :func:`riverboat.services.common.config.run_main` prints every configuration error).
+    :func:`riverboat.services.common.startup.start` prints every configuration error).
     """
     try:
         return load_token_key()

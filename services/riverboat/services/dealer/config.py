@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,8 @@ from riverboat.services.common.config import (
     add_service_arguments,
     address_env,
     check_address,
+    check_name,
+    check_subject_prefix,
     service_values,
 )
 
@@ -44,9 +45,6 @@ ENV_KEY_FILE = "RIVERBOAT_DEALER_KEY_FILE"
 ENV_SCHEME = "RIVERBOAT_DEALER_SCHEME"
 #: The shuffle schemes a dealer commits new hands under (docs/shuffle.md parts I and II).
 SCHEMES = ("CRV1", "RBS1")
-
-_STREAM_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_SUBJECT_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,16 +85,14 @@ class DealerConfig(ServiceConfig):
             ("--seeds-stream", self.seeds_stream),
             ("--audit-stream", self.audit_stream),
         ):
-            if _STREAM_NAME_RE.fullmatch(name) is None:
-                raise ConfigError(f"{flag}: invalid stream name {name!r}")
+            check_name(flag, name)
         prefixes = {
             "--tables-prefix": self.tables_prefix,
             "--seeds-prefix": self.seeds_prefix,
             "--audit-prefix": self.audit_prefix,
         }
         for flag, prefix in prefixes.items():
-            if _SUBJECT_PREFIX_RE.fullmatch(prefix) is None:
-                raise ConfigError(f"{flag}: invalid subject prefix {prefix!r}")
+            check_subject_prefix(flag, prefix)
         if len(set(prefixes.values())) != len(prefixes):
             raise ConfigError("the tables, seeds and audit subject prefixes must differ")
         if len({self.tables_stream, self.seeds_stream, self.audit_stream}) != 3:

@@ -11,28 +11,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
-from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.services.common import lifecycle
 from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor, ServiceError
 from riverboat.services.common.grpcserver import BindError, GrpcServer
 from riverboat.services.common.lifecycle import StartupError, connect_nats
-from riverboat.services.common.logs import configure_logging
-from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
-from riverboat.services.common.secrets import require_token_key
-from riverboat.services.common.tracing import start_tracing
+from riverboat.services.common.startup import start
 from riverboat.services.common.validation import ValidationInterceptor
-from riverboat.services.dealer.config import ConfigError, DealerConfig, add_arguments
+from riverboat.services.dealer.config import DealerConfig, add_arguments
 from riverboat.services.dealer.keys import SealingKey, SeedVault, load_seal_key
 from riverboat.services.dealer.service import SERVICE_NAME, DealerService
 from riverboat.services.dealer.store import DealerStore, StoreConfigError
@@ -40,6 +35,7 @@ from riverboat.v1 import dealer_pb2_grpc
 
 __all__ = ["DealerServer", "StartupError", "build_parser", "main", "run", "serve"]
 
+PROG = "riverboat-dealer"
 _log = structlog.get_logger("riverboat.dealer.server")
 
 
@@ -144,7 +140,7 @@ async def serve(config: DealerConfig, key: SealingKey) -> int:
     return await lifecycle.serve(DealerServer(config, key), "dealer")
 
 
-def build_parser(prog: str = "python -m riverboat.services.dealer") -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The dealer's command line."""
     parser = argparse.ArgumentParser(
         prog=prog, description="Riverboat dealer: committed decks over gRPC (DealerService)"
@@ -154,25 +150,14 @@ def build_parser(prog: str = "python -m riverboat.services.dealer") -> argparse.
 
 
 def run(args: argparse.Namespace) -> int:
-    """Configure logging, load the key and serve; exit status 2 for configuration errors."""
-    try:
-        config = DealerConfig.from_namespace(args, os.environ)
-    except ConfigError as exc:
-        print(f"riverboat dealer: {exc}", file=sys.stderr)
-        return 2
-    require_token_key("riverboat dealer")
-    configure_logging(fmt=config.log_format, level=config.log_level, service="dealer")
-    try:
-        key = load_seal_key(config)
-    except ConfigError as exc:
-        print(f"riverboat dealer: {exc}", file=sys.stderr)
-        return 2
-    start_metrics(args, "riverboat dealer")
-    start_tracing(args, "dealer", "riverboat dealer")
-    try:
-        return eventloop.run(serve(config, key))
-    except KeyboardInterrupt:  # a signal before the handlers were installed
-        return 130
+    """Start the dealer from parsed flags (``common.startup``: exit status 2 for bad settings,
+    a missing sealing key included)."""
+    return start(PROG, "dealer", args, DealerConfig.from_namespace, _serve)
+
+
+def _serve(config: DealerConfig) -> Coroutine[Any, Any, int]:
+    # The key is loaded after logging is configured: the development key logs a warning.
+    return serve(config, load_seal_key(config))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,8 +14,6 @@ import grpc.aio
 import structlog
 
 from riverboat.engine.cards import DECK_SIZE, card_str, parse_card
-from riverboat.eventstore.base import MAX_AGGREGATE_ID_LENGTH, validate_aggregate_id
-from riverboat.eventstore.errors import InvalidAggregateIdError
 from riverboat.services.common.errors import FailedPrecondition, InvalidArgument, NotFound
 from riverboat.services.common.errors import Unavailable as UnavailableError
 from riverboat.services.dealer.keys import SeedVault
@@ -48,31 +46,16 @@ if TYPE_CHECKING:
 _log = structlog.get_logger("riverboat.dealer")
 
 
-def _check_id(field: str, value: str) -> str:
-    if not value:
-        raise InvalidArgument(f"{field} is required", reason="MISSING_FIELD", field=field)
-    try:
-        return validate_aggregate_id(value)
-    except InvalidAggregateIdError:
-        shown = value if len(value) <= 40 else value[:40] + "..."
-        raise InvalidArgument(
-            f"{field} {shown!r} is invalid: use 1-{MAX_AGGREGATE_ID_LENGTH} characters from "
-            "A-Z a-z 0-9 _ -",
-            reason="INVALID_ID",
-            field=field,
-        ) from None
-
-
 def validate_ids(table_id: str, hand_id: str) -> tuple[str, str]:
-    """Check ids: event-store token rules (they become subject tokens) and the RBS1 limits.
+    """Check the ids against RBS1's own limits. Their form (1-128 characters of
+    ``A-Z a-z 0-9 _ -``: they become subject tokens) is the requests' ``buf.validate`` rule,
+    checked before any handler runs.
 
     Raises:
-        InvalidArgument: an id is empty, too long, or has other characters.
+        InvalidArgument: the hand id is not usable by the shuffle scheme.
     """
-    table_id = _check_id("table_id", table_id)
-    hand_id = _check_id("hand_id", hand_id)
     try:
-        encode_hand_id(hand_id)  # RBS1's own rule; the token rule above is stricter today
+        encode_hand_id(hand_id)  # RBS1's own rule; the proto's rule is stricter today
     except ShuffleInputError as exc:
         raise InvalidArgument(
             f"hand_id is not usable by {SCHEME}: {exc}", reason="INVALID_ID", field="hand_id"

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from riverboat import eventloop
-from riverboat.services.common import configure_logging
-from riverboat.services.common.config import run_main
-from riverboat.services.common.metrics import start_metrics
-from riverboat.services.common.tracing import start_tracing
+from riverboat.services.common.startup import run_main
 from riverboat.services.lobby.config import LobbyConfig, add_arguments
 from riverboat.services.lobby.server import serve
 
@@ -27,16 +23,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return build_parser().parse_args(argv)
 
 
-def _run(config: LobbyConfig, args: argparse.Namespace) -> int:
-    configure_logging(fmt=config.log_format, level=config.log_level, service="lobby")
-    start_metrics(args, PROG)
-    start_tracing(args, "lobby", PROG)
-    return eventloop.run(serve(config))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run until SIGTERM/SIGINT; exit status 2 (one line, no traceback) for bad settings."""
-    return run_main(PROG, build_parser(), argv, LobbyConfig.from_namespace, _run)
+    return run_main(PROG, "lobby", build_parser(), argv, LobbyConfig.from_namespace, serve)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from riverboat.lobby.state import (
     LobbyRuleError,
     check_username,
 )
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -37,7 +37,6 @@ from riverboat.services.lobby.hashing import WRITE_MARGIN, PasswordHashing, abor
 from riverboat.services.lobby.part import (
     LobbyContext,
     LobbyPart,
-    caller,
     refuse_locked,
     stamp,
 )
@@ -160,8 +159,6 @@ class Accounts(LobbyPart):
     ) -> lobby_pb2.LockAccountResponse:
         """Lock an account: no login, buy-in or waiting list until unlocked (operators)."""
         account = self._account(request.username)
-        if len(request.reason) > 200:
-            raise InvalidArgument("reason is at most 200 characters", reason="REASON_TOO_LONG")
         if account.username == current_identity().subject:
             raise FailedPrecondition(
                 "an operator cannot lock their own account", reason="CANNOT_LOCK_SELF"
@@ -176,7 +173,7 @@ class Accounts(LobbyPart):
                     )
                 ),
             )
-            log.info("account_locked", player_id=account.username, by=caller())
+            log.info("account_locked", player_id=account.username, by=current_caller())
         return lobby_pb2.LockAccountResponse(account=self._player(request.username))
 
     async def UnlockAccount(
@@ -192,7 +189,7 @@ class Accounts(LobbyPart):
                     account_unlocked=lobby_pb2.AccountUnlocked(username=account.username)
                 ),
             )
-            log.info("account_unlocked", player_id=account.username, by=caller())
+            log.info("account_unlocked", player_id=account.username, by=current_caller())
         return lobby_pb2.UnlockAccountResponse(account=self._player(request.username))
 
     async def ResetPassword(
@@ -215,7 +212,7 @@ class Accounts(LobbyPart):
                 )
             ),
         )
-        log.info("password_reset", player_id=account.username, by=caller())
+        log.info("password_reset", player_id=account.username, by=current_caller())
         return lobby_pb2.ResetPasswordResponse(account=self._player(request.username))
 
     async def _record_account(self, username: str, what: str, event: lobby_pb2.LobbyEvent) -> None:
@@ -224,7 +221,7 @@ class Accounts(LobbyPart):
         # Unique per change: the version it follows (a retry after a lost answer is a repeat).
         version = self.lobby.aggregate.version(aggregate_id)
         event.request_id = f"{what}-{username}-{version + 1}"
-        event.actor = caller()
+        event.actor = current_caller()
         try:
             await self.lobby.record(aggregate_id, event)
         except ConcurrencyError:  # another lobby changed the account meanwhile: say so

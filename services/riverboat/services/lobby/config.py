@@ -17,6 +17,8 @@ from riverboat.services.common.config import (
     Settings,
     add_service_arguments,
     check_address,
+    check_name,
+    check_subject_prefix,
     service_values,
 )
 from riverboat.services.common.limits import RateLimits
@@ -72,6 +74,8 @@ class LobbyConfig(ServiceConfig):
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
+        check_name("--stream", self.stream)
+        check_subject_prefix("--subject-prefix", self.subject_prefix)
         self.check_common()
         if self.hash_workers < 1:
             raise ConfigError("--hash-workers must be at least 1")

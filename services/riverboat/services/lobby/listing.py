@@ -26,6 +26,7 @@ from riverboat.lobby.state import (
     template_rules,
     template_time_bank,
 )
+from riverboat.services.common.auth import current_caller
 from riverboat.services.common.errors import (
     AlreadyExists,
     InvalidArgument,
@@ -35,8 +36,6 @@ from riverboat.services.lobby.part import (
     RULE_KIND,
     LobbyContext,
     LobbyPart,
-    caller,
-    check_request_id,
     stamp,
 )
 from riverboat.services.lobby.remote import passed_on
@@ -76,8 +75,8 @@ class TableListing(LobbyPart):
         caller with the same request returns it, anything else that names an existing table
         is refused (ALREADY_EXISTS).
         """
-        request_id = check_request_id(request.request_id)
-        asker = caller()
+        request_id = request.request_id
+        asker = current_caller()
         key = RequestKey("create_table", asker, request_id)
         fp = fingerprint(request)
         try:
@@ -124,8 +123,6 @@ class TableListing(LobbyPart):
                 f"buy-in ({MIN_BUY_IN_SMALL_BETS} small bets) must stay within {MAX_AMOUNT} cents"
             )
         name = request.name or f"{template} table"
-        if len(name) > 100:
-            raise InvalidArgument("a table name is at most 100 characters", field="name")
         table_id = f"{template.replace('_', '-')}-{request_id}"[:64]
         listed = self.lobby.state.tables.get(table_id)
         if listed is not None:

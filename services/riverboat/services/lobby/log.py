@@ -26,7 +26,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from riverboat.eventstore import ConcurrencyError, EventStore, EventStoreError, StoredRecord
 from riverboat.lobby.aggregate import Folded, LobbyAggregate
 from riverboat.lobby.state import LobbyState
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller
 from riverboat.services.common.errors import log_error
 from riverboat.services.common.metrics import set_consumer_lag
 from riverboat.services.lobby.config import DEFAULT_FOLLOW_SECONDS
@@ -190,8 +190,7 @@ class Lobby:
             # Every change says who asked (the caller of the RPC being handled); the lobby's
             # own bookkeeping (start-up accounts, resolving interrupted buy-ins) has none.
             with contextlib.suppress(RuntimeError):
-                identity = current_identity()
-                event.actor = f"{identity.role}:{identity.subject}"
+                event.actor = current_caller()
         if not event.HasField("occurred_at"):
             stamp = Timestamp()
             stamp.FromDatetime(datetime.now(UTC))

@@ -11,14 +11,12 @@ that holds its subject (:mod:`~riverboat.services.lobby.accounts`,
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from riverboat.lobby.state import Account
-from riverboat.services.common.auth import current_identity
 from riverboat.services.common.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -37,14 +35,11 @@ __all__ = [
     "RULE_KIND",
     "LobbyContext",
     "LobbyPart",
-    "caller",
-    "check_request_id",
     "refuse_closed",
     "refuse_locked",
     "stamp",
 ]
 
-_REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: The status of each kind of :class:`~riverboat.lobby.state.LobbyRuleError`.
 RULE_KIND: dict[str, type[ServiceError]] = {
     "invalid": InvalidArgument,
@@ -139,18 +134,3 @@ def refuse_closed(view: table_pb2.TableView) -> None:
         raise FailedPrecondition(
             f"{view.table_id} is closed: nobody may sit down there", reason="TABLE_CLOSED"
         )
-
-
-def caller() -> str:
-    """The calling identity, as request ids are scoped (riverboat.idempotency)."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
-
-
-def check_request_id(request_id: str) -> str:
-    """``request_id`` if it is 1-64 letters, digits, '-' or '_', else INVALID_ARGUMENT."""
-    if not _REQUEST_ID.fullmatch(request_id or ""):
-        raise InvalidArgument(
-            "request_id must be 1-64 letters, digits, '-' or '_'", field="request_id"
-        )
-    return request_id

@@ -24,7 +24,7 @@ from riverboat.lobby.state import (
     LobbyRuleError,
     check_move,
 )
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -36,8 +36,6 @@ from riverboat.services.lobby.part import (
     RULE_KIND,
     LobbyContext,
     LobbyPart,
-    caller,
-    check_request_id,
     refuse_closed,
     refuse_locked,
 )
@@ -67,7 +65,7 @@ class Seats(LobbyPart):
     ) -> lobby_pb2.JoinTableResponse:
         """Reserve the buy-in from the wallet, then sit down; undone if seating fails."""
         player = current_identity().subject
-        request_id = check_request_id(request.request_id)
+        request_id = request.request_id
         refuse_locked(self.lobby.state.accounts.get(player))
         # One reference per (player, table, request id), unambiguous: see derived_id.
         reference = derived_id("join", player, request.table_id, request_id, readable=player)
@@ -154,7 +152,7 @@ class Seats(LobbyPart):
     ) -> lobby_pb2.LeaveTableResponse:
         """Stand up; the chips return to the wallet when the seat is free (settlement)."""
         player = current_identity().subject
-        request_id = check_request_id(request.request_id)
+        request_id = request.request_id
         if request.table_id not in self.lobby.state.tables:
             raise NotFound(f"no table {request.table_id!r}")
         try:
@@ -181,17 +179,17 @@ class Seats(LobbyPart):
         """Move a seated player, with their chips, to a table of the same game and stakes,
         between hands: they leave ``from_table`` (cashed out, as any leave) and the same chips
         buy them in at ``to_table`` (see lobby.proto)."""
-        request_id = check_request_id(request.request_id)
+        request_id = request.request_id
         player = request.player
         # One reference per (operator, request id): the leave's request id at the first table
         # and the buy-in's at the second, so a retry finds both.
-        reference = derived_id("move", caller(), request_id, readable=player)
+        reference = derived_id("move", current_caller(), request_id, readable=player)
         known = self.lobby.state.joins.get(reference)
         if known is not None:
             if (known.player, known.table_id) != (player, request.to_table_id) or (
                 request.seat not in (0, known.seat)
             ):
-                clash = RequestClash(RequestKey("move", caller(), request_id), player)
+                clash = RequestClash(RequestKey("move", current_caller(), request_id), player)
                 raise AlreadyExists(clash.message, reason=clash.reason)
             if known.status == "completed":
                 return await self._moved(known.table_id, known.seat, known.buy_in)
@@ -243,7 +241,7 @@ class Seats(LobbyPart):
             to_table=target.table_id,
             seat=seated.seat,
             stack=seated.stack,
-            by=caller(),
+            by=current_caller(),
         )
         return await self._moved(target.table_id, seated.seat, seated.stack)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -20,6 +19,8 @@ from riverboat.services.common.config import (
     add_service_arguments,
     address_env,
     check_address,
+    check_name,
+    check_subject_prefix,
     service_values,
 )
 
@@ -37,9 +38,6 @@ __all__ = [
 DEFAULT_ADDRESS = "127.0.0.1:50054"
 DEFAULT_DATABASE_URL = "sqlite:///var/settlement.db"
 ENV_ADDRESS = address_env("settlement")
-
-_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_PREFIX_RE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 
 
 def _database_url(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -97,18 +95,15 @@ class SettlementConfig(ServiceConfig):
             ("--tables-stream", self.tables_stream),
             ("--consumer", self.consumer),
         ):
-            if _NAME_RE.fullmatch(name) is None:
-                raise ConfigError(f"{flag}: invalid name {name!r}")
-        if self.accounts_stream and _NAME_RE.fullmatch(self.accounts_stream) is None:
-            raise ConfigError(f"--accounts-stream: invalid name {self.accounts_stream!r}")
-        if self.accounts_stream and _PREFIX_RE.fullmatch(self.accounts_prefix) is None:
-            raise ConfigError(f"--accounts-prefix: invalid subject prefix {self.accounts_prefix!r}")
+            check_name(flag, name)
+        if self.accounts_stream:
+            check_name("--accounts-stream", self.accounts_stream)
+            check_subject_prefix("--accounts-prefix", self.accounts_prefix)
         for flag, prefix in (
             ("--wallets-prefix", self.wallets_prefix),
             ("--tables-prefix", self.tables_prefix),
         ):
-            if _PREFIX_RE.fullmatch(prefix) is None:
-                raise ConfigError(f"{flag}: invalid subject prefix {prefix!r}")
+            check_subject_prefix(flag, prefix)
         if self.wallets_stream == self.tables_stream or self.wallets_prefix == self.tables_prefix:
             raise ConfigError("the wallet and table logs must be different streams and subjects")
         for flag, seconds in (

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import sys
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -21,7 +19,6 @@ import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
-from riverboat import eventloop
 from riverboat.auth import TokenIssuer, load_token_key
 from riverboat.eventstore import EventStoreError, JetStreamEventStore, StreamSettings
 from riverboat.ledger.migrate import upgrade
@@ -30,13 +27,10 @@ from riverboat.services.common.auth import AuthInterceptor
 from riverboat.services.common.errors import ErrorInterceptor
 from riverboat.services.common.grpcserver import BindError, GrpcServer
 from riverboat.services.common.lifecycle import StartupError, connect_nats
-from riverboat.services.common.logs import configure_logging
-from riverboat.services.common.metrics import start_metrics
 from riverboat.services.common.natshealth import ConnectionHealth
-from riverboat.services.common.secrets import require_token_key
-from riverboat.services.common.tracing import start_tracing
+from riverboat.services.common.startup import start
 from riverboat.services.common.validation import ValidationInterceptor
-from riverboat.services.settlement.config import ConfigError, SettlementConfig, add_arguments
+from riverboat.services.settlement.config import SettlementConfig, add_arguments
 from riverboat.services.settlement.consumers import AckFilter, BatchHandler, DurableConsumer
 from riverboat.services.settlement.database import Database
 from riverboat.services.settlement.projector import Projector
@@ -47,6 +41,7 @@ from riverboat.v1 import settlement_pb2_grpc
 
 __all__ = ["SettlementServer", "StartupError", "build_parser", "main", "run", "serve"]
 
+PROG = "riverboat-settlement"
 _log = structlog.get_logger("riverboat.settlement.server")
 
 
@@ -253,7 +248,7 @@ async def serve(config: SettlementConfig) -> int:
     return await lifecycle.serve(SettlementServer(config), "settlement")
 
 
-def build_parser(prog: str = "python -m riverboat.services.settlement") -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The service's command line."""
     parser = argparse.ArgumentParser(
         prog=prog, description="Riverboat settlement: wallets, ledger and rake over gRPC"
@@ -263,20 +258,9 @@ def build_parser(prog: str = "python -m riverboat.services.settlement") -> argpa
 
 
 def run(args: argparse.Namespace) -> int:
-    """Configure logging and serve; exit status 2 for configuration errors."""
-    try:
-        config = SettlementConfig.from_namespace(args, os.environ)
-    except ConfigError as exc:
-        print(f"riverboat settlement: {exc}", file=sys.stderr)
-        return 2
-    require_token_key("riverboat settlement")
-    configure_logging(fmt=config.log_format, level=config.log_level, service="settlement")
-    start_metrics(args, "riverboat settlement")
-    start_tracing(args, "settlement", "riverboat settlement")
-    try:
-        return eventloop.run(serve(config))
-    except KeyboardInterrupt:
-        return 130
+    """Start the service from parsed flags (``common.startup``: exit status 2 for bad
+    settings)."""
+    return start(PROG, "settlement", args, SettlementConfig.from_namespace, serve)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,6 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from riverboat import paging
 from riverboat.auth import Identity
 from riverboat.eventstore import EventStoreError
-from riverboat.eventstore.base import validate_aggregate_id
 from riverboat.idempotency import RequestKey, fingerprint
 from riverboat.ledger import accounts as acc
 from riverboat.ledger import queries
@@ -32,7 +31,7 @@ from riverboat.ledger.wallet import (
     decide_self_exclude,
     decide_withdraw,
 )
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -75,24 +74,9 @@ MAX_EXCLUSION_DAYS = 3650
 #: A higher limit waits this long by default (docs/settlement-service.md).
 DEFAULT_COOLING_OFF = timedelta(hours=24)
 
-MAX_PLAYER = 64
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 _PLAYER_KINDS = {"wallet", "table", "buyin", "cashout"}
-
-
-def _player(value: str) -> str:
-    if not value or len(value) > MAX_PLAYER or not value.isprintable() or value != value.strip():
-        raise InvalidArgument(f"player must be 1-{MAX_PLAYER} printable characters", field="player")
-    if any(c.isspace() for c in value):
-        raise InvalidArgument("player must not contain spaces", field="player")
-    return value
-
-
-def _caller() -> str:
-    """Who calls, as request ids are scoped (riverboat.idempotency)."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
 
 
 def _own(identity: Identity, player: str) -> None:
@@ -181,8 +165,8 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
 
     async def Deposit(self, request: pb.DepositRequest, context: Any) -> pb.DepositResponse:
         """Credit a wallet (operators); only a registered player's."""
-        player = await self._known_player(_player(request.player))
-        by = _caller()
+        player = await self._known_player(request.player)
+        by = current_caller()
         decide = functools.partial(
             decide_deposit,
             amount=request.amount,
@@ -198,8 +182,8 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
 
     async def Withdraw(self, request: pb.WithdrawRequest, context: Any) -> pb.WithdrawResponse:
         """Pay out of a wallet (operators)."""
-        player = await self._known_player(_player(request.player))
-        by = _caller()
+        player = await self._known_player(request.player)
+        by = current_caller()
         decide = functools.partial(
             decide_withdraw, amount=request.amount, external_ref=request.external_ref, by=by
         )
@@ -214,7 +198,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
     ) -> pb.GetBalanceResponse:
         """A wallet's balance (own wallet for players)."""
         identity = current_identity()
-        player = _player(request.player or identity.subject)
+        player = request.player or identity.subject
         _own(identity, player)
         await self._known_player(player)
         try:
@@ -309,13 +293,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         self, request: pb.ReserveBuyInRequest, context: Any
     ) -> pb.ReserveBuyInResponse:
         """Move chips from the wallet into transit for a buy-in (services)."""
-        player = _player(request.player)
-        try:
-            validate_aggregate_id(request.table_id)
-        except ValueError:
-            raise InvalidArgument(
-                "table_id is not a table id (letters, digits, - and _)", field="table_id"
-            ) from None
+        player = request.player
         await self._known_player(player)
         if self._registry is not None:
             await self._registry.check_table(request.table_id)
@@ -348,7 +326,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
         self, request: pb.ReleaseBuyInRequest, context: Any
     ) -> pb.ReleaseBuyInResponse:
         """Give a reservation back if the table never seated it (services)."""
-        player = _player(request.player)
+        player = request.player
         try:
             state = await self._wallets.state(player)
         except EventStoreError:
@@ -373,7 +351,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
 
     async def _limits_of(self, request_player: str) -> str:
         identity = current_identity()
-        player = _player(request_player or identity.subject)
+        player = request_player or identity.subject
         _own(identity, player)
         return await self._known_player(player)
 
@@ -398,7 +376,7 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             decide_limit,
             kind=kind,
             amount=request.amount,
-            by=_caller(),
+            by=current_caller(),
             now=datetime.now(UTC),
             cooling_off=self._cooling_off,
         )
@@ -418,7 +396,10 @@ class SettlementService(settlement_pb2_grpc.SettlementServiceServicer):
             )
         now = datetime.now(UTC)
         decide = functools.partial(
-            decide_self_exclude, until=now + timedelta(days=request.days), by=_caller(), now=now
+            decide_self_exclude,
+            until=now + timedelta(days=request.days),
+            by=current_caller(),
+            now=now,
         )
         await self._run(player, decide, f"exclude:{request.days}:{now.isoformat()}")
         return pb.SelfExcludeResponse(limits=await self._limits(player))

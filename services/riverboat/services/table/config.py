@@ -15,6 +15,8 @@ from riverboat.services.common.config import (
     Settings,
     add_service_arguments,
     check_address,
+    check_name,
+    check_subject_prefix,
     service_values,
 )
 from riverboat.services.common.limits import RateLimits
@@ -74,6 +76,8 @@ class TableConfig(ServiceConfig):
 
     def __post_init__(self) -> None:
         check_address("--address", self.address)
+        check_name("--stream", self.stream)
+        check_subject_prefix("--subject-prefix", self.subject_prefix)
         check_address("--dealer", self.dealer_address)
         self.check_common()
         if self.hand_pause < 0:

@@ -11,7 +11,6 @@ the retry returns the original result if the change landed after all.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
@@ -27,7 +26,7 @@ from riverboat.engine.money import amount_problem
 from riverboat.engine.options import dealers_choice_options, pacific_options
 from riverboat.eventstore import ConcurrencyError, EventStoreError
 from riverboat.idempotency import RequestClash, RequestKey, fingerprint
-from riverboat.services.common.auth import current_identity
+from riverboat.services.common.auth import current_caller, current_identity
 from riverboat.services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -83,8 +82,6 @@ RULES = {
     "ListHands": {"player", "operator", "auditor"},
     "GetHandHistory": {"player", "operator", "auditor"},
 }
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: The actions of Play streams, recorded and logged as calls of their own.
 _PLAY_ACTS = MessageOutcomes("/riverboat.v1.TableService/Play", "Act", quiet=True)
 
@@ -100,12 +97,6 @@ def _viewer() -> str | None:
     """The caller's player id when a player calls; operators and auditors watch as observers."""
     identity = current_identity()
     return identity.subject if identity.role == "player" else None
-
-
-def _caller() -> str:
-    """Who calls, as the table's log records it (the actor) and request ids are scoped."""
-    identity = current_identity()
-    return f"{identity.role}:{identity.subject}"
 
 
 async def _fail(
@@ -132,13 +123,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     # --- helpers ---------------------------------------------------------------------------
 
     async def _runner(self, context: Ctx, table_id: str, *, create: bool = False) -> TableRunner:
-        if not _TABLE_ID.fullmatch(table_id or ""):
-            await _fail(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "table_id must be 1-64 letters, digits, '-' or '_'",
-                field="table_id",
-            )
         try:
             runner = await self.registry.get(table_id, create=create)
         except EventStoreError as exc:  # the table is read from the log on first use
@@ -148,16 +132,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 f"no table {table_id}", reason="NO_TABLE", metadata={"table_id": table_id}
             )
         return runner
-
-    async def _request_id(self, context: Ctx, request_id: str) -> str:
-        if not _ID.fullmatch(request_id or ""):
-            await _fail(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "request_id must be 1-64 letters, digits, '-' or '_'",
-                field="request_id",
-            )
-        return request_id
 
     def _table_views(self, runner: TableRunner) -> TableViews:
         views = self._views.get(runner.table_id)
@@ -229,7 +203,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.OpenTableRequest, context: Ctx
     ) -> table_pb2.OpenTableResponse:
         """Open a table."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         variant = request.variant or "seven_card_stud_hi_lo"
         try:
             if request.HasField("options"):
@@ -267,7 +241,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     time_bank=time_bank,
                 ),
                 request_id=request_id,
-                actor=_caller(),
+                actor=current_caller(),
                 kind="open",
                 request=request,
             )
@@ -280,7 +254,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SeatPlayerRequest, context: Ctx
     ) -> table_pb2.SeatPlayerResponse:
         """Seat a player with chips."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -293,7 +267,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 buy_in_reference=request.buy_in_reference,
             ),
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind="seat",
             request=request,
         )
@@ -303,7 +277,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.UnseatPlayerRequest, context: Ctx
     ) -> table_pb2.UnseatPlayerResponse:
         """Take a player off the table (after the hand they are in)."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -312,7 +286,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 s, seat=request.seat, player=request.player, between_hands=request.between_hands
             ),
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind="unseat",
             request=request,
         )
@@ -337,7 +311,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.CloseTableRequest, context: Ctx
     ) -> table_pb2.CloseTableResponse:
         """Close the table now, or after the hand in play (docs/admin.md)."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context,
             request,
@@ -350,7 +324,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.PauseTableRequest, context: Ctx
     ) -> table_pb2.PauseTableResponse:
         """Pause dealing: the hand in play finishes, no new one starts until resumed."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context,
             request,
@@ -363,7 +337,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ResumeTableRequest, context: Ctx
     ) -> table_pb2.ResumeTableResponse:
         """Resume dealing after a pause."""
-        by = _caller()
+        by = current_caller()
         version, view = await self._operator_command(
             context, request, lambda s: table.resume_dealing(s, by=by), "resume"
         )
@@ -380,18 +354,20 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[int, table_pb2.TableView]:
         """Run an operator's table control; the new version and the table as observers see
         it."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
             runner,
             decide,
             request_id=request_id,
-            actor=_caller(),
+            actor=current_caller(),
             kind=kind,
             request=request,
         )
-        log.info(f"table_{kind}", table_id=runner.table_id, by=_caller(), version=done.version)
+        log.info(
+            f"table_{kind}", table_id=runner.table_id, by=current_caller(), version=done.version
+        )
         return done.version, self._view(runner, None)
 
     # --- player RPCs -----------------------------------------------------------------------
@@ -410,7 +386,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[TableRunner, int]:
         """Decide and record ``player``'s action (or find the one a retry names): the table
         and its version after it. Raises the :class:`ServiceError` that refuses it."""
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         if not request.action:
             await _fail(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "action is required", field="action"
@@ -528,7 +504,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> tuple[int, table_pb2.TableView]:
         """Run ``decide`` on the caller's own seat; the new version and the caller's view."""
         player = current_identity().subject
-        request_id = await self._request_id(context, request.request_id)
+        request_id = request.request_id
         runner = await self._runner(context, request.table_id)
         done = await self._run(
             context,
@@ -731,17 +707,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ListHandsRequest, context: Ctx
     ) -> table_pb2.ListHandsResponse:
         """The hands over at a table, newest first, as the caller may see them."""
-        self._check_table_id(request.table_id)
         return await self.histories.list_hands(request)
 
     async def GetHandHistory(
         self, request: table_pb2.GetHandHistoryRequest, context: Ctx
     ) -> table_pb2.GetHandHistoryResponse:
         """One hand that is over, as the caller may see it."""
-        self._check_table_id(request.table_id)
         return await self.histories.get_hand_history(request)
-
-    @staticmethod
-    def _check_table_id(table_id: str) -> None:
-        if not _TABLE_ID.fullmatch(table_id or ""):
-            raise InvalidArgument("table_id must be 1-64 letters, digits, '-' or '_'")
