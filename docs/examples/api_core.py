@@ -29,18 +29,18 @@ joined = lobby.JoinTable(
 # Nothing happens until a hand is dealt and it is our turn: say so.
 print(f"seat {joined.seat} at {table.table_id}; waiting for our turn...", flush=True)
 tables = table_pb2_grpc.TableServiceStub(grpc.insecure_channel(joined.owner_address))
-leaving, acted_at = False, 0  # acted_at: our last move's log version
+leaving, acted_at = False, 0  # acted_at: our move's log version
 for update in tables.Watch(table_pb2.WatchRequest(table_id=table.table_id), metadata=me):
     if any(e.player_left.player == login.player_id for e in update.events):
         print("left the table; the chips are back in the wallet")
         break
     view = update.view
-    if view.to_act != joined.seat or not view.legal_actions or view.version < acted_at:
-        continue  # not our turn, or a view from before our last move
+    if leaving or view.to_act != joined.seat or not view.legal_actions:
+        continue  # once we asked to leave, the table checks or folds for us at once
+    if view.version < acted_at:
+        continue  # a view from before our move
     legal = [a.action for a in view.legal_actions]
-    # One move, then only check or fold until the hand we are leaving is over.
-    wanted = ("check", "fold") if leaving else ("check", "call", "bring_in")
-    action = next((a for a in wanted if a in legal), legal[0])
+    action = next((a for a in ("check", "call", "bring_in") if a in legal), legal[0])
     try:
         acted_at = tables.Act(
             table_pb2.ActRequest(
@@ -55,12 +55,12 @@ for update in tables.Watch(table_pb2.WatchRequest(table_id=table.table_id), meta
     except grpc.RpcError as error:
         status = rpc_status.from_call(error)  # ErrorInfo, BadRequest, RetryInfo
         print(error.code(), error.details(), status.details if status else "")
-    if not leaving:
-        print(f"{action} in hand #{view.hand_number}", flush=True)
-        # During a hand the leave waits for its end (pending): the seat still has to act.
-        left = lobby.LeaveTable(
-            lobby_pb2.LeaveTableRequest(table_id=table.table_id, request_id=uuid.uuid4().hex),
-            metadata=me,
-        )
-        print("leaving when this hand ends" if left.pending else "leaving now", flush=True)
-        leaving = True
+    print(f"{action} in hand #{view.hand_number}", flush=True)
+    # During a hand the leave waits for its end (pending); until then the table makes our
+    # moves (check when free, else fold) without waiting for the clock.
+    left = lobby.LeaveTable(
+        lobby_pb2.LeaveTableRequest(table_id=table.table_id, request_id=uuid.uuid4().hex),
+        metadata=me,
+    )
+    print("leaving when this hand ends" if left.pending else "leaving now", flush=True)
+    leaving = True

@@ -1,10 +1,11 @@
 """A whole session against a Riverboat room, knowing only the generated stubs (docs/api.md).
 
 Register, have the operator deposit, log in, find a table with a free seat, join it, watch it,
-act when it is your turn, leave (following the hand to its end when the leave has to wait for
-it); then one refused call, its google.rpc.Status details decoded the standard way
-(grpcio-status). Run it against `make run` (defaults; `$RIVERBOAT_LOBBY_ADDRESS` and the like, or
-the flags, for another room):
+act when it is your turn, leave (a leave that waits for the hand's end: the table checks or
+folds for the seat at once, and the client follows the hand until it has left); then one
+refused call, its google.rpc.Status details decoded the standard way (grpcio-status). Run it
+against `make run` (defaults; `$RIVERBOAT_LOBBY_ADDRESS` and the like, or the flags, for
+another room):
 
     .venv/bin/python docs/examples/api_session.py --user ann --operator-password "$(cat var/operator.password)"
 """
@@ -107,9 +108,9 @@ def main() -> None:
     print(f"seat {joined.seat}, stack {joined.stack}, wallet {joined.balance}")
 
     # 6. Watch the table (from its owner), 7. act when the view says it is our turn, 8. leave.
-    # A leave asked during a hand waits for the hand's end (pending=True): until then the seat
-    # is still ours and still has to act, so follow the table (checking or folding) until
-    # the table says we left; the chips go back to the wallet then.
+    # A leave asked during a hand waits for the hand's end (pending=True): until then the
+    # table checks or folds for the seat as soon as it is its turn, never waiting for the
+    # clock, so follow the table until it says we left; the chips go back to the wallet then.
     tables_stub = table_pb2_grpc.TableServiceStub(
         grpc.insecure_channel(joined.owner_address or args.table)
     )
@@ -123,11 +124,12 @@ def main() -> None:
             print(f"left the table with {gone[0].stack}")
             break
         view = update.view
-        if view.to_act != joined.seat or not view.legal_actions or view.version < acted_at:
+        if leaving or view.to_act != joined.seat or not view.legal_actions:
+            continue  # once we asked to leave, the table moves for us
+        if view.version < acted_at:
             continue
         options = {a.action: a for a in view.legal_actions}
-        wanted = ("check", "fold") if leaving else ("check", "call", "bring_in", "fold")
-        action = next(a for a in wanted if a in options)
+        action = next(a for a in ("check", "call", "bring_in", "fold") if a in options)
         acted = tables_stub.Act(
             table_pb2.ActRequest(
                 table_id=table.table_id,
@@ -139,8 +141,6 @@ def main() -> None:
             metadata=me,
         )
         acted_at = acted.version
-        if leaving:
-            continue
         print(f"hand #{view.hand_number} ({view.hand_id}): {action} -> version {acted.version}")
         left = lobby.LeaveTable(
             lobby_pb2.LeaveTableRequest(table_id=table.table_id, request_id=uuid.uuid4().hex[:12]),
