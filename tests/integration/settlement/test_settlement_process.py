@@ -88,8 +88,9 @@ async def publish(nc: NATS, config: SettlementConfig, room: Room) -> None:
 async def test_kill_9_mid_backlog_then_restart_loses_and_doubles_nothing(
     config: SettlementConfig, nats_client: NATS, tmp_path: Path, spare_database_url: str
 ) -> None:
-    # A backlog long enough that a quick machine cannot finish it before the kill lands.
-    room = standard_room(seed=21, hands=30)
+    # A backlog long enough that a quick machine cannot finish it before the kill lands (the
+    # settlement commits a fetch of up to 64 records at once, so the count moves in steps).
+    room = standard_room(seed=21, hands=120)
     await publish(nats_client, config, room)
     # The records the ledger applies (a processed-event row each): not the table records that
     # move no money.
