@@ -417,9 +417,15 @@ class LeaseKeeper:
         )
         for (key, o), result in zip(owned, results, strict=True):
             if isinstance(result, Lease):
+                # holds() had turned False (a renewal timed out while a NATS node restarted):
+                # the table's own work (deal, clock) stopped on LeaseNotHeld, and nothing else
+                # restarts it once the lease is renewed.
+                lapsed = o.until <= sent
                 # The lease's newest revision even while leaving: the hand-over names it.
                 o.lease = result
                 o.until = sent + self.ttl * _SAFE_SHARE
+                if lapsed:
+                    post(functools.partial(self._regained, key))
             elif isinstance(result, LeaseLost):
                 post(functools.partial(self._renewal_lost, key, o))
             elif isinstance(result, BaseException):
@@ -433,6 +439,12 @@ class LeaseKeeper:
                     self._presence = await self._bounded(_announce(instances, self.me))
             except (LeaseError, TimeoutError) as exc:
                 log.warning("presence_renew_failed", reason=str(exc) or repr(exc))
+
+    def _regained(self, key: str) -> None:
+        """A lease renewed after its safe share had run out: resume the table's work."""
+        if self._still_ours(key):
+            log.info("table_lease_regained", table_id=key)
+            self._spawn(self._adopted(key))
 
     def _renewal_lost(self, key: str, owned: _Owned) -> None:
         """A renewal found ``key``'s revision moved: recheck it unless it changed here since
@@ -463,6 +475,7 @@ class LeaseKeeper:
             return False
         if lease.key in self._owned and lease.key not in self._leaving:
             self._take(renewed, sent)
+            self._spawn(self._adopted(lease.key))  # its work may have stopped meanwhile
         log.info("table_lease_confirmed", table_id=lease.key, revision=renewed.revision)
         return True
 
