@@ -31,9 +31,12 @@ class Tables:
         self.table_ids = table_ids
         self.loaded: set[str] = set()
         self.between_hands = True
+        #: Every adoption asked, in order (a table loaded here is asked again to resume).
+        self.adopted: list[str] = []
 
     async def adopt(self, table_id: str) -> None:
         self.loaded.add(table_id)
+        self.adopted.append(table_id)
 
     async def drop(self, table_id: str) -> None:
         self.loaded.discard(table_id)
@@ -185,4 +188,27 @@ async def test_joining_waits_out_a_lease_store_that_does_not_answer_yet() -> Non
     # The lost answer's write stood: the instance is announced once, as itself.
     assert {k: v.holder for k, v in (await instances.all()).items()} == {"a": A}
     assert leases.failures == instances.failures == 0
+    await a.stop()
+
+
+async def test_a_lease_renewed_after_its_safe_share_ran_out_resumes_the_table(
+    stores: tuple[MemoryLeaseStore, MemoryLeaseStore],
+) -> None:
+    """A renewal that timed out (a NATS node restarting) lets the safe share run out: holds()
+    turns False and the table's deal and clock stop on LeaseNotHeld. The next renewal that
+    goes through must resume the table, or it stays idle while its lease is renewed."""
+    leases, instances = stores
+    here = Tables(["t1"])
+    a = await _keeper(A, leases, instances, here)
+    assert a.holds("t1") and here.adopted == ["t1"]
+    a._owned["t1"].until = a._now() - 1  # the renewals that would have kept it timed out
+    assert not a.holds("t1")
+    await a.renew_round(leases, instances, lambda callback: callback())
+    await settle()
+    assert a.holds("t1")
+    assert here.adopted == ["t1", "t1"]  # resumed
+    # A renewal in time changes nothing.
+    await a.renew_round(leases, instances, lambda callback: callback())
+    await settle()
+    assert here.adopted == ["t1", "t1"]
     await a.stop()
