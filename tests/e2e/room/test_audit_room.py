@@ -48,8 +48,11 @@ async def cli(*argv: str) -> int:
 
 
 async def export_when_revealed(room: Room, path: Path) -> None:
-    """Export until every finished hand's seed is in the archive (reveals are asynchronous)."""
-    for _ in range(50):
+    """Export until every finished hand's seed is in the archive (reveals are asynchronous,
+    and a reveal the dealer refused is tried again after retrying.SEED_REVEAL's pause, up to
+    30 s: the wait outlasts a few of those)."""
+    deadline = asyncio.get_running_loop().time() + 90
+    while asyncio.get_running_loop().time() < deadline:
         assert (
             await cli(
                 "audit", "export", "--nats", room.nats_url, "-o", str(path), *stream_flags(room)
